@@ -18,5 +18,6 @@
 // names ([ParseMP]); [Decode] accepts any of them for the command line.
 //
 // Everything here is a pure function. The only input from outside is the
-// environment, read through a lookup function the caller passes in.
+// environment, read through a lookup function the caller passes in
+// (os.LookupEnv when it passes nil).
 package arch

@@ -160,8 +160,10 @@ func hexVal(c byte) int {
 // ResolveGfx is the seed's device-init rule: the cc of the gfx name, or, when
 // the name cannot be read (ggml: the result has no major part) and the runtime
 // reported major > 0, AMD(major, minor) with fallback set; the caller should
-// warn, as the seed does, because the stepping and often the family are lost
-// (gfx90a reports 9.0). With neither, the parse error is returned.
+// warn, as the seed does, because the stepping and often the family are lost:
+// gfx90a reports 9.0 (→ Vega), and from gfx10 on major*0x100 is not the hex
+// reading of the name (10.3 → 0x1000a30, inside the CDNA range). With neither,
+// the parse error is returned.
 func ResolveGfx(name string, major, minor int) (cc CC, fallback bool, err error) {
 	g, err := ParseGfx(name)
 	if err == nil && g.CC&0xff00 != 0 {
