@@ -1,0 +1,275 @@
+package host
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/ternion/ternion/internal/half"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+type spanFunc func(what string, dev int, p vendorapi.DevicePtr, size, align uint64) ([]byte, *vendorapi.Error)
+
+// operand is one gemm matrix as stored: column-major rows×cols with leading
+// dimension ld, elems elements from its first to its last.
+type operand struct {
+	name   string
+	ptr    vendorapi.DevicePtr
+	es     uint64 // element size
+	elems  uint64
+	stride int64
+}
+
+// operands returns A, B and C of g as stored.
+func operands(g *vendorapi.Gemm) [3]operand {
+	rowsA, colsA := g.M, g.K
+	if g.TransA {
+		rowsA, colsA = g.K, g.M
+	}
+	rowsB, colsB := g.K, g.N
+	if g.TransB {
+		rowsB, colsB = g.N, g.K
+	}
+	return [3]operand{
+		{"A", g.A, uint64(g.AType.Size()), extent(rowsA, colsA, g.LDA), g.StrideA},
+		{"B", g.B, uint64(g.BType.Size()), extent(rowsB, colsB, g.LDB), g.StrideB},
+		{"C", g.C, uint64(g.CType.Size()), extent(g.M, g.N, g.LDC), g.StrideC},
+	}
+}
+
+// extent is the elements a column-major rows×cols matrix with leading
+// dimension ld spans (saturating instead of overflowing).
+func extent(rows, cols, ld int) uint64 {
+	if rows <= 0 || cols <= 0 {
+		return 0
+	}
+	return addSat(mulSat(uint64(cols-1), uint64(ld)), uint64(rows))
+}
+
+func mulSat(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return lo
+}
+
+func addSat(a, b uint64) uint64 {
+	s, c := bits.Add64(a, b, 0)
+	if c != 0 {
+		return math.MaxUint64
+	}
+	return s
+}
+
+// gemmScalars returns alpha and beta as the gemm uses them: rounded to half
+// for Compute16F.
+func gemmScalars(g *vendorapi.Gemm) (alpha, beta float32) {
+	if g.Compute == vendorapi.Compute16F {
+		return half.F16ToF32(half.F16FromF32(g.Alpha)), half.F16ToF32(half.F16FromF32(g.Beta))
+	}
+	return g.Alpha, g.Beta
+}
+
+// prepareGemm resolves a gemm node's matrices (A and B only when they are
+// read: K > 0 and alpha ≠ 0). Pointer arrays of a batched gemm are read only
+// when exec is set. The caller holds memMu.
+func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, fail func(string, ...any) *vendorapi.Error) (func() error, *vendorapi.Error) {
+	g := n.gemm
+	batches := 1
+	if n.kind != nodeGemm {
+		batches = g.BatchCount
+	}
+	if g.M == 0 || g.N == 0 || batches == 0 {
+		return nil, nil
+	}
+	if batches > 1<<40 {
+		return nil, fail("batch count %d is too large", batches)
+	}
+	alpha, beta := gemmScalars(&g)
+	readAB := g.K > 0 && alpha != 0
+	ops := operands(&g)
+	used := func(i int) bool { return i == 2 || readAB }
+	var mem [3][]byte
+	var err *vendorapi.Error
+	switch n.kind {
+	case nodeGemm:
+		for i, o := range ops {
+			if used(i) {
+				if mem[i], err = dspan(o.name, n.dev, o.ptr, mulSat(o.elems, o.es), o.es); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return func() error { gemmOne(&g, alpha, beta, mem[0], mem[1], mem[2]); return nil }, nil
+	case nodeGemmStrided:
+		var lo [3]int64
+		for i, o := range ops {
+			if !used(i) {
+				continue
+			}
+			var total uint64
+			var ok bool
+			if lo[i], total, ok = hull(o.stride, batches, o.elems); !ok {
+				return nil, fail("%s: stride %d over %d batches overflows", o.name, o.stride, batches)
+			}
+			below := mulSat(uint64(-lo[i]), o.es)
+			if below > uint64(o.ptr) {
+				return nil, fail("%s: stride %d reaches below address 0", o.name, o.stride)
+			}
+			if mem[i], err = dspan(o.name, n.dev, o.ptr-vendorapi.DevicePtr(below), mulSat(total, o.es), o.es); err != nil {
+				return nil, err
+			}
+		}
+		return func() error {
+			var m [3][]byte
+			for b := range int64(batches) {
+				for i, o := range ops {
+					if used(i) {
+						off := uint64(b*o.stride-lo[i]) * o.es
+						m[i] = mem[i][off : off+o.elems*o.es]
+					}
+				}
+				gemmOne(&g, alpha, beta, m[0], m[1], m[2])
+			}
+			return nil
+		}, nil
+	}
+	// nodeGemmBatched: A, B and C are arrays of batches device pointers.
+	for i, o := range ops {
+		if used(i) {
+			if mem[i], err = dspan(o.name+" pointer array", n.dev, o.ptr, uint64(batches)*8, 8); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !exec {
+		return nil, nil
+	}
+	mats := make([][3][]byte, batches)
+	for b := range mats {
+		for i, o := range ops {
+			if !used(i) {
+				continue
+			}
+			p := vendorapi.DevicePtr(binary.LittleEndian.Uint64(mem[i][8*b:]))
+			what := fmt.Sprintf("%s[%d]", o.name, b)
+			if mats[b][i], err = dspan(what, n.dev, p, mulSat(o.elems, o.es), o.es); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return func() error {
+		for _, m := range mats {
+			gemmOne(&g, alpha, beta, m[0], m[1], m[2])
+		}
+		return nil
+	}, nil
+}
+
+// hull returns the element range that batches matrices of elems elements,
+// stride elements apart, cover: it starts lo (≤ 0) elements from the first
+// matrix and is total elements long.
+func hull(stride int64, batches int, elems uint64) (lo int64, total uint64, ok bool) {
+	n := int64(batches - 1)
+	if stride != 0 && n > 0 {
+		abs := uint64(stride)
+		if stride < 0 {
+			abs = uint64(-stride)
+		}
+		if abs > uint64(math.MaxInt64/2)/uint64(n) {
+			return 0, 0, false
+		}
+	}
+	last := n * stride
+	lo, hi := min(0, last), max(0, last)
+	return lo, addSat(uint64(hi-lo), elems), true
+}
+
+// gemmOne runs one column-major gemm on resolved matrices (a and b nil when
+// not read). gonum is row-major: a column-major M×N C is a row-major N×M Cᵀ,
+// so it computes Cᵀ = alpha*op(B)ᵀ*op(A)ᵀ + beta*Cᵀ.
+func gemmOne(g *vendorapi.Gemm, alpha, beta float32, a, b, c []byte) {
+	m, n, k := g.M, g.N, g.K
+	cf, ldc := f32s(c), g.LDC
+	if g.CType != vendorapi.F32 {
+		// A dense float32 copy of C, column-major with ld = M.
+		cf, ldc = make([]float32, m*n), m
+		if beta != 0 {
+			for j := range n {
+				for i := range m {
+					cf[j*m+i] = loadElem(c, g.CType, j*g.LDC+i)
+				}
+			}
+		}
+	}
+	if k == 0 || alpha == 0 {
+		for j := range n {
+			col := cf[j*ldc : j*ldc+m]
+			for i := range col {
+				if beta == 0 {
+					col[i] = 0
+				} else {
+					col[i] *= beta
+				}
+			}
+		}
+	} else {
+		gonum.Implementation{}.Sgemm(transpose(g.TransB), transpose(g.TransA), n, m, k,
+			alpha, toF32(b, g.BType), g.LDB, toF32(a, g.AType), g.LDA, beta, cf, ldc)
+	}
+	if g.CType != vendorapi.F32 {
+		for j := range n {
+			for i := range m {
+				storeElem(c, g.CType, j*g.LDC+i, cf[j*m+i])
+			}
+		}
+	}
+}
+
+func transpose(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// toF32 returns b's elements of type t as float32s (a view for F32).
+func toF32(b []byte, t vendorapi.DataType) []float32 {
+	if t == vendorapi.F32 {
+		return f32s(b)
+	}
+	out := make([]float32, len(b)/2)
+	for i := range out {
+		out[i] = loadElem(b, t, i)
+	}
+	return out
+}
+
+// loadElem reads element i of type t from b as a float32.
+func loadElem(b []byte, t vendorapi.DataType, i int) float32 {
+	switch t {
+	case vendorapi.F16:
+		return half.F16ToF32(binary.LittleEndian.Uint16(b[2*i:]))
+	case vendorapi.BF16:
+		return half.BF16ToF32(binary.LittleEndian.Uint16(b[2*i:]))
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+}
+
+// storeElem writes v as element i of type t into b, rounding to nearest even.
+func storeElem(b []byte, t vendorapi.DataType, i int, v float32) {
+	switch t {
+	case vendorapi.F16:
+		binary.LittleEndian.PutUint16(b[2*i:], half.F16FromF32(v))
+	case vendorapi.BF16:
+		binary.LittleEndian.PutUint16(b[2*i:], half.BF16FromF32(v))
+	default:
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+}

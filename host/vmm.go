@@ -1,0 +1,265 @@
+package host
+
+import (
+	"errors"
+	"os"
+	"sort"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// chunk is physical memory from VMMCreate: a memfd of size bytes.
+type chunk struct {
+	id   uintptr
+	dev  int
+	fd   int
+	size uint64
+	refs int // one for the live handle plus one per mapping
+}
+
+// unref drops one reference; the last returns the bytes to the device.
+// The caller holds memMu for writing.
+func (c *chunk) unref(d *Driver) {
+	c.refs--
+	if c.refs == 0 {
+		d.used[c.dev] -= c.size
+	}
+}
+
+// release closes the memfd; mappings keep the memory alive.
+func (c *chunk) release() {
+	if c.fd >= 0 {
+		_ = unix.Close(c.fd)
+		c.fd = -1
+	}
+}
+
+// checkGran reports an error unless size is a positive multiple of the granularity.
+func (d *Driver) checkGran(call string, dev int, size uint64) error {
+	if size == 0 || size%d.gran != 0 || size > maxMapping {
+		return invalid(call, dev, "size %d is not a positive multiple of the VMM granularity %d", size, d.gran)
+	}
+	return nil
+}
+
+// VMMReserve reserves size bytes of address space (PROT_NONE), aligned to the granularity.
+func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error) {
+	const call = "hostMemAddressReserve"
+	if err := d.checkDev(call, dev); err != nil {
+		return vendorapi.VirtualRange{}, err
+	}
+	if err := d.checkGran(call, dev, size); err != nil {
+		return vendorapi.VirtualRange{}, err
+	}
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(size+d.gran), unix.PROT_NONE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return vendorapi.VirtualRange{}, osErr(call, dev, "mmap", err)
+	}
+	all := unsafe.Slice((*byte)(p), size+d.gran)
+	head := roundUp(uint64(addr(all)), d.gran) - uint64(addr(all))
+	// Trim the unaligned head and the tail; failures only leak address space.
+	_ = munmap(all[:head])
+	_ = munmap(all[head+size:])
+	r := &region{kind: regReserve, dev: dev, mem: all[head : head+size : head+size]}
+	r.base = addr(r.mem)
+	d.memMu.Lock()
+	d.regions.insert(r)
+	d.memMu.Unlock()
+	return vendorapi.VirtualRange{Device: dev, Base: vendorapi.DevicePtr(r.base), Size: size}, nil
+}
+
+// VMMFree releases a reserved range; it fails while mappings remain in it.
+func (d *Driver) VMMFree(vr vendorapi.VirtualRange) error {
+	const call = "hostMemAddressFree"
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	r := d.regions.at(uintptr(vr.Base))
+	if r == nil || r.kind != regReserve || uint64(len(r.mem)) != vr.Size {
+		return invalid(call, vr.Device, "[%#x, +%d) is not a reserved range", uintptr(vr.Base), vr.Size)
+	}
+	if len(r.maps) > 0 {
+		return invalid(call, r.dev, "%d mappings remain in the reserved range at %#x; unmap them first", len(r.maps), r.base)
+	}
+	return d.unmapRegion(r)
+}
+
+// VMMCreate allocates a physical chunk (a memfd), counted against dev's memory limit.
+func (d *Driver) VMMCreate(dev int, size uint64) (vendorapi.PhysicalChunk, error) {
+	const call = "hostMemCreate"
+	if err := d.checkDev(call, dev); err != nil {
+		return vendorapi.PhysicalChunk{}, err
+	}
+	if err := d.checkGran(call, dev, size); err != nil {
+		return vendorapi.PhysicalChunk{}, err
+	}
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	if err := d.reserveBytes(call, dev, size); err != nil {
+		return vendorapi.PhysicalChunk{}, err
+	}
+	fd, err := memfd(size)
+	if err != nil {
+		d.used[dev] -= size
+		return vendorapi.PhysicalChunk{}, osErr(call, dev, "memfd", err)
+	}
+	c := &chunk{id: d.id(), dev: dev, fd: fd, size: size, refs: 1}
+	d.chunks[c.id] = c
+	return vendorapi.PhysicalChunk{Device: dev, Handle: c.id, Size: size}, nil
+}
+
+// memfd returns a file descriptor of size bytes of shared memory: a memfd, or
+// an unlinked temporary file where memfd_create is unavailable.
+func memfd(size uint64) (int, error) {
+	fd, err := unix.MemfdCreate("ternion-vmm", unix.MFD_CLOEXEC)
+	if err != nil {
+		f, ferr := os.CreateTemp("", "ternion-vmm-*")
+		if ferr != nil {
+			return -1, errors.Join(err, ferr)
+		}
+		_ = os.Remove(f.Name())
+		fd, err = unix.Dup(int(f.Fd()))
+		_ = f.Close()
+		if err != nil {
+			return -1, err
+		}
+	}
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		_ = unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// VMMRelease frees a chunk's handle; mapped memory lives on until unmapped.
+func (d *Driver) VMMRelease(pc vendorapi.PhysicalChunk) error {
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	c := d.chunks[pc.Handle]
+	if c == nil {
+		return newErr(errInvalidHandle, "hostMemRelease", pc.Device, "unknown or released physical chunk %d", pc.Handle)
+	}
+	delete(d.chunks, c.id)
+	c.release()
+	c.unref(d)
+	return nil
+}
+
+// VMMMap maps chunk pc at p, inside a reserved range and not over a mapping.
+// The mapping is inaccessible until VMMSetAccess.
+func (d *Driver) VMMMap(p vendorapi.DevicePtr, pc vendorapi.PhysicalChunk) error {
+	const call = "hostMemMap"
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	c := d.chunks[pc.Handle]
+	if c == nil {
+		return newErr(errInvalidHandle, call, pc.Device, "unknown or released physical chunk %d", pc.Handle)
+	}
+	r, off, err := d.reserveRange(call, c.dev, p, c.size)
+	if err != nil {
+		return err
+	}
+	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off+r.maps[i].size > off })
+	if i < len(r.maps) && r.maps[i].off < off+c.size {
+		return invalid(call, c.dev, "[%#x, +%d) overlaps the mapping at offset %d", uintptr(p), c.size, r.maps[i].off)
+	}
+	_, merr := unix.MmapPtr(c.fd, 0, unsafe.Pointer(&r.mem[off]), uintptr(c.size), unix.PROT_NONE, unix.MAP_SHARED|unix.MAP_FIXED)
+	if merr != nil {
+		return osErr(call, c.dev, "mmap", merr)
+	}
+	r.maps = append(r.maps, nil)
+	copy(r.maps[i+1:], r.maps[i:])
+	r.maps[i] = &mapping{off: off, size: c.size, chunk: c}
+	c.refs++
+	return nil
+}
+
+// reserveRange finds the reserved range holding [p, p+size), which must start
+// at a multiple of the granularity. The caller holds memMu.
+func (d *Driver) reserveRange(call string, dev int, p vendorapi.DevicePtr, size uint64) (*region, uint64, error) {
+	r := d.regions.find(uintptr(p))
+	if r == nil || r.kind != regReserve {
+		return nil, 0, invalid(call, dev, "address %#x is not in a reserved range", uintptr(p))
+	}
+	off := uint64(uintptr(p) - r.base)
+	if off%d.gran != 0 {
+		return nil, 0, invalid(call, dev, "address %#x is not a multiple of the granularity %d into its range", uintptr(p), d.gran)
+	}
+	if size == 0 || size > uint64(len(r.mem))-off {
+		return nil, 0, invalid(call, dev, "[%#x, +%d) does not fit in the reserved range [%#x, +%d)", uintptr(p), size, r.base, len(r.mem))
+	}
+	return r, off, nil
+}
+
+// wholeMappings returns the mappings that exactly tile [off, off+size).
+func (r *region) wholeMappings(off, size uint64) ([]*mapping, bool) {
+	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off >= off })
+	start, at := i, off
+	for at < off+size {
+		if i >= len(r.maps) || r.maps[i].off != at {
+			return nil, false
+		}
+		at += r.maps[i].size
+		i++
+	}
+	return r.maps[start:i], at == off+size
+}
+
+// VMMSetAccess makes the mappings tiling [p, p+size) readable and writable from dev.
+func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error {
+	const call = "hostMemSetAccess"
+	if err := d.checkDev(call, dev); err != nil {
+		return err
+	}
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	r, off, err := d.reserveRange(call, dev, p, size)
+	if err != nil {
+		return err
+	}
+	maps, ok := r.wholeMappings(off, size)
+	if !ok {
+		return invalid(call, dev, "[%#x, +%d) is not exactly covered by mappings", uintptr(p), size)
+	}
+	for _, m := range maps {
+		if err := unix.Mprotect(r.mem[m.off:m.off+m.size], unix.PROT_READ|unix.PROT_WRITE); err != nil {
+			return osErr(call, dev, "mprotect", err)
+		}
+		m.access |= 1 << dev
+	}
+	return nil
+}
+
+// VMMUnmap unmaps the mappings tiling [p, p+size), leaving the range reserved,
+// after the work queued on every stream has completed.
+func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
+	const call = "hostMemUnmap"
+	if err := d.checkDev(call, dev); err != nil {
+		return err
+	}
+	d.quiesce()
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	r, off, err := d.reserveRange(call, dev, p, size)
+	if err != nil {
+		return err
+	}
+	maps, ok := r.wholeMappings(off, size)
+	if !ok {
+		return invalid(call, dev, "[%#x, +%d) is not exactly covered by mappings", uintptr(p), size)
+	}
+	_, merr := unix.MmapPtr(-1, 0, unsafe.Pointer(&r.mem[off]), uintptr(size), unix.PROT_NONE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED|unix.MAP_NORESERVE)
+	if merr != nil {
+		return osErr(call, dev, "mmap", merr)
+	}
+	for _, m := range maps {
+		m.chunk.unref(d)
+	}
+	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off >= off })
+	r.maps = append(r.maps[:i], r.maps[i+len(maps):]...)
+	return nil
+}

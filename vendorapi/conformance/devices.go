@@ -1,0 +1,76 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// properties checks DeviceCount, Props and MemInfo of every device, and that
+// bad device indices are errors rather than panics.
+func (s *suite) properties(t *testing.T) {
+	s.eachDevice(t, func(t *testing.T, dev int) {
+		p, err := s.d.Props(dev)
+		require.NoError(t, err, "Props(%d)", dev)
+		t.Logf("%s device %d: %q arch %q cc %d.%d (encoded %#x), %d SMs, warp %d, shared %d/%d, memory %d, VMM %v (granularity %d)",
+			s.d.Vendor(), dev, p.Name, p.ArchName, p.Major, p.Minor, int(p.CC), p.SMs, p.WarpSize,
+			p.SharedMemPerBlock, p.SharedMemPerBlockOptin, p.TotalMemory, p.VMM, p.VMMGranularity)
+		assert.Equal(t, dev, p.Index, "Props.Index")
+		assert.NotEmpty(t, p.Name, "Props.Name")
+		assert.NotEmpty(t, p.ArchName, "Props.ArchName")
+		assert.Contains(t, []int{32, 64}, p.WarpSize, "Props.WarpSize")
+		assert.Positive(t, p.SMs, "Props.SMs")
+		assert.Positive(t, p.TotalMemory, "Props.TotalMemory")
+		assert.Positive(t, p.SharedMemPerBlock, "Props.SharedMemPerBlock")
+		assert.GreaterOrEqual(t, p.SharedMemPerBlockOptin, p.SharedMemPerBlock, "Props.SharedMemPerBlockOptin")
+		assert.GreaterOrEqual(t, p.Major, 0, "Props.Major")
+		assert.GreaterOrEqual(t, p.Minor, 0, "Props.Minor")
+		if p.VMM {
+			g := p.VMMGranularity
+			assert.True(t, g > 0 && g&(g-1) == 0, "Props.VMMGranularity %d must be a power of two when VMM is set", g)
+		}
+
+		free, total, err := s.d.MemInfo(dev)
+		require.NoError(t, err, "MemInfo(%d)", dev)
+		assert.Positive(t, total, "MemInfo total")
+		assert.LessOrEqual(t, free, total, "MemInfo: free <= total")
+
+		q, err := s.d.Props(dev)
+		require.NoError(t, err, "Props(%d) again", dev)
+		assert.Equal(t, p.Name, q.Name, "Props is stable across calls")
+		assert.Equal(t, p.TotalMemory, q.TotalMemory, "Props is stable across calls")
+	})
+
+	t.Run("bad device indices are errors", func(t *testing.T) {
+		for _, dev := range []int{-1, s.n, s.n + 7} {
+			_, err := s.d.Props(dev)
+			s.checkError(t, "Props(bad index)", err, anyDevice, vendorapi.ErrInvalidValue)
+			_, _, err = s.d.MemInfo(dev)
+			s.checkError(t, "MemInfo(bad index)", err, anyDevice, vendorapi.ErrInvalidValue)
+			_, err = s.d.CanAccessPeer(0, dev)
+			s.checkError(t, "CanAccessPeer(0, bad index)", err, anyDevice, vendorapi.ErrInvalidValue)
+			err = s.d.DeviceSynchronize(dev)
+			s.checkError(t, "DeviceSynchronize(bad index)", err, anyDevice, vendorapi.ErrInvalidValue)
+		}
+	})
+
+	if fl, ok := s.d.(vendorapi.FeatureLister); ok {
+		t.Run("features are named", func(t *testing.T) {
+			seen := map[string]bool{}
+			for _, f := range fl.Features() {
+				assert.NotEmpty(t, f.Name, "Feature.Name (value %q)", f.Value)
+				assert.False(t, seen[f.Name], "feature %s listed twice", f.Name)
+				seen[f.Name] = true
+			}
+		})
+	}
+
+	t.Run("device count is stable", func(t *testing.T) {
+		n, err := s.d.DeviceCount()
+		require.NoError(t, err)
+		assert.Equal(t, s.n, n)
+	})
+}

@@ -1,0 +1,32 @@
+//go:build unix
+
+package conformance
+
+import (
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hostRegister page-locks an anonymous mapping (non-Go memory, as an mmap'd
+// model file is), copies through it and unregisters it.
+func (s *suite) hostRegister(t *testing.T, dev int) {
+	r := newRand(t)
+	size := 3 * syscall.Getpagesize()
+	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	require.NoError(t, err, "mmap")
+	t.Cleanup(func() { _ = syscall.Munmap(m) })
+	ptr := uintptr(unsafe.Pointer(&m[0]))
+
+	require.NoError(t, s.d.HostRegister(ptr, uint64(size)), "HostRegister")
+	data := randBytes(r, size)
+	copy(m, data)
+	p := s.upload(t, dev, m)
+	clear(m)
+	require.NoError(t, s.d.CopyDtoH(dev, m, p), "CopyDtoH into registered memory")
+	checkBytes(t, "copies through registered memory", m, data)
+	require.NoError(t, s.d.HostUnregister(ptr), "HostUnregister")
+	s.checkError(t, "HostUnregister of memory no longer registered", s.d.HostUnregister(ptr), anyDevice)
+}
