@@ -42,7 +42,7 @@ type ComputeType int
 // Gemm compute types.
 const (
 	Compute32F ComputeType = iota + 1 // accumulate in float32
-	Compute16F                        // accumulate in half (alpha and beta converted to half)
+	Compute16F                        // accumulate in half where the vendor does (alpha, beta and C rounded to half; host accumulates in f32)
 )
 
 // String names the compute type.

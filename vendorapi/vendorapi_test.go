@@ -1,0 +1,138 @@
+package vendorapi
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestErrorFormatAndMatch(t *testing.T) {
+	e := &Error{Vendor: "cuda", Call: "cudaMalloc", Code: 2, CodeName: "cudaErrorMemoryAllocation",
+		Message: "out of memory", Device: 1, Kind: ErrOutOfMemory}
+	assert.Equal(t, "cuda: cudaMalloc failed: cudaErrorMemoryAllocation (code 2): out of memory [device 1]", e.Error())
+	wrapped := fmt.Errorf("pool grow: %w", e)
+	assert.ErrorIs(t, wrapped, ErrOutOfMemory)
+	assert.NotErrorIs(t, wrapped, ErrNotSupported)
+
+	withOp := WithOp(wrapped, "MUL_MAT")
+	var ve *Error
+	require.ErrorAs(t, withOp, &ve)
+	assert.Equal(t, "MUL_MAT", ve.Op)
+	assert.Contains(t, withOp.Error(), "[op MUL_MAT]")
+	assert.Empty(t, e.Op, "WithOp must not modify the original")
+
+	plain := WithOp(errors.New("boom"), "ADD")
+	assert.EqualError(t, plain, "op ADD: boom")
+	assert.NoError(t, WithOp(nil, "ADD"))
+
+	noDev := &Error{Vendor: "host", Call: "x", CodeName: "y", Device: -1}
+	assert.NotContains(t, noDev.Error(), "device")
+	assert.False(t, errors.Is(noDev, ErrOutOfMemory), "an unclassified error matches no sentinel")
+}
+
+func TestArgs(t *testing.T) {
+	assert.Equal(t, int32(-7), I32Arg(-7).I32())
+	assert.Equal(t, uint32(0xdeadbeef), U32Arg(0xdeadbeef).U32())
+	assert.Equal(t, int64(-1<<40), I64Arg(-1<<40).I64())
+	assert.Equal(t, float32(-2.5), F32Arg(-2.5).F32())
+	assert.Equal(t, DevicePtr(0x1000), PtrArg(0x1000).Ptr())
+	for _, k := range []ParamKind{ParamPtr, ParamI32, ParamU32, ParamI64, ParamF32} {
+		assert.NotZero(t, k.Size(), k.String())
+	}
+	assert.Zero(t, ParamKind(0).Size())
+
+	params := []ParamKind{ParamPtr, ParamF32, ParamI64}
+	cases := []struct {
+		name string
+		args []Arg
+		ok   bool
+	}{
+		{"match", []Arg{PtrArg(8), F32Arg(1), I64Arg(3)}, true},
+		{"too few", []Arg{PtrArg(8), F32Arg(1)}, false},
+		{"too many", []Arg{PtrArg(8), F32Arg(1), I64Arg(3), I32Arg(1)}, false},
+		{"wrong kind", []Arg{PtrArg(8), I32Arg(1), I64Arg(3)}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckArgs("fill_f32", params, c.args)
+			if c.ok {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, ErrInvalidValue)
+			assert.Contains(t, err.Error(), "fill_f32")
+		})
+	}
+}
+
+func TestGemmValidate(t *testing.T) {
+	good := Gemm{M: 4, N: 3, K: 5, A: 1, AType: F16, LDA: 4, B: 2, BType: F16, LDB: 5, C: 3, CType: F32, LDC: 4, Compute: Compute32F}
+	require.NoError(t, good.Validate())
+	cases := []struct {
+		name string
+		edit func(g *Gemm)
+	}{
+		{"negative m", func(g *Gemm) { g.M = -1 }},
+		{"lda too small", func(g *Gemm) { g.LDA = 3 }},
+		{"lda too small transposed", func(g *Gemm) { g.TransA = true }},
+		{"ldb too small transposed", func(g *Gemm) { g.TransB = true; g.LDB = 2 }},
+		{"ldc too small", func(g *Gemm) { g.LDC = 2 }},
+		{"mixed input types", func(g *Gemm) { g.BType = BF16 }},
+		{"unknown type", func(g *Gemm) { g.CType = 0 }},
+		{"unknown compute", func(g *Gemm) { g.Compute = 0 }},
+		{"compute16f with f32 output", func(g *Gemm) { g.Compute = Compute16F }},
+		{"f32 inputs need f32 output", func(g *Gemm) { g.AType, g.BType, g.CType = F32, F32, F16 }},
+		{"negative batch", func(g *Gemm) { g.BatchCount = -2 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := good
+			c.edit(&g)
+			assert.ErrorIs(t, g.Validate(), ErrInvalidValue)
+		})
+	}
+	tr := good
+	tr.TransA, tr.LDA = true, 5
+	assert.NoError(t, tr.Validate())
+}
+
+func TestRegistry(t *testing.T) {
+	opens := 0
+	Register("zz-test", func() (Driver, error) { opens++; return nil, fmt.Errorf("libzz.so: %w", ErrNoDriver) })
+	t.Cleanup(func() {
+		registryMu.Lock()
+		delete(registry, "zz-test")
+		delete(opened, "zz-test")
+		registryMu.Unlock()
+	})
+	assert.Contains(t, Vendors(), "zz-test")
+	_, err := Open("zz-test")
+	assert.ErrorIs(t, err, ErrNoDriver)
+	_, err = Open("zz-test")
+	assert.ErrorIs(t, err, ErrNoDriver)
+	assert.Equal(t, 1, opens, "Open caches the outcome")
+
+	_, err = Open("no-such-vendor")
+	assert.ErrorIs(t, err, ErrNotSupported)
+	assert.Contains(t, err.Error(), "no-such-vendor")
+
+	var found bool
+	for _, p := range OpenAll() {
+		if p.Vendor == "zz-test" {
+			found = true
+			assert.Nil(t, p.Driver)
+			assert.ErrorIs(t, p.Err, ErrNoDriver)
+		}
+	}
+	assert.True(t, found, "OpenAll reports failed vendors too")
+}
+
+func TestDim3(t *testing.T) {
+	assert.Equal(t, uint64(1), Dim3{}.Count())
+	assert.Equal(t, uint64(24), Dim3{2, 3, 4}.Count())
+	assert.Equal(t, Dim3{5, 1, 1}, Dim3{X: 5}.Norm())
+	assert.Equal(t, "(5,1,1)", Dim3{5, 1, 1}.String())
+}
