@@ -1,0 +1,57 @@
+//go:build cuda || hip || musa
+
+package gpushim
+
+/*
+#include "shim.h"
+#cgo noescape tn_launch_raw
+#cgo nocallback tn_launch_raw
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// RawKernel is a resolved function and stream for measuring the floor of a
+// launch from Go: Launch is one cgo call doing exactly one kernel launch, with
+// no argument check, no handle lookup and no device switch.
+type RawKernel struct {
+	d      *Driver
+	dev    int
+	fn, st uint64
+}
+
+// Raw resolves f and s (of one device) for RawKernel.Launch.
+func (d *Driver) Raw(f vendorapi.Function, s vendorapi.Stream) (RawKernel, error) {
+	hf, err := d.lookup("Raw", f.Handle, kindFunction, f.Device)
+	if err != nil {
+		return RawKernel{}, err
+	}
+	hs, err := d.stream("Raw", s)
+	if err != nil {
+		return RawKernel{}, err
+	}
+	if f.Device != s.Device {
+		return RawKernel{}, d.invalid("Raw", s.Device, "function and stream of different devices")
+	}
+	return RawKernel{d: d, dev: f.Device, fn: hf.raw, st: hs.raw}, nil
+}
+
+// Bind makes the kernel's device and its driver context current on the
+// calling OS thread; call it after runtime.LockOSThread, before Launch.
+func (r RawKernel) Bind() error {
+	return r.d.fail(C.tn_bind_device(C.int32_t(r.dev)), r.dev)
+}
+
+// Launch launches the kernel on a 1×1 grid and block with args, one 64-bit
+// slot per argument (value in the low bytes), on a thread Bind prepared.
+func (r RawKernel) Launch(args []uint64) error {
+	var p *C.uint64_t
+	if len(args) > 0 {
+		p = (*C.uint64_t)(unsafe.Pointer(&args[0]))
+	}
+	return r.d.fail(C.tn_launch_raw(C.uint64_t(r.fn), C.uint64_t(r.st), p, C.int32_t(len(args))), r.dev)
+}

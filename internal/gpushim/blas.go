@@ -1,0 +1,154 @@
+//go:build cuda || hip || musa
+
+package gpushim
+
+/*
+#include "shim.h"
+#cgo noescape tn_gemm_run
+#cgo nocallback tn_gemm_run
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ternion/ternion/internal/half"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// BLASCreate creates a BLAS handle on s's device bound to s, with host
+// pointer mode. (The 32 MiB cuBLAS workspace ggml sets on Hopper is not set
+// yet.)
+func (d *Driver) BLASCreate(s vendorapi.Stream) (vendorapi.BLASHandle, error) {
+	hs, err := d.stream("BLASCreate", s)
+	if err != nil {
+		return vendorapi.BLASHandle{}, err
+	}
+	var raw C.uint64_t
+	if err := d.fail(C.tn_blas_create(C.int32_t(s.Device), C.uint64_t(hs.raw), &raw), s.Device); err != nil {
+		return vendorapi.BLASHandle{}, err
+	}
+	id := d.h.add(handle{kind: kindBLAS, dev: s.Device, raw: uint64(raw)})
+	return vendorapi.BLASHandle{Device: s.Device, Handle: id}, nil
+}
+
+// BLASDestroy destroys h.
+func (d *Driver) BLASDestroy(h vendorapi.BLASHandle) error {
+	hb, err := d.release("BLASDestroy", h.Handle, kindBLAS, h.Device)
+	if err != nil {
+		return err
+	}
+	return d.fail(C.tn_blas_destroy(C.int32_t(h.Device), C.uint64_t(hb.raw)), h.Device)
+}
+
+// BLASSetStream binds h to s, a stream of h's device.
+func (d *Driver) BLASSetStream(h vendorapi.BLASHandle, s vendorapi.Stream) error {
+	hb, err := d.lookup("BLASSetStream", h.Handle, kindBLAS, h.Device)
+	if err != nil {
+		return err
+	}
+	hs, err := d.stream("BLASSetStream", s)
+	if err != nil {
+		return err
+	}
+	if s.Device != h.Device {
+		return d.invalid("BLASSetStream", h.Device, "handle of device %d, stream of device %d", h.Device, s.Device)
+	}
+	return d.fail(C.tn_blas_set_stream(C.int32_t(h.Device), C.uint64_t(hb.raw), C.uint64_t(hs.raw)), h.Device)
+}
+
+// Gemm computes C = alpha*op(A)*op(B) + beta*C once.
+func (d *Driver) Gemm(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
+	return d.gemm("Gemm", h, g, C.TN_GEMM_ONE)
+}
+
+// GemmStridedBatched runs g.BatchCount gemms at g.Stride{A,B,C} element offsets.
+func (d *Driver) GemmStridedBatched(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
+	return d.gemm("GemmStridedBatched", h, g, C.TN_GEMM_STRIDED)
+}
+
+// GemmBatched runs g.BatchCount gemms whose A, B and C are device arrays of pointers.
+func (d *Driver) GemmBatched(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
+	return d.gemm("GemmBatched", h, g, C.TN_GEMM_BATCHED)
+}
+
+func (d *Driver) gemm(call string, h vendorapi.BLASHandle, g vendorapi.Gemm, mode C.int32_t) error {
+	hb, err := d.lookup(call, h.Handle, kindBLAS, h.Device)
+	if err != nil {
+		return err
+	}
+	if err := g.Validate(); err != nil {
+		return contractError(d.vendor, call, h.Device, err)
+	}
+	for _, v := range []int{g.M, g.N, g.K, g.LDA, g.LDB, g.LDC, g.BatchCount} {
+		if v > math.MaxInt32 {
+			return d.invalid(call, h.Device, "size or leading dimension %d exceeds the BLAS library's int range", v)
+		}
+	}
+	batch := 1
+	if mode != C.TN_GEMM_ONE {
+		batch = g.BatchCount
+	}
+	if batch == 0 {
+		return nil
+	}
+	if err := d.checkGemmMemory(call, h.Device, g, mode, batch); err != nil {
+		return err
+	}
+	cg := C.tn_gemm{
+		m: C.int32_t(g.M), n: C.int32_t(g.N), k: C.int32_t(g.K),
+		atype: C.int32_t(g.AType), btype: C.int32_t(g.BType), ctype: C.int32_t(g.CType), compute: C.int32_t(g.Compute),
+		lda: C.int32_t(g.LDA), ldb: C.int32_t(g.LDB), ldc: C.int32_t(g.LDC), batch: C.int32_t(batch),
+		a: C.uint64_t(g.A), b: C.uint64_t(g.B), c: C.uint64_t(g.C),
+		stride_a: C.int64_t(g.StrideA), stride_b: C.int64_t(g.StrideB), stride_c: C.int64_t(g.StrideC),
+	}
+	if g.TransA {
+		cg.transa = 1
+	}
+	if g.TransB {
+		cg.transb = 1
+	}
+	cg.alpha_bits, cg.beta_bits = scalarBits(g.Compute, g.Alpha), scalarBits(g.Compute, g.Beta)
+	return d.fail(C.tn_gemm_run(C.int32_t(h.Device), C.uint64_t(hb.raw), &cg, mode), h.Device)
+}
+
+// checkGemmMemory checks that the matrices (or, batched, the pointer arrays)
+// lie in live device memory, so that a stale pointer is an error rather than
+// a fault inside the BLAS library.
+func (d *Driver) checkGemmMemory(call string, dev int, g vendorapi.Gemm, mode C.int32_t, batch int) error {
+	a, b, c := uint64(8*batch), uint64(8*batch), uint64(8*batch)
+	if mode != C.TN_GEMM_BATCHED {
+		if mode == C.TN_GEMM_ONE {
+			g.StrideA, g.StrideB, g.StrideC = 0, 0, 0
+		}
+		a, b, c = gemmBytes(g, batch)
+	}
+	for _, m := range []struct {
+		p vendorapi.DevicePtr
+		n uint64
+	}{{g.A, a}, {g.B, b}, {g.C, c}} {
+		if err := d.checkDevice(call, dev, m.p, m.n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scalarBits encodes alpha or beta in the compute type: half bits for
+// Compute16F, float bits otherwise.
+func scalarBits(c vendorapi.ComputeType, v float32) C.uint32_t {
+	if c == vendorapi.Compute16F {
+		return C.uint32_t(half.F16FromF32(v))
+	}
+	return C.uint32_t(math.Float32bits(v))
+}
+
+// BLASVersion returns the BLAS library's name and version, e.g. "cuBLAS 12.8.4".
+func (d *Driver) BLASVersion() (string, error) {
+	var major, minor, patch C.int32_t
+	if err := d.fail(C.tn_blas_version(&major, &minor, &patch), -1); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %d.%d.%d", blasName, int(major), int(minor), int(patch)), nil
+}

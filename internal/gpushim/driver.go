@@ -1,0 +1,244 @@
+//go:build cuda || hip || musa
+
+package gpushim
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// Driver implements vendorapi.Driver (plus ManagedAllocator and
+// FeatureLister) over the C shim for the vendor this build was tagged with.
+type Driver struct {
+	vendor     string
+	cfg        Config
+	log        *slog.Logger
+	sourceHash string
+	devs       []*device
+	features   []vendorapi.Feature
+	h          handles  // streams, events, graphs, BLAS handles, functions, chunks
+	mem        memTable // live allocations, reserved and mapped ranges, pinned memory
+	rtc        rtcState
+}
+
+// device is one device's fixed properties and its loaded kernels.
+type device struct {
+	props   vendorapi.Props
+	minGran uint64 // minimum VMM granularity (0 without VMM)
+	plan    kernelPlan
+
+	mu      sync.Mutex // guards the fields below
+	module  uint64     // loaded code object, 0 until the first Kernel
+	loadErr error      // why the code object could not be loaded (kept: loading is slow)
+	funcs   map[string]vendorapi.Function
+}
+
+// openMu serializes Open: the C loader state is process-wide.
+var openMu sync.Mutex
+
+// Open loads the vendor's driver library, enumerates the devices and logs
+// each as the seed does. Without the driver it returns an error matching
+// vendorapi.ErrNoDriver; with a driver and no device, a Driver with zero
+// devices.
+func Open(cfg Config) (*Driver, error) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	d := &Driver{vendor: vendorName, cfg: cfg, log: cfg.Logger, sourceHash: kernels.SourceHash()}
+	if d.log == nil {
+		d.log = slog.Default()
+	}
+	if d.cfg.Env == nil {
+		d.cfg.Env = os.LookupEnv
+	}
+	d.cfg.ForceRTC = d.cfg.ForceRTC || envOn(d.cfg.Env, "TERNION_FORCE_RTC")
+	var n, drv, rt C.int32_t
+	if err := d.fail(C.tn_open(&n, &drv, &rt), -1); err != nil {
+		return nil, err
+	}
+	runtime := "-"
+	if rt != 0 {
+		runtime = versionString(int(rt))
+	}
+	d.log.Info(fmt.Sprintf("%s: driver %s, runtime %s, %d devices", d.vendor, versionString(int(drv)), runtime, int(n)))
+	noVMM := envOn(d.cfg.Env, "TERNION_NO_VMM")
+	var embedded []bool
+	for i := range int(n) {
+		dv, err := d.initDevice(i, noVMM)
+		if err != nil {
+			return nil, err
+		}
+		d.devs = append(d.devs, dv)
+		embedded = append(embedded, dv.plan.embedded)
+	}
+	source := kernelSource(embedded, !d.cfg.Image.Empty() && !d.cfg.ForceRTC)
+	d.features = features(d.cfg.Env, d.cfg.Image.Compiled(), source)
+	return d, nil
+}
+
+// initDevice reads device i's properties and logs it.
+func (d *Driver) initDevice(i int, noVMM bool) (*device, error) {
+	var p C.tn_props
+	if err := d.fail(C.tn_props_get(C.int32_t(i), &p), i); err != nil {
+		return nil, err
+	}
+	major, minor := int(p.major), int(p.minor)
+	cc := deviceCC(major, minor)
+	dv := &device{funcs: map[string]vendorapi.Function{}}
+	dv.props = vendorapi.Props{
+		Index:                  i,
+		Name:                   C.GoString(&p.name[0]),
+		ArchName:               cc.Name(),
+		Major:                  major,
+		Minor:                  minor,
+		SMs:                    int(p.sms),
+		SharedMemPerBlock:      int(p.smem_per_block),
+		SharedMemPerBlockOptin: int(max(p.smem_per_block_optin, p.smem_per_block)),
+		WarpSize:               int(p.warp_size),
+		TotalMemory:            uint64(p.total_mem),
+		Integrated:             p.integrated != 0,
+		VMM:                    p.vmm != 0 && !noVMM,
+		PCIBusID:               C.GoString(&p.pci_bus_id[0]),
+		CC:                     cc,
+	}
+	if dv.props.VMM {
+		dv.props.VMMGranularity = uint64(p.vmm_granularity)
+		dv.minGran = max(uint64(p.vmm_min_granularity), 1)
+	}
+	dv.plan = planKernels(cc, d.cfg.Image, d.sourceHash, d.cfg.ForceRTC)
+	if dv.plan.embedded {
+		dv.props.CompiledArchs = d.cfg.Image.Compiled()
+	}
+	vmm := "no"
+	switch {
+	case dv.props.VMM:
+		vmm = "yes"
+	case p.vmm != 0:
+		vmm = "no (TERNION_NO_VMM)"
+	}
+	d.log.Info(fmt.Sprintf("%s: device %d: %s, compute capability %d.%d, VMM: %s", d.vendor, i, dv.props.Name,
+		major, minor, vmm), "device", i, "cc", int(cc), "sms", dv.props.SMs, "warp", dv.props.WarpSize,
+		"memory", dv.props.TotalMemory, "kernels", dv.plan.reason)
+	return dv, nil
+}
+
+// fail converts a C status into an error: nil on success.
+func (d *Driver) fail(st C.tn_status, dev int) error {
+	if st.src == C.TN_OK {
+		return nil
+	}
+	return status{
+		src: int(st.src), code: int(st.code), aux: int(st.aux), hint: int(st.hint),
+		call: C.GoString(st.call), name: C.GoString(st.name), msg: C.GoString(st.msg),
+	}.toError(vendorName, dev)
+}
+
+// invalid is an own ErrInvalidValue error of call on dev.
+func (d *Driver) invalid(call string, dev int, format string, args ...any) error {
+	return ownError(d.vendor, call, dev, vendorapi.ErrInvalidValue, format, args...)
+}
+
+// checkDev checks a device index.
+func (d *Driver) checkDev(call string, dev int) error {
+	if dev < 0 || dev >= len(d.devs) {
+		return d.invalid(call, dev, "device %d does not exist (%s has %d)", dev, d.vendor, len(d.devs))
+	}
+	return nil
+}
+
+// Vendor names the vendor.
+func (d *Driver) Vendor() string { return d.vendor }
+
+// DeviceCount returns the number of devices.
+func (d *Driver) DeviceCount() (int, error) { return len(d.devs), nil }
+
+// Props returns device dev's properties, read once at Open.
+func (d *Driver) Props(dev int) (vendorapi.Props, error) {
+	if err := d.checkDev("Props", dev); err != nil {
+		return vendorapi.Props{}, err
+	}
+	p := d.devs[dev].props
+	p.CompiledArchs = append([]arch.CC(nil), p.CompiledArchs...)
+	return p, nil
+}
+
+// Features lists the build and run-time switches (vendorapi.FeatureLister).
+func (d *Driver) Features() []vendorapi.Feature {
+	return append([]vendorapi.Feature(nil), d.features...)
+}
+
+// MemInfo returns free and total memory of dev.
+func (d *Driver) MemInfo(dev int) (free, total uint64, err error) {
+	if err := d.checkDev("MemInfo", dev); err != nil {
+		return 0, 0, err
+	}
+	var f, t C.uint64_t
+	if err := d.fail(C.tn_mem_info(C.int32_t(dev), &f, &t), dev); err != nil {
+		return 0, 0, err
+	}
+	return uint64(f), uint64(t), nil
+}
+
+// checkPeer checks both devices of a peer call.
+func (d *Driver) checkPeer(call string, dev, peer int) error {
+	if err := d.checkDev(call, dev); err != nil {
+		return err
+	}
+	return d.checkDev(call, peer)
+}
+
+// CanAccessPeer reports whether dev can access peer's memory.
+func (d *Driver) CanAccessPeer(dev, peer int) (bool, error) {
+	if err := d.checkPeer("CanAccessPeer", dev, peer); err != nil {
+		return false, err
+	}
+	if dev == peer {
+		return false, nil
+	}
+	var can C.int32_t
+	if err := d.fail(C.tn_can_access_peer(C.int32_t(dev), C.int32_t(peer), &can), dev); err != nil {
+		return false, err
+	}
+	return can != 0, nil
+}
+
+// EnablePeerAccess lets dev access peer's memory; enabling twice is not an error.
+func (d *Driver) EnablePeerAccess(dev, peer int) error {
+	if err := d.checkPeer("EnablePeerAccess", dev, peer); err != nil {
+		return err
+	}
+	return d.fail(C.tn_peer_enable(C.int32_t(dev), C.int32_t(peer)), dev)
+}
+
+// DisablePeerAccess revokes peer access; disabling when not enabled is not an error.
+func (d *Driver) DisablePeerAccess(dev, peer int) error {
+	if err := d.checkPeer("DisablePeerAccess", dev, peer); err != nil {
+		return err
+	}
+	return d.fail(C.tn_peer_disable(C.int32_t(dev), C.int32_t(peer)), dev)
+}
+
+// DeviceSynchronize waits for all work on dev.
+func (d *Driver) DeviceSynchronize(dev int) error {
+	if err := d.checkDev("DeviceSynchronize", dev); err != nil {
+		return err
+	}
+	return d.fail(C.tn_device_sync(C.int32_t(dev)), dev)
+}
+
+// Interface checks.
+var (
+	_ vendorapi.Driver           = (*Driver)(nil)
+	_ vendorapi.ManagedAllocator = (*Driver)(nil)
+	_ vendorapi.FeatureLister    = (*Driver)(nil)
+)

@@ -1,0 +1,59 @@
+package gpushim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+func envMap(m map[string]string) Lookup {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestFeaturesDefault(t *testing.T) {
+	f := features(envMap(nil), []arch.CC{750, 800, 900}, "embedded")
+	assert.Equal(t, []vendorapi.Feature{
+		{Name: "ARCHS", Value: "750,800,900"},
+		{Name: "USE_GRAPHS", Value: "1"},
+		{Name: "PEER_MAX_BATCH_SIZE", Value: "128"},
+		{Name: "KERNELS", Value: "embedded"},
+	}, f)
+}
+
+func TestFeaturesFromEnv(t *testing.T) {
+	env := envMap(map[string]string{
+		"TERNION_FORCE_MMQ": "1", "TERNION_FORCE_BLAS": "yes", "TERNION_NO_VMM": "1", "TERNION_NO_PEER_COPY": "on",
+		"TERNION_F16": "1", "TERNION_DISABLE_GRAPHS": "1", "TERNION_PEER_MAX_BATCH_SIZE": "64",
+	})
+	f := features(env, nil, "nvrtc")
+	assert.Equal(t, []vendorapi.Feature{
+		{Name: "FORCE_MMQ", Value: "1"},
+		{Name: "FORCE_CUBLAS", Value: "1"},
+		{Name: "NO_VMM", Value: "1"},
+		{Name: "NO_PEER_COPY", Value: "1"},
+		{Name: "F16", Value: "1"},
+		{Name: "PEER_MAX_BATCH_SIZE", Value: "64"},
+		{Name: "KERNELS", Value: "nvrtc"},
+	}, f)
+}
+
+func TestEnvOn(t *testing.T) {
+	env := envMap(map[string]string{"A": "1", "B": "0", "C": "", "D": "false", "E": "Off", "F": "x"})
+	for k, want := range map[string]bool{"A": true, "B": false, "C": false, "D": false, "E": false, "F": true, "G": false} {
+		assert.Equal(t, want, envOn(env, k), k)
+	}
+	// A bad batch size keeps the default.
+	f := features(envMap(map[string]string{"TERNION_PEER_MAX_BATCH_SIZE": "lots"}), nil, "nvrtc")
+	assert.Contains(t, f, vendorapi.Feature{Name: "PEER_MAX_BATCH_SIZE", Value: "128"})
+}
+
+func TestKernelSource(t *testing.T) {
+	assert.Equal(t, "embedded", kernelSource([]bool{true, true}, false))
+	assert.Equal(t, "nvrtc", kernelSource([]bool{false}, true))
+	assert.Equal(t, "embedded+nvrtc", kernelSource([]bool{true, false}, true))
+	assert.Equal(t, "embedded", kernelSource(nil, true), "no device: what the image would give")
+	assert.Equal(t, "nvrtc", kernelSource(nil, false))
+}

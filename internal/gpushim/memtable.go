@@ -1,0 +1,57 @@
+package gpushim
+
+import "sync"
+
+// memTable is every range of memory the driver handed out and is live, so
+// that copies, memsets and frees are checked before they reach the vendor
+// library: a stale or foreign pointer is an ErrInvalidValue error, not a
+// fault that poisons the device context or a silent write into memory that
+// was freed (the vendor's allocator reuses pages, so it cannot tell).
+type memTable struct {
+	mu         sync.RWMutex
+	allocs     spans // Malloc, MallocManaged
+	reserved   spans // VMMReserve
+	mapped     spans // VMMMap: each mapped chunk
+	pinned     spans // HostAlloc
+	registered spans // HostRegister
+}
+
+// device reports whether [p, p+n) is device memory: inside one allocation or
+// inside mapped chunks that follow each other.
+func (m *memTable) device(p, n uint64) bool {
+	if n == 0 {
+		return true
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.allocs.covers(p, n, false) || m.mapped.covers(p, n, true)
+}
+
+// host reports whether [p, p+n) is pinned or registered host memory.
+func (m *memTable) host(p, n uint64) bool {
+	if n == 0 {
+		return true
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.pinned.covers(p, n, false) || m.registered.covers(p, n, false)
+}
+
+// add inserts s into the table t points to; false when it overlaps.
+func (m *memTable) add(t *spans, s span) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return t.insert(s)
+}
+
+// take removes the span of t starting at base whose device is dev (any
+// device when dev is -1).
+func (m *memTable) take(t *spans, base uint64, dev int) (span, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := t.at(base)
+	if !ok || (dev != -1 && s.dev != dev) {
+		return span{}, false
+	}
+	return t.removeAt(base)
+}

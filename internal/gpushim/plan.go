@@ -1,0 +1,179 @@
+package gpushim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/kernels"
+)
+
+// kernelPlan says where one device's kernels come from.
+type kernelPlan struct {
+	embedded bool   // load the embedded image; otherwise compile at run time
+	reason   string // why, for the log and for errors
+}
+
+// planKernels chooses between the embedded image and run-time compilation
+// for a device of compute capability cc.
+func planKernels(cc arch.CC, img kernels.Image, sourceHash string, forceRTC bool) kernelPlan {
+	switch {
+	case forceRTC:
+		return kernelPlan{reason: "TERNION_FORCE_RTC is set"}
+	case img.Empty():
+		return kernelPlan{reason: "no code object is embedded (go generate ./kernels was not run)"}
+	case img.SourceHash != sourceHash:
+		return kernelPlan{reason: "the embedded code object is stale (the kernel sources changed since go generate)"}
+	case !runsOn(cc, img):
+		return kernelPlan{reason: fmt.Sprintf("the embedded code object (%s) has no code %s runs", img.Describe(), cc.Name())}
+	}
+	return kernelPlan{embedded: true, reason: "embedded code object (" + img.Describe() + ")"}
+}
+
+// runsOn reports whether a device of compute capability cc runs img: machine
+// code for sm_XY runs on the same major version with minor >= Y, PTX for
+// compute_XY on any cc >= XY through the driver's JIT.
+func runsOn(cc arch.CC, img kernels.Image) bool {
+	for _, a := range img.Archs {
+		if a/100 == cc/100 && a <= cc {
+			return true
+		}
+	}
+	return img.PTX != 0 && img.PTX <= cc
+}
+
+// rtcTarget is what the run-time compiler builds for a device: machine code
+// (cubin) for the device's own arch, or PTX of an older virtual arch.
+type rtcTarget struct {
+	arch  int  // 10*major + minor, as NVRTC's arch list numbers it
+	cubin bool // machine code; PTX otherwise
+}
+
+func (t rtcTarget) String() string {
+	if t.cubin {
+		return fmt.Sprintf("sm_%d", t.arch)
+	}
+	return fmt.Sprintf("compute_%d", t.arch)
+}
+
+// chooseRTCTarget picks the target for a device of arch dev (10*major+minor):
+// its own arch when the compiler supports it, else PTX for the newest arch the
+// compiler knows when that is older than the device (the driver JITs it).
+func chooseRTCTarget(dev int, supported bool, newest int) (rtcTarget, error) {
+	if supported {
+		return rtcTarget{arch: dev, cubin: true}, nil
+	}
+	if newest > 0 && newest < dev {
+		return rtcTarget{arch: newest}, nil
+	}
+	return rtcTarget{}, fmt.Errorf("the run-time compiler cannot build for sm_%d (the newest arch it knows is sm_%d)", dev, newest)
+}
+
+// rtcProgram builds the run-time compiler's input from the kernel sources: a
+// main file including every .cu file, and every .cu and .h file as an
+// in-memory header (NVRTC has no file system and no standard headers).
+func rtcProgram(fsys fs.FS) (main string, names, bodies []string, err error) {
+	files, err := fs.Glob(fsys, "*")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	slices.Sort(files)
+	var b strings.Builder
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".cu") && !strings.HasSuffix(f, ".h") {
+			continue
+		}
+		body, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		names = append(names, f)
+		bodies = append(bodies, string(body))
+		if strings.HasSuffix(f, ".cu") {
+			fmt.Fprintf(&b, "#include \"%s\"\n", f)
+		}
+	}
+	if b.Len() == 0 {
+		return "", nil, nil, fmt.Errorf("no .cu sources")
+	}
+	return b.String(), names, bodies, nil
+}
+
+// rtcCachePath is where run-time compiled code for (sources, target,
+// compiler version) lives under dir.
+func rtcCachePath(dir, sourceHash string, t rtcTarget, compiler string) string {
+	sum := sha256.Sum256([]byte("ternion-rtc-1\x00" + sourceHash + "\x00" + t.String() + "\x00" + compiler))
+	ext := ".ptx"
+	if t.cubin {
+		ext = ".cubin"
+	}
+	return filepath.Join(dir, t.String()+"-"+hex.EncodeToString(sum[:12])+ext)
+}
+
+// cacheDir resolves Config.CacheDir: "" is the user cache dir's
+// ternion/kernels, "-" no cache ("" returned).
+func cacheDir(configured string) string {
+	switch configured {
+	case "-":
+		return ""
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(base, "ternion", "kernels")
+	}
+	return configured
+}
+
+// readCache returns the cached code at path, if any.
+func readCache(path string) ([]byte, bool) {
+	if path == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(path)
+	return b, err == nil && len(b) > 0
+}
+
+// writeCache stores code at path atomically (temporary file and rename), so
+// concurrent processes never read a partial file.
+func writeCache(path string, code []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(code)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+	}
+	return werr
+}
+
+// noKernelMessage explains why kernel has no code on a device of cc.
+func noKernelMessage(kernel string, cc arch.CC, img kernels.Image, why string) string {
+	return fmt.Sprintf("no code object for kernel %s on %s: compiled in: %s; %s", kernel, cc.Name(), img.Describe(), why)
+}
+
+// ptxTerminated makes PTX text NUL-terminated, as the module loader wants it.
+func ptxTerminated(t rtcTarget, code []byte) []byte {
+	if !t.cubin && (len(code) == 0 || code[len(code)-1] != 0) {
+		code = append(code, 0)
+	}
+	return code
+}

@@ -1,0 +1,150 @@
+package gpushim
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+var testImage = kernels.Image{Vendor: "cuda", File: "k.fatbin", Archs: []arch.CC{750, 800, 860, 890, 900}, PTX: 900,
+	SourceHash: "h", Data: []byte{1}}
+
+func TestRunsOn(t *testing.T) {
+	for _, c := range []struct {
+		cc   arch.CC
+		want bool
+	}{
+		{750, true}, {800, true}, {860, true}, {870, true}, // sm_86 code runs on 8.7
+		{890, true}, {900, true}, {1000, true}, {1200, true}, // PTX JIT
+		{700, false}, {610, false}, // older than every arch and the PTX
+	} {
+		assert.Equal(t, c.want, runsOn(c.cc, testImage), c.cc.Name())
+	}
+	noPTX := testImage
+	noPTX.PTX = 0
+	assert.False(t, runsOn(1000, noPTX), "sm_90 machine code does not run on sm_100")
+	assert.True(t, runsOn(900, noPTX))
+}
+
+func TestPlanKernels(t *testing.T) {
+	p := planKernels(900, testImage, "h", false)
+	assert.True(t, p.embedded)
+	assert.Contains(t, p.reason, "sm_75 sm_80 sm_86 sm_89 sm_90 + compute_90")
+	for name, c := range map[string]struct {
+		cc     arch.CC
+		img    kernels.Image
+		hash   string
+		force  bool
+		reason string
+	}{
+		"forced":   {900, testImage, "h", true, "TERNION_FORCE_RTC"},
+		"no image": {900, kernels.Image{}, "h", false, "go generate"},
+		"stale":    {900, testImage, "other", false, "stale"},
+		"too old":  {700, testImage, "h", false, "no code sm_70 runs"},
+	} {
+		p := planKernels(c.cc, c.img, c.hash, c.force)
+		assert.False(t, p.embedded, name)
+		assert.Contains(t, p.reason, c.reason, name)
+	}
+}
+
+func TestChooseRTCTarget(t *testing.T) {
+	tg, err := chooseRTCTarget(90, true, 90)
+	require.NoError(t, err)
+	assert.Equal(t, rtcTarget{arch: 90, cubin: true}, tg)
+	assert.Equal(t, "sm_90", tg.String())
+	tg, err = chooseRTCTarget(120, false, 90)
+	require.NoError(t, err)
+	assert.Equal(t, "compute_90", tg.String(), "a device newer than the compiler gets PTX the driver JITs")
+	_, err = chooseRTCTarget(50, false, 120)
+	assert.ErrorContains(t, err, "cannot build for sm_50")
+}
+
+func TestRTCProgram(t *testing.T) {
+	main, names, bodies, err := rtcProgram(kernels.Sources)
+	require.NoError(t, err)
+	assert.Contains(t, names, "vendor.h", "NVRTC gets vendor.h as an in-memory header")
+	require.Len(t, bodies, len(names))
+	for _, k := range kernels.Catalog {
+		assert.Contains(t, main, `#include "`+k.Source+`"`)
+		assert.Contains(t, names, k.Source)
+	}
+	assert.NotContains(t, main, "vendor.h", "headers are included by the sources, not the main file")
+	for i, n := range names {
+		if strings.HasSuffix(n, ".cu") {
+			assert.Contains(t, bodies[i], "extern \"C\" __global__", n)
+		}
+	}
+}
+
+func TestRTCCache(t *testing.T) {
+	dir := t.TempDir()
+	a := rtcCachePath(dir, "src1", rtcTarget{90, true}, "NVRTC 12.8")
+	assert.True(t, strings.HasPrefix(filepath.Base(a), "sm_90-"))
+	assert.Equal(t, ".cubin", filepath.Ext(a))
+	for _, other := range []string{
+		rtcCachePath(dir, "src2", rtcTarget{90, true}, "NVRTC 12.8"),
+		rtcCachePath(dir, "src1", rtcTarget{89, true}, "NVRTC 12.8"),
+		rtcCachePath(dir, "src1", rtcTarget{90, false}, "NVRTC 12.8"),
+		rtcCachePath(dir, "src1", rtcTarget{90, true}, "NVRTC 13.0"),
+	} {
+		assert.NotEqual(t, a, other, "the key covers sources, target and compiler")
+	}
+	_, ok := readCache(a)
+	assert.False(t, ok)
+	require.NoError(t, writeCache(a, []byte("code")))
+	b, ok := readCache(a)
+	assert.True(t, ok)
+	assert.Equal(t, []byte("code"), b)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file is left behind")
+	_, ok = readCache("")
+	assert.False(t, ok)
+
+	assert.Equal(t, "", cacheDir("-"))
+	assert.Equal(t, "/x", cacheDir("/x"))
+	if base, err := os.UserCacheDir(); err == nil {
+		assert.Equal(t, filepath.Join(base, "ternion", "kernels"), cacheDir(""))
+	}
+}
+
+func TestPTXTerminated(t *testing.T) {
+	assert.Equal(t, []byte("ptx\x00"), ptxTerminated(rtcTarget{90, false}, []byte("ptx")))
+	assert.Equal(t, []byte("ptx\x00"), ptxTerminated(rtcTarget{90, false}, []byte("ptx\x00")))
+	assert.Equal(t, []byte("elf"), ptxTerminated(rtcTarget{90, true}, []byte("elf")), "cubin is binary")
+}
+
+func TestNoKernelMessage(t *testing.T) {
+	m := noKernelMessage("fill_f32", 1000, testImage, "no run-time compiler")
+	for _, s := range []string{"fill_f32", "sm_100", "sm_75 sm_80 sm_86 sm_89 sm_90 + compute_90", "no run-time compiler"} {
+		assert.Contains(t, m, s)
+	}
+	assert.Contains(t, noKernelMessage("add_f32", 900, kernels.Image{}, "x"), "compiled in: none")
+}
+
+func TestGemmBytes(t *testing.T) {
+	g := vendorapi.Gemm{M: 13, N: 7, K: 33, AType: vendorapi.F16, BType: vendorapi.F16, CType: vendorapi.F32,
+		LDA: 16, LDB: 35, LDC: 14}
+	a, b, c := gemmBytes(g, 1)
+	assert.Equal(t, uint64((16*32+13)*2), a, "A is 13x33 with lda 16")
+	assert.Equal(t, uint64((35*6+33)*2), b, "B is 33x7 with ldb 35")
+	assert.Equal(t, uint64((14*6+13)*4), c)
+	g.TransA, g.LDA = true, 40
+	a, _, _ = gemmBytes(g, 1)
+	assert.Equal(t, uint64((40*12+33)*2), a, "op(A) = A^T: A is 33x13")
+	g.StrideC = 200
+	_, _, c = gemmBytes(g, 3)
+	assert.Equal(t, uint64((200*2+14*6+13)*4), c)
+	g.M = 0
+	_, _, c = gemmBytes(g, 3)
+	assert.Zero(t, c)
+}

@@ -1,0 +1,152 @@
+//go:build cuda || hip || musa
+
+package gpushim
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// rtcState is the run-time compiler, loaded on first use, and the code it
+// produced in this process, by target.
+type rtcState struct {
+	mu      sync.Mutex
+	loaded  bool
+	err     error  // why the compiler is unavailable
+	version string // e.g. "NVRTC 12.8"
+	lib     string // library it was loaded from
+	code    map[rtcTarget][]byte
+}
+
+// noKernel is an own ErrNoKernel error of a device's kernel loading.
+func (d *Driver) noKernel(dev int, format string, args ...any) error {
+	return ownError(d.vendor, "Kernel", dev, vendorapi.ErrNoKernel, format, args...)
+}
+
+// rtcCode returns code for dev compiled at run time from kernels.Sources: from
+// this process's earlier compilations, the on-disk cache, or a compilation,
+// and logs which of the three it was.
+func (d *Driver) rtcCode(dev int, dv *device) ([]byte, error) {
+	if d.cfg.DisableRTC {
+		return nil, d.noKernel(dev, "run-time compilation is disabled")
+	}
+	r := &d.rtc
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := d.rtcOpen(dev); err != nil {
+		return nil, err
+	}
+	devArch := dv.props.Major*10 + dv.props.Minor
+	var yes, newest C.int32_t
+	if err := d.fail(C.tn_rtc_supports(C.int32_t(devArch), &yes, &newest), dev); err != nil {
+		return nil, d.noKernel(dev, "%s: %v", r.version, err)
+	}
+	t, err := chooseRTCTarget(devArch, yes != 0, int(newest))
+	if err != nil {
+		return nil, d.noKernel(dev, "%s: %v", r.version, err)
+	}
+	if code, ok := r.code[t]; ok {
+		return code, nil
+	}
+	where := fmt.Sprintf("%s: device %d (%s): kernels", d.vendor, dev, dv.props.ArchName)
+	path := ""
+	if dir := cacheDir(d.cfg.CacheDir); dir != "" {
+		path = rtcCachePath(dir, d.sourceHash, t, r.version)
+	}
+	if code, ok := readCache(path); ok {
+		d.log.Info(fmt.Sprintf("%s: %s cache hit for %s (%s): %s", where, rtcName, t, dv.plan.reason, path))
+		code = ptxTerminated(t, code)
+		r.code[t] = code
+		return code, nil
+	}
+	start := time.Now()
+	code, err := d.rtcCompile(dev, t)
+	if err != nil {
+		return nil, err
+	}
+	d.log.Info(fmt.Sprintf("%s: %s compiled for %s in %v (%s; %s)", where, r.version, t,
+		time.Since(start).Round(time.Millisecond), dv.plan.reason, r.lib))
+	if path != "" {
+		if err := writeCache(path, code); err != nil {
+			d.log.Warn(fmt.Sprintf("%s: not cached: %v", where, err))
+		}
+	}
+	r.code[t] = code
+	return code, nil
+}
+
+// rtcOpen loads the run-time compiler once. r.mu is held.
+func (d *Driver) rtcOpen(dev int) error {
+	r := &d.rtc
+	if !r.loaded {
+		r.loaded = true
+		r.code = map[rtcTarget][]byte{}
+		var major, minor C.int32_t
+		var lib *C.char
+		if err := d.fail(C.tn_rtc_open(&major, &minor, &lib), dev); err != nil {
+			r.err = d.noKernel(dev, "no run-time compiler: %v", err)
+		} else {
+			r.version = fmt.Sprintf("%s %d.%d", rtcName, int(major), int(minor))
+			r.lib = C.GoString(lib)
+		}
+	}
+	return r.err
+}
+
+// rtcCompile compiles every kernel source for t in one program.
+func (d *Driver) rtcCompile(dev int, t rtcTarget) ([]byte, error) {
+	main, names, bodies, err := rtcProgram(kernels.Sources)
+	if err != nil {
+		return nil, d.noKernel(dev, "kernel sources: %v", err)
+	}
+	var allocated []unsafe.Pointer
+	defer func() {
+		for _, p := range allocated {
+			C.free(p)
+		}
+	}()
+	cstrings := func(ss []string) []*C.char {
+		out := make([]*C.char, len(ss))
+		for i, s := range ss {
+			out[i] = C.CString(s)
+			allocated = append(allocated, unsafe.Pointer(out[i]))
+		}
+		return out
+	}
+	opt := rtcPTXOption
+	cubin := C.int32_t(0)
+	if t.cubin {
+		opt, cubin = rtcCubinOption, 1
+	}
+	src := cstrings([]string{main})
+	cnames, cbodies := cstrings(names), cstrings(bodies)
+	opts := cstrings([]string{fmt.Sprintf(opt, t.arch), "-DTERNION_RTC=1"})
+	var out unsafe.Pointer
+	var size C.uint64_t
+	var clog *C.char
+	st := C.tn_rtc_compile(src[0], C.int32_t(len(names)), &cbodies[0], &cnames[0], C.int32_t(len(opts)), &opts[0],
+		cubin, &out, &size, &clog)
+	log := C.GoString(clog)
+	C.tn_free_host_copy(unsafe.Pointer(clog))
+	code := C.GoBytes(out, C.int(size))
+	C.tn_free_host_copy(out)
+	if err := d.fail(st, dev); err != nil {
+		const max = 4000
+		if len(log) > max {
+			log = log[:max] + "..."
+		}
+		return nil, d.noKernel(dev, "%s for %s failed: %v\n%s", d.rtc.version, t, err, log)
+	}
+	return ptxTerminated(t, code), nil
+}

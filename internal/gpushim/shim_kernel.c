@@ -1,0 +1,66 @@
+//go:build cuda || hip || musa
+
+// shim_kernel.c - code objects, kernel functions and launches (driver API).
+#include "shim_impl.h"
+
+tn_status tn_module_load(int32_t dev, const void *image, uint64_t *out) {
+    *out = 0;
+    TN_TRY(tn_use_device_ctx(dev));
+    CUmodule m = NULL;
+    TN_DR(cuModuleLoadData, (&m, image));
+    *out = TN_U64(m);
+    return tn_ok();
+}
+
+tn_status tn_module_unload(int32_t dev, uint64_t mod) {
+    TN_TRY(tn_use_device_ctx(dev));
+    TN_DR(cuModuleUnload, ((CUmodule)(uintptr_t)mod));
+    return tn_ok();
+}
+
+tn_status tn_module_function(int32_t dev, uint64_t mod, const char *name, uint64_t *out) {
+    *out = 0;
+    TN_TRY(tn_use_device_ctx(dev));
+    CUfunction f = NULL;
+    TN_DR(cuModuleGetFunction, (&f, (CUmodule)(uintptr_t)mod, name));
+    *out = TN_U64(f);
+    return tn_ok();
+}
+
+tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes) {
+    TN_TRY(tn_use_device_ctx(dev));
+    TN_DR(cuFuncSetAttribute, ((CUfunction)(uintptr_t)f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
+    return tn_ok();
+}
+
+// launch is one cuLaunchKernel. args holds one 64-bit slot per argument with
+// the value in its low bytes (little-endian), so a pointer to the slot is a
+// pointer to the value whatever its size; cuLaunchKernel copies the values
+// before it returns.
+static tn_status launch(CUfunction f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint64_t *args,
+                        int32_t nargs) {
+    if (nargs < 0 || nargs > TN_MAX_ARGS) {
+        return tn_shim(TN_STR(cuLaunchKernel), "TERNION_INVALID_VALUE", "too many kernel arguments",
+                       TN_HINT_INVALID_VALUE);
+    }
+    void *params[TN_MAX_ARGS];
+    for (int32_t i = 0; i < nargs; i++) params[i] = (void *)(uintptr_t)&args[i];
+    TN_DR(cuLaunchKernel, (f, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], smem, (CUstream)(uintptr_t)s,
+                           nargs > 0 ? params : NULL, NULL));
+    return tn_ok();
+}
+
+tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint64_t *args,
+                    int32_t nargs) {
+    TN_TRY(tn_use_device_ctx(dev));
+    return launch((CUfunction)(uintptr_t)f, dims, smem, s, args, nargs);
+}
+
+// tn_launch_raw is the benchmark floor: one cuLaunchKernel of a 1x1 grid and
+// block, nothing else (the caller made the context current on this thread).
+tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint64_t *args, int32_t nargs) {
+    static const uint32_t one[6] = {1, 1, 1, 1, 1, 1};
+    return launch((CUfunction)(uintptr_t)f, one, 0, s, args, nargs);
+}
+
+tn_status tn_bind_device(int32_t dev) { return tn_use_device_ctx(dev); }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# h200-run.sh - one GPU session's worth of checks, run from the repo root on the
+# device machine (see shared/gpu/README.md): unpack the carried Go bundle, build
+# the kernels, run the CUDA test suite, the CLI and the overhead benchmarks.
+# Logs go to $OUT (or ./out when OUT is unset).
+#   bash scripts/h200-run.sh [test|bench|all]   (default all)
+set -uo pipefail
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+what=${1:-all}
+. .gpu/gpu-go-setup.sh || exit 1
+{ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv; nvcc --version | tail -2; go version; git log -1 --format='%H %s' 2>/dev/null; } 2>&1 | tee "$OUT/env.log"
+rc=0
+step() { echo "== $*"; "$@"; local r=$?; [ $r -ne 0 ] && { echo "FAILED ($r): $*"; rc=1; }; return 0; }
+(
+  step go generate ./kernels
+  step go vet -tags cuda ./...
+  step go run -tags cuda ./cmd/ternion devices
+  step go run -tags cuda ./cmd/ternion devices --json
+) 2>&1 | tee "$OUT/build.log"
+if [ "$what" = test ] || [ "$what" = all ]; then
+  ( step go test -tags cuda -count=1 -timeout 300s ./...
+    step go test -tags cuda -count=1 -v -run 'Conformance' ./cuda/ ) 2>&1 | tee "$OUT/test.log" | grep -E '^(ok|FAIL|---|===|panic|\s+--- FAIL)|FAILED' | grep -v -- '--- PASS' | head -300
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  ( step go test -tags cuda -count=1 -run NONE -bench . -benchtime 20000x ./cuda/ ./internal/gpushim/ ) 2>&1 | tee "$OUT/bench.log"
+fi
+exit $rc
