@@ -3,7 +3,6 @@
 package cuda
 
 import (
-	"math"
 	"runtime"
 	"testing"
 
@@ -17,12 +16,25 @@ import (
 // stream synchronizations.
 const syncEvery = 256
 
-// tinyFill sets up fill_f32 of one element on a fresh stream of device 0:
-// the smallest launch there is.
-func tinyFill(b *testing.B) (vendorapi.Driver, vendorapi.Function, vendorapi.Stream, []vendorapi.Arg) {
+// tinyKernel is one of the smallest launches there is: noop (no arguments)
+// or fill_f32 of one element.
+type tinyKernel struct {
+	name string
+	args func(p vendorapi.DevicePtr) []vendorapi.Arg
+}
+
+var tinyKernels = []tinyKernel{
+	{"noop", func(vendorapi.DevicePtr) []vendorapi.Arg { return nil }},
+	{"fill_f32", func(p vendorapi.DevicePtr) []vendorapi.Arg {
+		return []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(1)}
+	}},
+}
+
+// tiny sets up kernel k on a fresh stream of device 0.
+func tiny(b *testing.B, k tinyKernel) (vendorapi.Driver, vendorapi.Function, vendorapi.Stream, []vendorapi.Arg) {
 	b.Helper()
 	d := openOrSkip(b)
-	f, err := d.Kernel(0, "fill_f32")
+	f, err := d.Kernel(0, k.name)
 	require.NoError(b, err)
 	s, err := d.StreamCreate(0)
 	require.NoError(b, err)
@@ -33,7 +45,14 @@ func tinyFill(b *testing.B) (vendorapi.Driver, vendorapi.Function, vendorapi.Str
 		_ = d.StreamDestroy(s)
 		_ = d.Free(0, p)
 	})
-	return d, f, s, []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(1)}
+	return d, f, s, k.args(p)
+}
+
+// forKernels runs bench once per tiny kernel as a sub-benchmark.
+func forKernels(b *testing.B, bench func(b *testing.B, k tinyKernel)) {
+	for _, k := range tinyKernels {
+		b.Run(k.name, func(b *testing.B) { bench(b, k) })
+	}
 }
 
 var one = vendorapi.Dim3{X: 1, Y: 1, Z: 1}
@@ -46,8 +65,10 @@ func reportPer(b *testing.B, units int, unit string) {
 // BenchmarkLaunchVendorAPI is ternion's launch overhead: d.Launch of a tiny
 // fill_f32 (argument check, handle lookup, one cgo call, device check,
 // cuLaunchKernel), back to back, with a stream sync every syncEvery launches.
-func BenchmarkLaunchVendorAPI(b *testing.B) {
-	d, f, s, args := tinyFill(b)
+func BenchmarkLaunchVendorAPI(b *testing.B) { forKernels(b, benchLaunchVendorAPI) }
+
+func benchLaunchVendorAPI(b *testing.B, k tinyKernel) {
+	d, f, s, args := tiny(b, k)
 	for range syncEvery { // warm up: module loaded, queue primed
 		require.NoError(b, d.Launch(f, one, one, 0, s, args))
 	}
@@ -71,8 +92,10 @@ func BenchmarkLaunchVendorAPI(b *testing.B) {
 // cuLaunchKernel of the same function per cgo call, from a Go loop on one
 // locked OS thread (no checks, no device switch). Measured 2026-12-02 on the
 // H200: 4.25 µs/launch.
-func BenchmarkLaunchRawCgo(b *testing.B) {
-	d, f, s, args := tinyFill(b)
+func BenchmarkLaunchRawCgo(b *testing.B) { forKernels(b, benchLaunchRawCgo) }
+
+func benchLaunchRawCgo(b *testing.B, k tinyKernel) {
+	d, f, s, args := tiny(b, k)
 	gd, ok := d.(*gpushim.Driver)
 	require.True(b, ok, "the cuda driver is a *gpushim.Driver")
 	raw, err := gd.Raw(f, s)
@@ -80,7 +103,10 @@ func BenchmarkLaunchRawCgo(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	require.NoError(b, raw.Bind())
-	slots := []uint64{args[0].Bits, uint64(math.Float32bits(1)), 1}
+	slots := make([]uint64, len(args))
+	for i, a := range args {
+		slots[i] = a.Bits
+	}
 	for range syncEvery {
 		require.NoError(b, raw.Launch(slots))
 	}
@@ -100,12 +126,14 @@ func BenchmarkLaunchRawCgo(b *testing.B) {
 	reportPer(b, n, "launch")
 }
 
-// BenchmarkGraphReplay1000 captures 1000 tiny fill_f32 launches into one
+// BenchmarkGraphReplay1000 captures 1000 tiny launches (noop, fill_f32) into one
 // graph and replays it (launch and synchronize per iteration), reporting µs
 // per node. Floor measured 2026-12-02 on the H200: 0.82 µs/node.
-func BenchmarkGraphReplay1000(b *testing.B) {
+func BenchmarkGraphReplay1000(b *testing.B) { forKernels(b, benchGraphReplay1000) }
+
+func benchGraphReplay1000(b *testing.B, k tinyKernel) {
 	const nodes = 1000
-	d, f, s, args := tinyFill(b)
+	d, f, s, args := tiny(b, k)
 	require.NoError(b, d.BeginCapture(s))
 	for range nodes {
 		require.NoError(b, d.Launch(f, one, one, 0, s, args))

@@ -52,6 +52,7 @@ var Catalog = []Kernel{
 		Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}}},
 	{Name: "mul_f32", Source: "binary.cu", Doc: "dst[i] = a[i] * b[i] for i < n",
 		Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}}},
+	{Name: "noop", Source: "noop.cu", Doc: "does nothing: the smallest launch, for overhead benchmarks"},
 	{Name: "scale_f32", Source: "scale.cu", Doc: "dst[i] = src[i]*scale + bias for i < n",
 		Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n", i64}}},
 }

@@ -49,7 +49,11 @@ func sourceEntries(t *testing.T) map[string]entry {
 		for _, m := range entryRE.FindAllStringSubmatch(string(b), -1) {
 			_, dup := out[m[1]]
 			require.False(t, dup, "entry point %s defined twice", m[1])
-			out[m[1]] = entry{file: f, params: strings.Split(m[2], ",")}
+			var params []string
+			if strings.TrimSpace(m[2]) != "" {
+				params = strings.Split(m[2], ",")
+			}
+			out[m[1]] = entry{file: f, params: params}
 		}
 	}
 	return out
