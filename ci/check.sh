@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# ci/check.sh CELL... - ternion's CI matrix; every CI system calls this script.
+#
+#   host          gofmt check, go vet ./..., go test -race ./... (the README's
+#                 test command under the race detector; needs a C compiler)
+#   cuda          CUDA 11.8 headers + link stubs via ci/gpu-sdk.sh cuda-lean
+#                 (~0.8 GB download, Debian 12, root), then go vet, go build
+#                 and go test -c (links every test binary, runs none) with
+#                 -tags cuda. No GPU needed; the H200 run is separate (README).
+#   kernels-cuda  (optional, slow: installs nvidia-cuda-toolkit) nvcc 11.8 via
+#                 ci/gpu-sdk.sh nvcc, then TERNION_REQUIRE_NVCC=1 go generate ./kernels
+#   hip           hipcc + HIP headers via ci/gpu-sdk.sh hip, then vet/build/test -c
+#                 with -tags hip; SKIP while hip/ has no file built with that tag
+#   musa          vet/build/test -c with -tags musa against $MUSA_HOME (default
+#                 /usr/local/musa); SKIP while musa/ has no file built with that
+#                 tag, or no SDK is installed (none is packaged for Debian)
+#
+# No cell given: host cuda. Each cell runs in its own subshell (SDK environments
+# do not leak between cells) and prints "PASS|FAIL|SKIP <cell> (<n> s)".
+# Exit status: 0 when no cell failed, 1 otherwise (a SKIP is not a failure).
+# Env: CI_SDK_TIMEOUT seconds for one ci/gpu-sdk.sh run (default 1500),
+#      GO_TEST_FLAGS extra flags for go test in the host cell.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+SDK_TIMEOUT=${CI_SDK_TIMEOUT:-1500}
+SKIP=77
+
+log() { echo "check: $*" >&2; }
+
+# step CMD...: echo and run one command; a failure ends the cell.
+step() {
+  echo "+ $*" >&2
+  "$@" || { local rc=$?; log "FAILED (status $rc): $*"; exit 1; }
+}
+
+# need_cc makes sure cgo has a C compiler (the race detector and every vendor
+# shim need one); installs gcc when running as root on Debian.
+need_cc() {
+  command -v "${CC:-gcc}" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "no C compiler: installing gcc"
+    timeout "$SDK_TIMEOUT" apt-get update -qq >&2 &&
+      DEBIAN_FRONTEND=noninteractive timeout "$SDK_TIMEOUT" apt-get install -y -qq --no-install-recommends gcc libc6-dev >&2
+    return
+  fi
+  log "no C compiler (${CC:-gcc}) and cannot install one: cgo is off"
+  return 1
+}
+
+# sdk VENDOR installs a vendor SDK through ci/gpu-sdk.sh, time-boxed, and
+# exports the environment it prints into this cell.
+sdk() {
+  local envs rc
+  envs=$(timeout "$SDK_TIMEOUT" bash "$ROOT/ci/gpu-sdk.sh" "$1")
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    [ $rc -eq 124 ] && log "ci/gpu-sdk.sh $1 timed out after ${SDK_TIMEOUT} s"
+    log "ci/gpu-sdk.sh $1 failed (status $rc)"
+    return 1
+  fi
+  echo "$envs" >&2
+  eval "$envs"
+}
+
+go_files() {
+  if git rev-parse --git-dir >/dev/null 2>&1; then
+    git ls-files --cached --others --exclude-standard -- '*.go'
+  else
+    find . -name '*.go' -not -path './.*'
+  fi
+}
+
+check_gofmt() {
+  local files bad
+  mapfile -t files < <(go_files)
+  [ ${#files[@]} -eq 0 ] && return 0
+  bad=$(gofmt -l "${files[@]}") || return 1
+  if [ -n "$bad" ]; then
+    log "gofmt would change:"
+    echo "$bad" >&2
+    return 1
+  fi
+}
+
+# tagged_check TAG: go vet, go build and go test -c (into a temporary dir) with -tags TAG.
+tagged_check() {
+  local out
+  out=$(mktemp -d)
+  step go vet -tags "$1" ./...
+  step go build -tags "$1" ./...
+  step go test -tags "$1" -c -o "$out/" ./...
+  rm -rf "$out"
+}
+
+# implemented TAG: the vendor's package (TAG/) has a Go file built only with
+# its tag, i.e. it registers a vendor (hip/ and musa/ hold only a package doc
+# for now; the shared shim's cuda||hip||musa files do not count).
+implemented() { grep -qlE "^//go:build .*\b$1\b" "$1"/*.go 2>/dev/null; }
+
+cell_host() {
+  step need_cc
+  step check_gofmt
+  step go vet ./...
+  # shellcheck disable=SC2086
+  step go test -race ${GO_TEST_FLAGS:-} ./...
+}
+
+cell_cuda() {
+  step need_cc
+  step sdk cuda-lean
+  tagged_check cuda
+}
+
+cell_kernels-cuda() {
+  step sdk nvcc
+  step env TERNION_REQUIRE_NVCC=1 go generate ./kernels
+}
+
+cell_hip() {
+  implemented hip || { log "hip/ registers no vendor yet (no file in it is built with -tags hip)"; exit $SKIP; }
+  step need_cc
+  step sdk hip
+  tagged_check hip
+}
+
+cell_musa() {
+  implemented musa || { log "musa/ registers no vendor yet (no file in it is built with -tags musa)"; exit $SKIP; }
+  local m=${MUSA_HOME:-/usr/local/musa}
+  [ -d "$m/include" ] || { log "no MUSA SDK at $m (none is packaged for Debian)"; exit $SKIP; }
+  step need_cc
+  export CGO_CFLAGS="-O2 -g -I$m/include" CGO_LDFLAGS="-O2 -g -L$m/lib"
+  tagged_check musa
+}
+
+[ $# -eq 0 ] && set -- host cuda
+for c in "$@"; do
+  if ! declare -F "cell_$c" >/dev/null; then
+    echo "usage: $0 [host|cuda|kernels-cuda|hip|musa]..." >&2
+    exit 2
+  fi
+done
+
+failed=()
+summary=()
+for c in "$@"; do
+  echo "=== cell $c" >&2
+  start=$SECONDS
+  ( "cell_$c" )
+  rc=$?
+  secs=$((SECONDS - start))
+  case $rc in
+    0) line="PASS $c ($secs s)" ;;
+    "$SKIP") line="SKIP $c ($secs s)" ;;
+    *) line="FAIL $c ($secs s)"; failed+=("$c") ;;
+  esac
+  echo "$line"
+  summary+=("$line")
+done
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+[ ${#failed[@]} -eq 0 ]

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0 // success
+	exitFail  = 1 // the command ran and found a problem (no vendor opened, malformed input)
+	exitUsage = 2 // the command line was wrong
+)
+
+// app is one invocation of the CLI with its outside world made explicit, so
+// tests run commands against buffers, a fake environment and fake probes.
+type app struct {
+	stdout, stderr io.Writer
+	lookupEnv      func(string) (string, bool) // os.LookupEnv
+	environ        func() []string             // os.Environ
+	probe          func() []vendorapi.Probe    // vendorapi.OpenAll
+	vendors        func() []string             // vendorapi.Vendors
+}
+
+// newApp returns the CLI wired to the process: real environment and registry.
+func newApp(stdout, stderr io.Writer) *app {
+	return &app{
+		stdout:    stdout,
+		stderr:    stderr,
+		lookupEnv: os.LookupEnv,
+		environ:   os.Environ,
+		probe:     vendorapi.OpenAll,
+		vendors:   vendorapi.Vendors,
+	}
+}
+
+const usage = `ternion reports what the ternion GPU backend sees.
+
+Usage:
+  ternion devices [--json] [--features]
+        every device of every vendor compiled into this build, the build's
+        vendors and switches, and why any vendor is unusable
+  ternion arch NAME... [--json] [--override X.Y.Z]
+        decode architecture names: gfx90a:sramecc+:xnack-, gfx10-3-generic,
+        sm_90, sm_120a, compute_75, mp_22, kfd:90010 (amdkfd
+        gfx_target_version), hsa:10.3.0, nv:8.6, amd:9.0, mt:2.2, or a ggml
+        value (900, 0x100090a)
+  ternion help
+        this text
+
+GPU vendors are compiled in with build tags (go build -tags cuda ./cmd/ternion);
+the host vendor is always there. Environment switches: ternion devices --features.
+`
+
+// run executes one command line (without the program name) and returns the
+// exit status.
+func (a *app) run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(a.stdout, usage)
+		return exitOK
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(a.stdout, usage)
+		return exitOK
+	case "devices":
+		return a.devices(rest)
+	case "arch":
+		return a.arch(rest)
+	default:
+		fmt.Fprintf(a.stderr, "ternion: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+// parseInterleaved parses fs's flags from args where flags and positional
+// arguments may come in any order ("arch sm_90 --json gfx90a"); everything
+// after "--" is positional. It returns the positional arguments in order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// newFlagSet returns a flag set that reports errors on a's stderr and
+// returns them instead of exiting.
+func (a *app) newFlagSet(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("ternion "+name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: ternion %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// flagStatus maps a flag parse error to an exit status: -h is success.
+func flagStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}

@@ -1,0 +1,5 @@
+//go:build cuda
+
+package main
+
+import _ "github.com/ternion/ternion/cuda"

@@ -1,0 +1,5 @@
+//go:build hip
+
+package main
+
+import _ "github.com/ternion/ternion/hip"

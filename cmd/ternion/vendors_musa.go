@@ -1,0 +1,5 @@
+//go:build musa
+
+package main
+
+import _ "github.com/ternion/ternion/musa"
