@@ -27,14 +27,7 @@ type operand struct {
 
 // operands returns A, B and C of g as stored.
 func operands(g *vendorapi.Gemm) [3]operand {
-	rowsA, colsA := g.M, g.K
-	if g.TransA {
-		rowsA, colsA = g.K, g.M
-	}
-	rowsB, colsB := g.K, g.N
-	if g.TransB {
-		rowsB, colsB = g.N, g.K
-	}
+	rowsA, colsA, rowsB, colsB := g.StoredShapes()
 	return [3]operand{
 		{"A", g.A, uint64(g.AType.Size()), extent(rowsA, colsA, g.LDA), g.StrideA},
 		{"B", g.B, uint64(g.BType.Size()), extent(rowsB, colsB, g.LDB), g.StrideB},

@@ -80,6 +80,20 @@ type Gemm struct {
 	BatchCount     int
 }
 
+// StoredShapes returns the rows and columns of A and B as stored in memory
+// (column-major): op(A) is M×K, so A is stored K×M when TransA, and likewise B.
+func (g Gemm) StoredShapes() (rowsA, colsA, rowsB, colsB int) {
+	rowsA, colsA = g.M, g.K
+	if g.TransA {
+		rowsA, colsA = g.K, g.M
+	}
+	rowsB, colsB = g.K, g.N
+	if g.TransB {
+		rowsB, colsB = g.N, g.K
+	}
+	return rowsA, colsA, rowsB, colsB
+}
+
 // Validate checks shapes, leading dimensions and types before any launch.
 func (g Gemm) Validate() error {
 	bad := func(format string, a ...any) error {
@@ -88,13 +102,7 @@ func (g Gemm) Validate() error {
 	if g.M < 0 || g.N < 0 || g.K < 0 {
 		return bad("negative size m=%d n=%d k=%d", g.M, g.N, g.K)
 	}
-	rowsA, rowsB := g.M, g.K
-	if g.TransA {
-		rowsA = g.K
-	}
-	if g.TransB {
-		rowsB = g.N
-	}
+	rowsA, _, rowsB, _ := g.StoredShapes()
 	if g.LDA < max(1, rowsA) || g.LDB < max(1, rowsB) || g.LDC < max(1, g.M) {
 		return bad("leading dimension too small: lda=%d (need %d) ldb=%d (need %d) ldc=%d (need %d)",
 			g.LDA, max(1, rowsA), g.LDB, max(1, rowsB), g.LDC, max(1, g.M))

@@ -19,14 +19,7 @@ func matrixBytes(rows, cols, ld int, stride int64, batch, elemSize int) uint64 {
 // gemmBytes is the extent of A, B and C of g run batch times at its strides
 // (a single gemm: batch 1).
 func gemmBytes(g vendorapi.Gemm, batch int) (a, b, c uint64) {
-	rowsA, colsA := g.M, g.K
-	if g.TransA {
-		rowsA, colsA = g.K, g.M
-	}
-	rowsB, colsB := g.K, g.N
-	if g.TransB {
-		rowsB, colsB = g.N, g.K
-	}
+	rowsA, colsA, rowsB, colsB := g.StoredShapes()
 	a = matrixBytes(rowsA, colsA, g.LDA, g.StrideA, batch, g.AType.Size())
 	b = matrixBytes(rowsB, colsB, g.LDB, g.StrideB, batch, g.BType.Size())
 	c = matrixBytes(g.M, g.N, g.LDC, g.StrideC, batch, g.CType.Size())
