@@ -10,16 +10,23 @@
 #   kernels-cuda  (optional, slow: installs nvidia-cuda-toolkit) nvcc 11.8 via
 #                 ci/gpu-sdk.sh nvcc, then TERNION_REQUIRE_NVCC=1 go generate ./kernels
 #   hip           hipcc + HIP headers via ci/gpu-sdk.sh hip, then vet/build/test -c
-#                 with -tags hip; SKIP while hip/ has no file built with that tag
+#                 with -tags hip, and go test -tags hip ./hip/ ./internal/gpushim/
+#                 (no GPU: the tests skip with "hip: 0 devices" or "driver not found")
+#   kernels-hip   hipcc via ci/gpu-sdk.sh hip, then TERNION_REQUIRE_HIPCC=1
+#                 go generate ./kernels for hip only (gfx the local hipcc rejects
+#                 are left out with a message)
 #   musa          vet/build/test -c with -tags musa against $MUSA_HOME (default
-#                 /usr/local/musa); SKIP while musa/ has no file built with that
-#                 tag, or no SDK is installed (none is packaged for Debian)
+#                 /usr/local/musa); SKIP when no SDK is installed (none is
+#                 packaged for Debian)
 #
 # No cell given: host cuda. Each cell runs in its own subshell (SDK environments
 # do not leak between cells) and prints "PASS|FAIL|SKIP <cell> (<n> s)".
 # Exit status: 0 when no cell failed, 1 otherwise (a SKIP is not a failure).
 # Env: CI_SDK_TIMEOUT seconds for one ci/gpu-sdk.sh run (default 1500),
-#      GO_TEST_FLAGS extra flags for go test in the host cell.
+#      GO_TEST_FLAGS extra flags for go test in the host cell,
+#      CI_SDK=preinstalled: use the SDK already installed (a vendor container:
+#      CUDA_HOME, default /usr/local/cuda; ROCM_PATH, default /opt/rocm)
+#      instead of installing Debian packages with ci/gpu-sdk.sh.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -52,6 +59,10 @@ need_cc() {
 # exports the environment it prints into this cell.
 sdk() {
   local envs rc
+  if [ "${CI_SDK:-}" = preinstalled ]; then
+    preinstalled_sdk "$1"
+    return
+  fi
   envs=$(timeout "$SDK_TIMEOUT" bash "$ROOT/ci/gpu-sdk.sh" "$1")
   rc=$?
   if [ $rc -ne 0 ]; then
@@ -61,6 +72,27 @@ sdk() {
   fi
   echo "$envs" >&2
   eval "$envs"
+}
+
+# preinstalled_sdk VENDOR exports what ci/gpu-sdk.sh would, for an SDK that
+# is already installed (CI_SDK=preinstalled), and fails when it is not there.
+preinstalled_sdk() {
+  case $1 in
+    cuda|cuda-lean|nvcc)
+      local c=${CUDA_HOME:-/usr/local/cuda}
+      [ -f "$c/include/cuda.h" ] || { log "CI_SDK=preinstalled: no CUDA at $c (set CUDA_HOME)"; return 1; }
+      export CUDA_HOME=$c NVCC=${NVCC:-$c/bin/nvcc}
+      export CGO_CFLAGS="-O2 -g -I$c/include" CGO_LDFLAGS="-O2 -g -L$c/lib64 -L$c/lib64/stubs"
+      ;;
+    hip)
+      local r=${ROCM_PATH:-/opt/rocm}
+      [ -f "$r/include/hip/hip_runtime_api.h" ] || { log "CI_SDK=preinstalled: no HIP at $r (set ROCM_PATH)"; return 1; }
+      export ROCM_PATH=$r HIP_PLATFORM=amd HIPCC=${HIPCC:-$r/bin/hipcc}
+      export CGO_CFLAGS="-O2 -g -I$r/include" CGO_LDFLAGS="-O2 -g"
+      ;;
+    *) log "CI_SDK=preinstalled: unknown SDK $1"; return 1 ;;
+  esac
+  log "CI_SDK=preinstalled: using the installed $1 SDK (CGO_CFLAGS=$CGO_CFLAGS)"
 }
 
 go_files() {
@@ -114,7 +146,7 @@ cell_cuda() {
 
 cell_kernels-cuda() {
   step sdk nvcc
-  step env TERNION_REQUIRE_NVCC=1 go generate ./kernels
+  step env TERNION_REQUIRE_NVCC=1 TERNION_GEN_VENDORS=cuda go generate ./kernels
 }
 
 cell_hip() {
@@ -122,6 +154,12 @@ cell_hip() {
   step need_cc
   step sdk hip
   tagged_check hip
+  step go test -tags hip -count=1 ./hip/ ./internal/gpushim/
+}
+
+cell_kernels-hip() {
+  step sdk hip
+  step env TERNION_REQUIRE_HIPCC=1 TERNION_GEN_VENDORS=hip go generate ./kernels
 }
 
 cell_musa() {
@@ -136,7 +174,7 @@ cell_musa() {
 [ $# -eq 0 ] && set -- host cuda
 for c in "$@"; do
   if ! declare -F "cell_$c" >/dev/null; then
-    echo "usage: $0 [host|cuda|kernels-cuda|hip|musa]..." >&2
+    echo "usage: $0 [host|cuda|kernels-cuda|hip|kernels-hip|musa]..." >&2
     exit 2
   fi
 done

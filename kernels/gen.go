@@ -1,6 +1,10 @@
 package kernels
 
-// Build the code objects: nvcc compiles every .cu file into one fatbin for
-// CUDAArchs under gen/cuda (embedded under the cuda build tag). Without nvcc
-// it says so and succeeds, unless TERNION_REQUIRE_NVCC=1.
+// Build the code objects of every vendor whose compiler is installed: nvcc
+// compiles every .cu file into one fatbin for CUDAArchs under gen/cuda,
+// hipcc --genco one code object per gfx of HIPArchs under gen/hip, mcc one
+// per arch of MUSAArchs under gen/musa (each embedded under its vendor's
+// build tag). A missing compiler is skipped with a message, unless
+// TERNION_REQUIRE_NVCC / _HIPCC / _MCC=1; TERNION_GEN_VENDORS=hip (or
+// "cuda,hip") limits the vendors built. See internal/gen.
 //go:generate go run ./internal/gen

@@ -43,6 +43,30 @@ func TestLoadImage(t *testing.T) {
 	}
 }
 
+func TestLoadImagePerArch(t *testing.T) {
+	manifest := `{"vendor":"hip","objects":[{"arch":16779530,"file":"kernels-gfx90a.hsaco"},
+		{"arch":16781360,"file":"kernels-gfx1030.hsaco"}],"archs":[16779530,16781360],"compiler":"hipcc 5.2.21153"}`
+	fsys := fstest.MapFS{
+		"gen/hip/manifest.json":         {Data: []byte(manifest)},
+		"gen/hip/kernels-gfx90a.hsaco":  {Data: []byte("a")},
+		"gen/hip/kernels-gfx1030.hsaco": {Data: []byte("b")},
+		"gen/lost/manifest.json":        {Data: []byte(`{"objects":[{"arch":1,"file":"gone.hsaco"}]}`)},
+		"gen/none/manifest.json":        {Data: []byte(`{"vendor":"hip"}`)},
+	}
+	im, err := LoadImage(fsys, "gen/hip")
+	require.NoError(t, err)
+	assert.False(t, im.Empty())
+	assert.Equal(t, []byte("a"), im.Code(arch.CDNA2))
+	assert.Equal(t, []byte("b"), im.Code(arch.RDNA2))
+	assert.Nil(t, im.Code(arch.RDNA3), "no object for gfx1100 and no single code object")
+	assert.Equal(t, "gfx90a gfx1030", im.Describe())
+	assert.Equal(t, []arch.CC{arch.CDNA2, arch.RDNA2}, im.Compiled())
+	for _, dir := range []string{"gen/lost", "gen/none"} {
+		_, err := LoadImage(fsys, dir)
+		assert.Error(t, err, dir)
+	}
+}
+
 func TestSourceHash(t *testing.T) {
 	h := SourceHash()
 	assert.Len(t, h, 64)
@@ -60,8 +84,33 @@ func TestCUDAArchs(t *testing.T) {
 	}
 }
 
+func TestHIPAndMUSAArchs(t *testing.T) {
+	for _, list := range []struct {
+		archs []arch.CC
+		is    func(arch.CC) bool
+	}{{HIPArchs, arch.CC.IsAMD}, {MUSAArchs, arch.CC.IsMThreads}} {
+		require.NotEmpty(t, list.archs)
+		for i, a := range list.archs {
+			assert.True(t, list.is(a), a.Name())
+			if i > 0 {
+				assert.Greater(t, a, list.archs[i-1], "sorted, no duplicates")
+			}
+		}
+	}
+	names := map[string]bool{}
+	for _, a := range HIPArchs {
+		names[a.Name()] = true
+	}
+	for _, g := range []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200"} {
+		assert.True(t, names[g], g)
+	}
+	assert.Equal(t, []string{"mp_21", "mp_22", "mp_31"}, []string{MUSAArchs[0].Name(), MUSAArchs[1].Name(), MUSAArchs[2].Name()})
+}
+
 func TestGenPlaceholderIsCommitted(t *testing.T) {
-	// //go:embed gen/cuda needs at least one file there on a fresh clone.
-	_, err := os.Stat("gen/cuda/README.md")
-	require.NoError(t, err)
+	// //go:embed gen/<vendor> needs at least one file there on a fresh clone.
+	for _, v := range []string{"cuda", "hip", "musa"} {
+		_, err := os.Stat("gen/" + v + "/README.md")
+		require.NoError(t, err, v)
+	}
 }

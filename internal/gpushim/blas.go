@@ -10,12 +10,56 @@ package gpushim
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/ternion/ternion/internal/half"
 	"github.com/ternion/ternion/vendorapi"
 )
+
+// blasState is the BLAS library, opened on first use: rocBLAS is loaded at
+// run time, and its absence must fail BLAS calls only.
+type blasState struct {
+	mu      sync.Mutex
+	opened  bool
+	version string // e.g. "cuBLAS 12.8.4"
+	err     error  // why BLAS is unusable
+}
+
+// blasOpen opens the BLAS library once and returns its version.
+func (d *Driver) blasOpen() (string, error) {
+	b := &d.blas
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.opened {
+		return b.version, b.err
+	}
+	b.opened = true
+	var major, minor, patch, initialized C.int32_t
+	var lib *C.char
+	openMu.Lock() // the C side's library state is process-wide
+	st := C.tn_blas_open(&major, &minor, &patch, &initialized, &lib)
+	openMu.Unlock()
+	if err := d.fail(st, -1); err != nil {
+		var ve *vendorapi.Error
+		if errors.As(err, &ve) && errors.Is(err, vendorapi.ErrNoDriver) {
+			ve.Message = fmt.Sprintf("%s is loaded at run time and is not usable here: %s (everything but BLAS still works)",
+				vendor.blasName, ve.Message)
+		}
+		b.err = err
+		return "", err
+	}
+	b.version = fmt.Sprintf("%s %d.%d.%d", vendor.blasName, int(major), int(minor), int(patch))
+	if lib != nil {
+		d.log.Info(fmt.Sprintf("%s: %s from %s", d.vendor, b.version, C.GoString(lib)))
+	}
+	if initialized != 0 {
+		d.log.Info(fmt.Sprintf("%s: called rocblas_initialize as a workaround for a rocBLAS bug (before rocBLAS 4)", d.vendor))
+	}
+	return b.version, nil
+}
 
 // BLASCreate creates a BLAS handle on s's device bound to s, with host
 // pointer mode. (The 32 MiB cuBLAS workspace ggml sets on Hopper is not set
@@ -23,6 +67,9 @@ import (
 func (d *Driver) BLASCreate(s vendorapi.Stream) (vendorapi.BLASHandle, error) {
 	hs, err := d.stream("BLASCreate", s)
 	if err != nil {
+		return vendorapi.BLASHandle{}, err
+	}
+	if _, err := d.blasOpen(); err != nil {
 		return vendorapi.BLASHandle{}, err
 	}
 	var raw C.uint64_t
@@ -145,10 +192,4 @@ func scalarBits(c vendorapi.ComputeType, v float32) C.uint32_t {
 }
 
 // BLASVersion returns the BLAS library's name and version, e.g. "cuBLAS 12.8.4".
-func (d *Driver) BLASVersion() (string, error) {
-	var major, minor, patch C.int32_t
-	if err := d.fail(C.tn_blas_version(&major, &minor, &patch), -1); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s %d.%d.%d", blasName, int(major), int(minor), int(patch)), nil
-}
+func (d *Driver) BLASVersion() (string, error) { return d.blasOpen() }

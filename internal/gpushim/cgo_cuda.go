@@ -15,33 +15,5 @@ package gpushim
 */
 import "C"
 
-import (
-	"fmt"
-
-	"github.com/ternion/ternion/arch"
-)
-
-// vendorName is the vendor this build of the shim talks to.
-const vendorName = "cuda"
-
-// Run-time compiler options choosing machine code or PTX for an arch
-// (10*major + minor).
-const (
-	rtcCubinOption = "--gpu-architecture=sm_%d"
-	rtcPTXOption   = "--gpu-architecture=compute_%d"
-)
-
-// Library names for logs and versions.
-const (
-	rtcName  = "NVRTC"
-	blasName = "cuBLAS"
-)
-
-// versionString formats a CUDA version number (12080 is "12.8").
-func versionString(v int) string {
-	return fmt.Sprintf("%d.%d", v/1000, v%1000/10)
-}
-
-// deviceCC encodes a device's compute capability (HIP will read the gfx arch
-// name instead).
-func deviceCC(major, minor int) arch.CC { return arch.NVIDIA(major, minor) }
+// vendor is the vendor this build of the shim talks to.
+var vendor = cudaVendor

@@ -21,15 +21,17 @@ import (
 // Driver implements vendorapi.Driver (plus ManagedAllocator and
 // FeatureLister) over the C shim for the vendor this build was tagged with.
 type Driver struct {
-	vendor     string
-	cfg        Config
-	log        *slog.Logger
-	sourceHash string
-	devs       []*device
-	features   []vendorapi.Feature
-	h          handles  // streams, events, graphs, BLAS handles, functions, chunks
-	mem        memTable // live allocations, reserved and mapped ranges, pinned memory
-	rtc        rtcState
+	vendor      string
+	cfg         Config
+	log         *slog.Logger
+	sourceHash  string
+	devs        []*device
+	features    []vendorapi.Feature
+	h           handles  // streams, events, graphs, BLAS handles, functions, chunks
+	mem         memTable // live allocations, reserved and mapped ranges, pinned memory
+	rtc         rtcState
+	blas        blasState
+	managedWarn sync.Once // the managed-memory fallback warning, once
 }
 
 // device is one device's fixed properties and its loaded kernels.
@@ -44,8 +46,28 @@ type device struct {
 	funcs   map[string]vendorapi.Function
 }
 
-// openMu serializes Open: the C loader state is process-wide.
+// openMu serializes Open and the loading of the BLAS library and the run-time
+// compiler: the C side's library state is process-wide.
 var openMu sync.Mutex
+
+// Register makes this build's vendor (cuda, hip or musa) available through
+// vendorapi.Open; the vendor package calls it from init with the function
+// returning its embedded code objects. An unusable image is replaced by none,
+// with a warning: kernels are then compiled at run time where the vendor can.
+func Register(image func() (kernels.Image, error)) {
+	vendorapi.Register(vendor.name, func() (vendorapi.Driver, error) {
+		img, err := image()
+		if err != nil {
+			slog.Warn(vendor.name+": the embedded code objects are unusable", "err", err)
+			img = kernels.Image{}
+		}
+		d, err := Open(Config{Image: img})
+		if err != nil {
+			return nil, err // not d: a nil *Driver in the interface would not be nil
+		}
+		return d, nil
+	})
+}
 
 // Open loads the vendor's driver library, enumerates the devices and logs
 // each as the seed does. Without the driver it returns an error matching
@@ -54,7 +76,7 @@ var openMu sync.Mutex
 func Open(cfg Config) (*Driver, error) {
 	openMu.Lock()
 	defer openMu.Unlock()
-	d := &Driver{vendor: vendorName, cfg: cfg, log: cfg.Logger, sourceHash: kernels.SourceHash()}
+	d := &Driver{vendor: vendor.name, cfg: cfg, log: cfg.Logger, sourceHash: kernels.SourceHash()}
 	if d.log == nil {
 		d.log = slog.Default()
 	}
@@ -68,54 +90,62 @@ func Open(cfg Config) (*Driver, error) {
 	}
 	runtime := "-"
 	if rt != 0 {
-		runtime = versionString(int(rt))
+		runtime = vendor.version(int(rt))
 	}
-	d.log.Info(fmt.Sprintf("%s: driver %s, runtime %s, %d devices", d.vendor, versionString(int(drv)), runtime, int(n)))
-	noVMM := envOn(d.cfg.Env, "TERNION_NO_VMM")
+	d.log.Info(fmt.Sprintf("%s: driver %s, runtime %s, %d devices", d.vendor, vendor.version(int(drv)), runtime, int(n)))
 	var embedded []bool
 	for i := range int(n) {
-		dv, err := d.initDevice(i, noVMM)
+		dv, err := d.initDevice(i)
 		if err != nil {
 			return nil, err
 		}
 		d.devs = append(d.devs, dv)
 		embedded = append(embedded, dv.plan.embedded)
 	}
-	source := kernelSource(embedded, !d.cfg.Image.Empty() && !d.cfg.ForceRTC)
-	d.features = features(d.cfg.Env, d.cfg.Image.Compiled(), source)
+	source := kernelSource(embedded, !d.cfg.Image.Empty() && !d.cfg.ForceRTC, vendor.rtcFeature)
+	d.features = features(d.cfg.Env, vendor, d.cfg.Image.Compiled(), source)
 	return d, nil
 }
 
-// initDevice reads device i's properties and logs it.
-func (d *Driver) initDevice(i int, noVMM bool) (*device, error) {
+// initDevice reads device i's properties and logs it as the seed does.
+func (d *Driver) initDevice(i int) (*device, error) {
 	var p C.tn_props
 	if err := d.fail(C.tn_props_get(C.int32_t(i), &p), i); err != nil {
 		return nil, err
 	}
 	major, minor := int(p.major), int(p.minor)
-	cc := deviceCC(major, minor)
+	a := vendor.arch(rawArch{dev: i, major: major, minor: minor, name: C.GoString(&p.arch_name[0])}, d.cfg.Env)
+	for _, w := range a.warnings {
+		d.log.Warn(d.vendor + ": " + w)
+	}
+	warp := int(p.warp_size)
+	if vendor.warpSize > 0 {
+		warp = vendor.warpSize
+	}
+	vmmOn, vmmWhy := vendor.vmmEnabled(d.cfg.Env)
 	dv := &device{funcs: map[string]vendorapi.Function{}}
 	dv.props = vendorapi.Props{
 		Index:                  i,
 		Name:                   C.GoString(&p.name[0]),
-		ArchName:               cc.Name(),
+		ArchName:               a.name,
 		Major:                  major,
 		Minor:                  minor,
 		SMs:                    int(p.sms),
 		SharedMemPerBlock:      int(p.smem_per_block),
 		SharedMemPerBlockOptin: int(max(p.smem_per_block_optin, p.smem_per_block)),
-		WarpSize:               int(p.warp_size),
+		WarpSize:               warp,
 		TotalMemory:            uint64(p.total_mem),
 		Integrated:             p.integrated != 0,
-		VMM:                    p.vmm != 0 && !noVMM,
+		VMM:                    p.vmm != 0 && vmmOn,
 		PCIBusID:               C.GoString(&p.pci_bus_id[0]),
-		CC:                     cc,
+		CC:                     a.cc,
+		ArchOverride:           a.override,
 	}
 	if dv.props.VMM {
 		dv.props.VMMGranularity = uint64(p.vmm_granularity)
 		dv.minGran = max(uint64(p.vmm_min_granularity), 1)
 	}
-	dv.plan = planKernels(cc, d.cfg.Image, d.sourceHash, d.cfg.ForceRTC)
+	dv.plan = planKernels(a.cc, d.cfg.Image, d.sourceHash, d.cfg.ForceRTC)
 	if dv.plan.embedded {
 		dv.props.CompiledArchs = d.cfg.Image.Compiled()
 	}
@@ -124,11 +154,15 @@ func (d *Driver) initDevice(i int, noVMM bool) (*device, error) {
 	case dv.props.VMM:
 		vmm = "yes"
 	case p.vmm != 0:
-		vmm = "no (TERNION_NO_VMM)"
+		vmm = "no (" + vmmWhy + ")"
 	}
-	d.log.Info(fmt.Sprintf("%s: device %d: %s, compute capability %d.%d, VMM: %s", d.vendor, i, dv.props.Name,
-		major, minor, vmm), "device", i, "cc", int(cc), "sms", dv.props.SMs, "warp", dv.props.WarpSize,
-		"memory", dv.props.TotalMemory, "kernels", dv.plan.reason)
+	attrs := []any{"device", i, "cc", int(a.cc), "sms", dv.props.SMs, "warp", dv.props.WarpSize,
+		"memory", dv.props.TotalMemory, "kernels", dv.plan.reason}
+	if a.override != "" {
+		attrs = append(attrs, "override", a.override)
+	}
+	d.log.Info(fmt.Sprintf("%s: device %d: %s, %s, compute capability %d.%d, VMM: %s, wave size %d", d.vendor, i,
+		dv.props.Name, a.name, major, minor, vmm, dv.props.WarpSize), attrs...)
 	return dv, nil
 }
 
@@ -140,7 +174,7 @@ func (d *Driver) fail(st C.tn_status, dev int) error {
 	return status{
 		src: int(st.src), code: int(st.code), aux: int(st.aux), hint: int(st.hint),
 		call: C.GoString(st.call), name: C.GoString(st.name), msg: C.GoString(st.msg),
-	}.toError(vendorName, dev)
+	}.toError(vendor.name, dev)
 }
 
 // invalid is an own ErrInvalidValue error of call on dev.

@@ -31,15 +31,19 @@ const peerMaxBatch = 128
 // features lists the build and run-time switches as ggml's
 // ggml_backend_cuda_get_features does, with the TERNION_ environment
 // switches in place of ggml's compile-time defines, plus KERNELS: where the
-// device code comes from (embedded, nvrtc, or embedded+nvrtc when devices
-// differ).
-func features(env Lookup, compiled []arch.CC, kernelSource string) []vendorapi.Feature {
+// device code comes from (embedded, the run-time compiler's name, or
+// embedded+<compiler> when devices differ). v is the vendor: it names the
+// compiled archs and says whether VMM is on by default.
+func features(env Lookup, v vendorInfo, compiled []arch.CC, kernelSource string) []vendorapi.Feature {
 	var f []vendorapi.Feature
 	add := func(name, value string) { f = append(f, vendorapi.Feature{Name: name, Value: value}) }
 	if len(compiled) > 0 {
 		archs := make([]string, len(compiled))
 		for i, c := range compiled {
-			archs[i] = c.String()
+			archs[i] = c.String() // NVIDIA: 750, as __CUDA_ARCH_LIST__
+			if !c.IsNVIDIA() {
+				archs[i] = c.Name() // gfx90a, mp_22
+			}
 		}
 		add("ARCHS", strings.Join(archs, ","))
 	}
@@ -49,7 +53,7 @@ func features(env Lookup, compiled []arch.CC, kernelSource string) []vendorapi.F
 	if envOn(env, "TERNION_FORCE_CUBLAS") || envOn(env, "TERNION_FORCE_BLAS") {
 		add("FORCE_CUBLAS", "1")
 	}
-	if envOn(env, "TERNION_NO_VMM") {
+	if on, _ := v.vmmEnabled(env); !on {
 		add("NO_VMM", "1")
 	}
 	if envOn(env, "TERNION_NO_PEER_COPY") {
@@ -74,23 +78,20 @@ func features(env Lookup, compiled []arch.CC, kernelSource string) []vendorapi.F
 
 // kernelSource names where kernels come from for the KERNELS feature, given
 // per device whether it uses the embedded image; with no device, whether an
-// image would be used.
-func kernelSource(embedded []bool, imageUsable bool) string {
+// image would be used. rtc is the run-time compiler's feature name.
+func kernelSource(embedded []bool, imageUsable bool, rtc string) string {
 	if len(embedded) == 0 {
 		embedded = []bool{imageUsable}
 	}
-	var emb, rtc bool
+	var emb, viaRTC bool
 	for _, e := range embedded {
-		emb, rtc = emb || e, rtc || !e
+		emb, viaRTC = emb || e, viaRTC || !e
 	}
 	switch {
-	case emb && rtc:
-		return "embedded+" + rtcFeature
+	case emb && viaRTC:
+		return "embedded+" + rtc
 	case emb:
 		return "embedded"
 	}
-	return rtcFeature
+	return rtc
 }
-
-// rtcFeature is the KERNELS value of run-time compiled kernels.
-const rtcFeature = "nvrtc"

@@ -14,7 +14,7 @@ func envMap(m map[string]string) Lookup {
 }
 
 func TestFeaturesDefault(t *testing.T) {
-	f := features(envMap(nil), []arch.CC{750, 800, 900}, "embedded")
+	f := features(envMap(nil), cudaVendor, []arch.CC{750, 800, 900}, "embedded")
 	assert.Equal(t, []vendorapi.Feature{
 		{Name: "ARCHS", Value: "750,800,900"},
 		{Name: "USE_GRAPHS", Value: "1"},
@@ -28,7 +28,7 @@ func TestFeaturesFromEnv(t *testing.T) {
 		"TERNION_FORCE_MMQ": "1", "TERNION_FORCE_BLAS": "yes", "TERNION_NO_VMM": "1", "TERNION_NO_PEER_COPY": "on",
 		"TERNION_F16": "1", "TERNION_DISABLE_GRAPHS": "1", "TERNION_PEER_MAX_BATCH_SIZE": "64",
 	})
-	f := features(env, nil, "nvrtc")
+	f := features(env, cudaVendor, nil, "nvrtc")
 	assert.Equal(t, []vendorapi.Feature{
 		{Name: "FORCE_MMQ", Value: "1"},
 		{Name: "FORCE_CUBLAS", Value: "1"},
@@ -46,14 +46,26 @@ func TestEnvOn(t *testing.T) {
 		assert.Equal(t, want, envOn(env, k), k)
 	}
 	// A bad batch size keeps the default.
-	f := features(envMap(map[string]string{"TERNION_PEER_MAX_BATCH_SIZE": "lots"}), nil, "nvrtc")
+	f := features(envMap(map[string]string{"TERNION_PEER_MAX_BATCH_SIZE": "lots"}), cudaVendor, nil, "nvrtc")
 	assert.Contains(t, f, vendorapi.Feature{Name: "PEER_MAX_BATCH_SIZE", Value: "128"})
 }
 
 func TestKernelSource(t *testing.T) {
-	assert.Equal(t, "embedded", kernelSource([]bool{true, true}, false))
-	assert.Equal(t, "nvrtc", kernelSource([]bool{false}, true))
-	assert.Equal(t, "embedded+nvrtc", kernelSource([]bool{true, false}, true))
-	assert.Equal(t, "embedded", kernelSource(nil, true), "no device: what the image would give")
-	assert.Equal(t, "nvrtc", kernelSource(nil, false))
+	assert.Equal(t, "embedded", kernelSource([]bool{true, true}, false, "nvrtc"))
+	assert.Equal(t, "nvrtc", kernelSource([]bool{false}, true, "nvrtc"))
+	assert.Equal(t, "embedded+hiprtc", kernelSource([]bool{true, false}, true, "hiprtc"))
+	assert.Equal(t, "embedded", kernelSource(nil, true, "nvrtc"), "no device: what the image would give")
+	assert.Equal(t, "none", kernelSource(nil, false, "none"))
+}
+
+func TestFeaturesHIP(t *testing.T) {
+	f := features(envMap(nil), hipVendor, []arch.CC{arch.CDNA2, arch.RDNA2}, "embedded")
+	assert.Contains(t, f, vendorapi.Feature{Name: "ARCHS", Value: "gfx90a,gfx1030"})
+	assert.Contains(t, f, vendorapi.Feature{Name: "NO_VMM", Value: "1"}, "HIP: VMM is off by default")
+	f = features(envMap(map[string]string{"TERNION_HIP_VMM": "1"}), hipVendor, nil, "hiprtc")
+	assert.NotContains(t, f, vendorapi.Feature{Name: "NO_VMM", Value: "1"})
+	f = features(envMap(map[string]string{"TERNION_HIP_VMM": "1", "TERNION_NO_VMM": "1"}), hipVendor, nil, "hiprtc")
+	assert.Contains(t, f, vendorapi.Feature{Name: "NO_VMM", Value: "1"}, "TERNION_NO_VMM wins")
+	f = features(envMap(nil), musaVendor, []arch.CC{arch.QY2}, "embedded")
+	assert.Contains(t, f, vendorapi.Feature{Name: "ARCHS", Value: "mp_22"})
 }

@@ -71,7 +71,7 @@ func (d *Driver) loadModule(dev int, dv *device) error {
 	}
 	var err error
 	if dv.plan.embedded {
-		if err = d.moduleLoad(dev, dv, d.cfg.Image.Data); err == nil {
+		if err = d.moduleLoad(dev, dv, d.cfg.Image.Code(dv.props.CC)); err == nil {
 			d.log.Info(fmt.Sprintf("%s: device %d (%s): kernels from the embedded code object (%s)", d.vendor, dev,
 				dv.props.ArchName, d.cfg.Image.Describe()))
 			return nil

@@ -12,6 +12,7 @@ package gpushim
 import "C"
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/ternion/ternion/vendorapi"
@@ -44,13 +45,22 @@ func (d *Driver) malloc(call string, dev int, size uint64, managed bool) (vendor
 	return vendorapi.DevicePtr(p), nil
 }
 
-// alloc allocates n bytes on dev through the vendor.
+// alloc allocates n bytes on dev through the vendor. Where the vendor has no
+// managed memory (HIP on some devices and systems) managed allocations are
+// device memory, with a warning once, as the seed does.
 func (d *Driver) alloc(dev int, n uint64, managed bool) (C.uint64_t, error) {
 	var p C.uint64_t
-	if managed {
-		return p, d.fail(C.tn_malloc_managed(C.int32_t(dev), C.uint64_t(n), &p), dev)
+	if !managed {
+		return p, d.fail(C.tn_malloc(C.int32_t(dev), C.uint64_t(n), &p), dev)
 	}
-	return p, d.fail(C.tn_malloc(C.int32_t(dev), C.uint64_t(n), &p), dev)
+	var fallback C.int32_t
+	err := d.fail(C.tn_malloc_managed(C.int32_t(dev), C.uint64_t(n), &p, &fallback), dev)
+	if err == nil && fallback != 0 {
+		d.managedWarn.Do(func() {
+			d.log.Warn(fmt.Sprintf("%s: managed memory is not supported here; MallocManaged falls back to device memory", d.vendor))
+		})
+	}
+	return p, err
 }
 
 // Free releases memory from Malloc; it waits for the device as the vendor's

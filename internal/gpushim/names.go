@@ -1,6 +1,9 @@
 package gpushim
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // StatusInfo names one BLAS library status.
 type StatusInfo struct {
@@ -23,10 +26,43 @@ var cublasStatuses = map[int]StatusInfo{
 	16: {"CUBLAS_STATUS_LICENSE_ERROR", "the functionality requested requires some license"},
 }
 
-// blasStatusTables holds each vendor's BLAS status table; hip and musa add
-// theirs (rocBLAS/hipBLAS, muBLAS) with their cgo files.
+// rocblasStatuses are rocBLAS's statuses (rocblas_status in rocblas-types.h),
+// with the descriptions of the rocBLAS API reference ("rocBLAS enumeration").
+var rocblasStatuses = map[int]StatusInfo{
+	0:  {"rocblas_status_success", "success"},
+	1:  {"rocblas_status_invalid_handle", "handle not initialized, invalid or null"},
+	2:  {"rocblas_status_not_implemented", "function is not implemented"},
+	3:  {"rocblas_status_invalid_pointer", "invalid pointer argument"},
+	4:  {"rocblas_status_invalid_size", "invalid size argument"},
+	5:  {"rocblas_status_memory_error", "failed internal memory allocation, copy or deallocation"},
+	6:  {"rocblas_status_internal_error", "other internal library failure"},
+	7:  {"rocblas_status_perf_degraded", "performance degraded due to low device memory"},
+	8:  {"rocblas_status_size_query_mismatch", "unmatched start/stop size query"},
+	9:  {"rocblas_status_size_increased", "queried device memory size increased"},
+	10: {"rocblas_status_size_unchanged", "queried device memory size unchanged"},
+	11: {"rocblas_status_invalid_value", "passed argument not valid"},
+	12: {"rocblas_status_continue", "nothing preventing the function to proceed"},
+	13: {"rocblas_status_check_numerics_fail", "a vector or matrix holds a NaN, infinity or denormal value"},
+	14: {"rocblas_status_excluded_from_build", "the function is not in this build (likely one needing Tensile, built without it)"},
+	15: {"rocblas_status_arch_mismatch", "the function requires a feature absent from the device architecture"},
+}
+
+// mublasStatuses are muBLAS's statuses: mublasStatus_t mirrors
+// cublasStatus_t, names and values (checked against the MUSA headers by
+// status_musa.go where an SDK is installed; no machine here has one).
+var mublasStatuses = func() map[int]StatusInfo {
+	m := map[int]StatusInfo{}
+	for code, info := range cublasStatuses {
+		m[code] = StatusInfo{musaName(info.Name), strings.ReplaceAll(info.Message, "cuBLAS", "muBLAS")}
+	}
+	return m
+}()
+
+// blasStatusTables holds each vendor's BLAS status table.
 var blasStatusTables = map[string]map[int]StatusInfo{
 	"cuda": cublasStatuses,
+	"hip":  rocblasStatuses,
+	"musa": mublasStatuses,
 }
 
 // blasStatus names BLAS status code of vendor; unknown codes get a generic name.

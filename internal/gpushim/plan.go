@@ -36,10 +36,15 @@ func planKernels(cc arch.CC, img kernels.Image, sourceHash string, forceRTC bool
 	return kernelPlan{embedded: true, reason: "embedded code object (" + img.Describe() + ")"}
 }
 
-// runsOn reports whether a device of compute capability cc runs img: machine
-// code for sm_XY runs on the same major version with minor >= Y, PTX for
-// compute_XY on any cc >= XY through the driver's JIT.
+// runsOn reports whether a device of compute capability cc runs img. NVIDIA:
+// machine code for sm_XY runs on the same major version with minor >= Y, PTX
+// for compute_XY on any cc >= XY through the driver's JIT. AMD and Moore
+// Threads: only code built for the device's own arch (one code object per
+// gfx or mp target in the bundle).
 func runsOn(cc arch.CC, img kernels.Image) bool {
+	if !cc.IsNVIDIA() {
+		return slices.Contains(img.Archs, cc)
+	}
 	for _, a := range img.Archs {
 		if a/100 == cc/100 && a <= cc {
 			return true
@@ -48,31 +53,56 @@ func runsOn(cc arch.CC, img kernels.Image) bool {
 	return img.PTX != 0 && img.PTX <= cc
 }
 
-// rtcTarget is what the run-time compiler builds for a device: machine code
-// (cubin) for the device's own arch, or PTX of an older virtual arch.
+// codeKind is what a run-time compilation produces.
+type codeKind uint8
+
+const (
+	ptxCode    codeKind = iota // NVRTC's PTX: text, NUL-terminated for the loader
+	cubinCode                  // NVRTC's machine code (cubin)
+	codeObject                 // hipRTC's output: an AMD code object for one gfx
+)
+
+// rtcTarget is what the run-time compiler builds for a device: NVIDIA machine
+// code (cubin) for the device's own arch or PTX of an older virtual arch; an
+// AMD code object for the device's gfx.
 type rtcTarget struct {
-	arch  int  // 10*major + minor, as NVRTC's arch list numbers it
-	cubin bool // machine code; PTX otherwise
+	name string   // "sm_90", "compute_90", "gfx90a": logs and the cache file's name
+	opt  string   // the compiler option selecting it
+	kind codeKind // what comes out
 }
 
-func (t rtcTarget) String() string {
-	if t.cubin {
-		return fmt.Sprintf("sm_%d", t.arch)
+func (t rtcTarget) String() string { return t.name }
+
+// ext is the cache file extension of t's code.
+func (t rtcTarget) ext() string {
+	switch t.kind {
+	case cubinCode:
+		return ".cubin"
+	case codeObject:
+		return ".hsaco"
 	}
-	return fmt.Sprintf("compute_%d", t.arch)
+	return ".ptx"
 }
 
-// chooseRTCTarget picks the target for a device of arch dev (10*major+minor):
-// its own arch when the compiler supports it, else PTX for the newest arch the
-// compiler knows when that is older than the device (the driver JITs it).
+// chooseRTCTarget picks the NVRTC target for a device of arch dev
+// (10*major+minor): its own arch when the compiler supports it, else PTX for
+// the newest arch the compiler knows when that is older than the device (the
+// driver JITs it).
 func chooseRTCTarget(dev int, supported bool, newest int) (rtcTarget, error) {
 	if supported {
-		return rtcTarget{arch: dev, cubin: true}, nil
+		return rtcTarget{name: fmt.Sprintf("sm_%d", dev), opt: fmt.Sprintf("--gpu-architecture=sm_%d", dev), kind: cubinCode}, nil
 	}
 	if newest > 0 && newest < dev {
-		return rtcTarget{arch: newest}, nil
+		return rtcTarget{name: fmt.Sprintf("compute_%d", newest), opt: fmt.Sprintf("--gpu-architecture=compute_%d", newest)}, nil
 	}
 	return rtcTarget{}, fmt.Errorf("the run-time compiler cannot build for sm_%d (the newest arch it knows is sm_%d)", dev, newest)
+}
+
+// gfxRTCTarget is the hipRTC target for an AMD device of arch name archName
+// (gcnArchName) and cc.
+func gfxRTCTarget(archName string, cc arch.CC) rtcTarget {
+	gfx := gfxTarget(archName, cc)
+	return rtcTarget{name: gfx, opt: "--offload-arch=" + gfx, kind: codeObject}
 }
 
 // rtcProgram builds the run-time compiler's input from the kernel sources: a
@@ -109,11 +139,7 @@ func rtcProgram(fsys fs.FS) (main string, names, bodies []string, err error) {
 // compiler version) lives under dir.
 func rtcCachePath(dir, sourceHash string, t rtcTarget, compiler string) string {
 	sum := sha256.Sum256([]byte("ternion-rtc-1\x00" + sourceHash + "\x00" + t.String() + "\x00" + compiler))
-	ext := ".ptx"
-	if t.cubin {
-		ext = ".cubin"
-	}
-	return filepath.Join(dir, t.String()+"-"+hex.EncodeToString(sum[:12])+ext)
+	return filepath.Join(dir, t.String()+"-"+hex.EncodeToString(sum[:12])+t.ext())
 }
 
 // cacheDir resolves Config.CacheDir: "" is the user cache dir's
@@ -172,7 +198,7 @@ func noKernelMessage(kernel string, cc arch.CC, img kernels.Image, why string) s
 
 // ptxTerminated makes PTX text NUL-terminated, as the module loader wants it.
 func ptxTerminated(t rtcTarget, code []byte) []byte {
-	if !t.cubin && (len(code) == 0 || code[len(code)-1] != 0) {
+	if t.kind == ptxCode && (len(code) == 0 || code[len(code)-1] != 0) {
 		code = append(code, 0)
 	}
 	return code

@@ -59,13 +59,35 @@ func TestPlanKernels(t *testing.T) {
 func TestChooseRTCTarget(t *testing.T) {
 	tg, err := chooseRTCTarget(90, true, 90)
 	require.NoError(t, err)
-	assert.Equal(t, rtcTarget{arch: 90, cubin: true}, tg)
+	assert.Equal(t, rtcTarget{name: "sm_90", opt: "--gpu-architecture=sm_90", kind: cubinCode}, tg)
 	assert.Equal(t, "sm_90", tg.String())
 	tg, err = chooseRTCTarget(120, false, 90)
 	require.NoError(t, err)
 	assert.Equal(t, "compute_90", tg.String(), "a device newer than the compiler gets PTX the driver JITs")
+	assert.Equal(t, ptxCode, tg.kind)
+	assert.Equal(t, "--gpu-architecture=compute_90", tg.opt)
 	_, err = chooseRTCTarget(50, false, 120)
 	assert.ErrorContains(t, err, "cannot build for sm_50")
+}
+
+func TestGfxRTCTarget(t *testing.T) {
+	tg := gfxRTCTarget("gfx90a:sramecc+:xnack-", arch.CDNA2)
+	assert.Equal(t, rtcTarget{name: "gfx90a", opt: "--offload-arch=gfx90a", kind: codeObject}, tg,
+		"feature flags dropped: code for gfx90a runs in every xnack/sramecc mode")
+	assert.Equal(t, "--offload-arch=gfx1030", gfxRTCTarget("", arch.RDNA2).opt, "no name: the cc's")
+	assert.Equal(t, "gfx10-3-generic", gfxRTCTarget("gfx10-3-generic", arch.RDNA2).name)
+	assert.Equal(t, ".hsaco", tg.ext())
+}
+
+func TestRunsOnExactArch(t *testing.T) {
+	img := kernels.Image{Vendor: "hip", Archs: []arch.CC{arch.CDNA2, arch.RDNA2}, Data: []byte{1}}
+	assert.True(t, runsOn(arch.CDNA2, img))
+	assert.True(t, runsOn(arch.RDNA2, img))
+	assert.False(t, runsOn(arch.OffsetAMD+0x1031, img), "gfx1031 needs its own code (or HSA_OVERRIDE_GFX_VERSION=10.3.0)")
+	assert.False(t, runsOn(arch.CDNA3, img))
+	mt := kernels.Image{Vendor: "musa", Archs: []arch.CC{arch.QY2}, Data: []byte{1}}
+	assert.True(t, runsOn(arch.QY2, mt))
+	assert.False(t, runsOn(arch.PH1, mt))
 }
 
 func TestRTCProgram(t *testing.T) {
@@ -87,14 +109,16 @@ func TestRTCProgram(t *testing.T) {
 
 func TestRTCCache(t *testing.T) {
 	dir := t.TempDir()
-	a := rtcCachePath(dir, "src1", rtcTarget{90, true}, "NVRTC 12.8")
+	sm90 := rtcTarget{name: "sm_90", kind: cubinCode}
+	a := rtcCachePath(dir, "src1", sm90, "NVRTC 12.8")
 	assert.True(t, strings.HasPrefix(filepath.Base(a), "sm_90-"))
 	assert.Equal(t, ".cubin", filepath.Ext(a))
 	for _, other := range []string{
-		rtcCachePath(dir, "src2", rtcTarget{90, true}, "NVRTC 12.8"),
-		rtcCachePath(dir, "src1", rtcTarget{89, true}, "NVRTC 12.8"),
-		rtcCachePath(dir, "src1", rtcTarget{90, false}, "NVRTC 12.8"),
-		rtcCachePath(dir, "src1", rtcTarget{90, true}, "NVRTC 13.0"),
+		rtcCachePath(dir, "src2", sm90, "NVRTC 12.8"),
+		rtcCachePath(dir, "src1", rtcTarget{name: "sm_89", kind: cubinCode}, "NVRTC 12.8"),
+		rtcCachePath(dir, "src1", rtcTarget{name: "compute_90"}, "NVRTC 12.8"),
+		rtcCachePath(dir, "src1", sm90, "NVRTC 13.0"),
+		rtcCachePath(dir, "src1", gfxRTCTarget("gfx90a", arch.CDNA2), "hipRTC 5.2"),
 	} {
 		assert.NotEqual(t, a, other, "the key covers sources, target and compiler")
 	}
@@ -118,9 +142,11 @@ func TestRTCCache(t *testing.T) {
 }
 
 func TestPTXTerminated(t *testing.T) {
-	assert.Equal(t, []byte("ptx\x00"), ptxTerminated(rtcTarget{90, false}, []byte("ptx")))
-	assert.Equal(t, []byte("ptx\x00"), ptxTerminated(rtcTarget{90, false}, []byte("ptx\x00")))
-	assert.Equal(t, []byte("elf"), ptxTerminated(rtcTarget{90, true}, []byte("elf")), "cubin is binary")
+	ptx := rtcTarget{name: "compute_90"}
+	assert.Equal(t, []byte("ptx\x00"), ptxTerminated(ptx, []byte("ptx")))
+	assert.Equal(t, []byte("ptx\x00"), ptxTerminated(ptx, []byte("ptx\x00")))
+	assert.Equal(t, []byte("elf"), ptxTerminated(rtcTarget{name: "sm_90", kind: cubinCode}, []byte("elf")), "cubin is binary")
+	assert.Equal(t, []byte("elf"), ptxTerminated(gfxRTCTarget("gfx90a", arch.CDNA2), []byte("elf")), "so is a code object")
 }
 
 func TestNoKernelMessage(t *testing.T) {

@@ -47,12 +47,7 @@ func (d *Driver) rtcCode(dev int, dv *device) ([]byte, error) {
 	if err := d.rtcOpen(dev); err != nil {
 		return nil, err
 	}
-	devArch := dv.props.Major*10 + dv.props.Minor
-	var yes, newest C.int32_t
-	if err := d.fail(C.tn_rtc_supports(C.int32_t(devArch), &yes, &newest), dev); err != nil {
-		return nil, d.noKernel(dev, "%s: %v", r.version, err)
-	}
-	t, err := chooseRTCTarget(devArch, yes != 0, int(newest))
+	t, err := d.rtcTarget(dev, dv)
 	if err != nil {
 		return nil, d.noKernel(dev, "%s: %v", r.version, err)
 	}
@@ -65,7 +60,7 @@ func (d *Driver) rtcCode(dev int, dv *device) ([]byte, error) {
 		path = rtcCachePath(dir, d.sourceHash, t, r.version)
 	}
 	if code, ok := readCache(path); ok {
-		d.log.Info(fmt.Sprintf("%s: %s cache hit for %s (%s): %s", where, rtcName, t, dv.plan.reason, path))
+		d.log.Info(fmt.Sprintf("%s: %s cache hit for %s (%s): %s", where, vendor.rtcName, t, dv.plan.reason, path))
 		code = ptxTerminated(t, code)
 		r.code[t] = code
 		return code, nil
@@ -86,6 +81,21 @@ func (d *Driver) rtcCode(dev int, dv *device) ([]byte, error) {
 	return code, nil
 }
 
+// rtcTarget is what the run-time compiler builds for dv: a code object for
+// the gfx of an AMD device; for NVIDIA the device's sm when NVRTC knows it,
+// else PTX of the newest arch it knows.
+func (d *Driver) rtcTarget(dev int, dv *device) (rtcTarget, error) {
+	if dv.props.CC.IsAMD() {
+		return gfxRTCTarget(dv.props.ArchName, dv.props.CC), nil
+	}
+	devArch := dv.props.Major*10 + dv.props.Minor
+	var yes, newest C.int32_t
+	if err := d.fail(C.tn_rtc_supports(C.int32_t(devArch), &yes, &newest), dev); err != nil {
+		return rtcTarget{}, err
+	}
+	return chooseRTCTarget(devArch, yes != 0, int(newest))
+}
+
 // rtcOpen loads the run-time compiler once. r.mu is held.
 func (d *Driver) rtcOpen(dev int) error {
 	r := &d.rtc
@@ -94,10 +104,13 @@ func (d *Driver) rtcOpen(dev int) error {
 		r.code = map[rtcTarget][]byte{}
 		var major, minor C.int32_t
 		var lib *C.char
-		if err := d.fail(C.tn_rtc_open(&major, &minor, &lib), dev); err != nil {
+		openMu.Lock() // the C side's library state is process-wide
+		st := C.tn_rtc_open(&major, &minor, &lib)
+		openMu.Unlock()
+		if err := d.fail(st, dev); err != nil {
 			r.err = d.noKernel(dev, "no run-time compiler: %v", err)
 		} else {
-			r.version = fmt.Sprintf("%s %d.%d", rtcName, int(major), int(minor))
+			r.version = fmt.Sprintf("%s %d.%d", vendor.rtcName, int(major), int(minor))
 			r.lib = C.GoString(lib)
 		}
 	}
@@ -124,14 +137,13 @@ func (d *Driver) rtcCompile(dev int, t rtcTarget) ([]byte, error) {
 		}
 		return out
 	}
-	opt := rtcPTXOption
 	cubin := C.int32_t(0)
-	if t.cubin {
-		opt, cubin = rtcCubinOption, 1
+	if t.kind == cubinCode {
+		cubin = 1
 	}
 	src := cstrings([]string{main})
 	cnames, cbodies := cstrings(names), cstrings(bodies)
-	opts := cstrings([]string{fmt.Sprintf(opt, t.arch), "-DTERNION_RTC=1"})
+	opts := cstrings([]string{t.opt, "-DTERNION_RTC=1"})
 	var out unsafe.Pointer
 	var size C.uint64_t
 	var clog *C.char

@@ -3,8 +3,8 @@
 // shim.h - the C API of ternion's GPU shim, as Go sees it.
 //
 // The shim is written once against CUDA names (shim_*.c) and compiled per
-// vendor through a name-mapping header (cuda/vendor_cuda.h, later
-// hip/vendor_hip.h and musa/vendor_musa.h). This header is vendor-neutral: it
+// vendor through a name-mapping header (cuda/vendor_cuda.h,
+// hip/vendor_hip.h, musa/vendor_musa.h). This header is vendor-neutral: it
 // uses only fixed-width C types, so the cgo preambles never see a vendor SDK
 // header.
 //
@@ -19,10 +19,10 @@
 // Where a status came from (tn_status.src).
 enum {
     TN_OK = 0,          // success
-    TN_SRC_RUNTIME = 1, // runtime API (cudaError_t)
-    TN_SRC_DRIVER = 2,  // driver API (CUresult)
-    TN_SRC_BLAS = 3,    // BLAS library (cublasStatus_t); name filled in by Go
-    TN_SRC_RTC = 4,     // run-time compiler (nvrtcResult)
+    TN_SRC_RUNTIME = 1, // runtime API (cudaError_t, hipError_t, musaError_t)
+    TN_SRC_DRIVER = 2,  // driver API (CUresult; hipError_t on HIP, MUresult)
+    TN_SRC_BLAS = 3,    // BLAS library (cublasStatus_t, rocblas_status, mublasStatus_t); name filled in by Go
+    TN_SRC_RTC = 4,     // run-time compiler (nvrtcResult, hiprtcResult)
     TN_SRC_SHIM = 5,    // the shim's own check
 };
 
@@ -64,6 +64,7 @@ enum { TN_GEMM_ONE = 0, TN_GEMM_STRIDED = 1, TN_GEMM_BATCHED = 2 };
 // tn_props is one device's properties.
 typedef struct {
     char name[256];
+    char arch_name[256]; // the vendor's own arch name where it reports one (HIP: gcnArchName), else empty
     char pci_bus_id[32];
     int32_t major, minor, sms, warp_size, integrated;
     int32_t vmm; // driver reports virtual memory management support
@@ -92,7 +93,9 @@ tn_status tn_device_sync(int32_t dev);
 
 // Memory (shim_mem.c). Synchronous copies complete before they return.
 tn_status tn_malloc(int32_t dev, uint64_t size, uint64_t *out);
-tn_status tn_malloc_managed(int32_t dev, uint64_t size, uint64_t *out);
+// tn_malloc_managed sets *fallback when the vendor has no managed memory and
+// plain device memory was allocated instead (HIP, as the seed does).
+tn_status tn_malloc_managed(int32_t dev, uint64_t size, uint64_t *out, int32_t *fallback);
 tn_status tn_free(int32_t dev, uint64_t p);
 tn_status tn_host_alloc(uint64_t size, uintptr_t *out);
 tn_status tn_host_free(uintptr_t p);
@@ -149,15 +152,22 @@ tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem
 tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint64_t *args, int32_t nargs);
 tn_status tn_bind_device(int32_t dev); // make dev and its driver context current (benchmarks)
 
-// BLAS (shim_blas.c).
+// BLAS (shim_blas.c). tn_blas_open loads the BLAS library where it is opened
+// at run time (rocBLAS) and reports its version; *lib names the library file
+// (NULL when linked) and *initialized is set when the shim called the
+// library's initialization workaround (rocblas_initialize). Call it before the
+// other tn_blas_ functions.
+tn_status tn_blas_open(int32_t *major, int32_t *minor, int32_t *patch, int32_t *initialized, const char **lib);
 tn_status tn_blas_create(int32_t dev, uint64_t s, uint64_t *out);
 tn_status tn_blas_destroy(int32_t dev, uint64_t h);
 tn_status tn_blas_set_stream(int32_t dev, uint64_t h, uint64_t s);
 tn_status tn_gemm_run(int32_t dev, uint64_t h, const tn_gemm *g, int32_t mode);
-tn_status tn_blas_version(int32_t *major, int32_t *minor, int32_t *patch);
 
 // Run-time compiler (shim_rtc.c). tn_rtc_compile allocates *out and *log with
-// malloc; the caller frees both with tn_free_host_copy.
+// malloc; the caller frees both with tn_free_host_copy. cubin asks for NVRTC's
+// machine code; 0 gives the compiler's default output (PTX for NVRTC, the code
+// object for hipRTC, whose only output it is). A vendor without a run-time
+// compiler (MUSA) fails tn_rtc_open with TN_HINT_NOT_SUPPORTED and says why.
 tn_status tn_rtc_open(int32_t *major, int32_t *minor, const char **lib);
 tn_status tn_rtc_supports(int32_t arch, int32_t *yes, int32_t *newest);
 tn_status tn_rtc_compile(const char *src, int32_t nheaders, const char *const *headers, const char *const *names,

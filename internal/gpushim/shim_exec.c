@@ -110,7 +110,7 @@ tn_status tn_graph_instantiate(int32_t dev, uint64_t graph, uint64_t *exec) {
     *exec = 0;
     TN_TRY(tn_use_device(dev));
     cudaGraphExec_t x = NULL;
-#if TN_RUNTIME_VERSION >= 12000
+#if TN_GRAPH_API_12
     TN_RT(cudaGraphInstantiate, (&x, (cudaGraph_t)(uintptr_t)graph, 0));
 #else
     TN_RT(cudaGraphInstantiate, (&x, (cudaGraph_t)(uintptr_t)graph, NULL, NULL, 0));
@@ -124,15 +124,15 @@ tn_status tn_graph_exec_update(int32_t dev, uint64_t exec, uint64_t graph) {
     cudaGraphExec_t x = (cudaGraphExec_t)(uintptr_t)exec;
     cudaGraph_t g = (cudaGraph_t)(uintptr_t)graph;
     int result = 0;
-#if TN_RUNTIME_VERSION >= 12000
+#if TN_GRAPH_API_12
     cudaGraphExecUpdateResultInfo info;
     memset(&info, 0, sizeof info);
-    cudaError_t e = cudaGraphExecUpdate(x, g, &info);
+    cudaError_t e = TN_RT_FN(cudaGraphExecUpdate)(x, g, &info);
     result = (int)info.result;
 #else
     cudaGraphNode_t node = NULL;
     enum cudaGraphExecUpdateResult res = cudaGraphExecUpdateSuccess;
-    cudaError_t e = cudaGraphExecUpdate(x, g, &node, &res);
+    cudaError_t e = TN_RT_FN(cudaGraphExecUpdate)(x, g, &node, &res);
     result = (int)res;
 #endif
     if (e == cudaSuccess) return tn_ok();

@@ -1,14 +1,14 @@
 //go:build cuda || hip || musa
 
 // shim_impl.h - what the shim's .c files share: the vendor mapping header, the
-// table of driver-API functions resolved with dlsym, and the status helpers.
-// Everything here is written with CUDA names; the mapping header renames them.
+// tables of functions resolved with dlsym, and the status helpers. Everything
+// here is written with CUDA names; the mapping header renames them.
 #pragma once
 
 #include "shim.h"
 
 #if (defined(TERNION_CUDA) + defined(TERNION_HIP) + defined(TERNION_MUSA)) != 1
-#error "gpushim: no single TERNION_<VENDOR>: either several GPU tags were given (use one of cuda, hip, musa) or this vendor's internal/gpushim/cgo_<vendor>.go and <vendor>/vendor_<vendor>.h do not exist yet (only cuda is written)"
+#error "gpushim: no single TERNION_<VENDOR>: several GPU tags were given (use one of cuda, hip, musa)"
 #endif
 
 #if defined(TERNION_CUDA)
@@ -27,17 +27,37 @@
 #define TN_STR(x) TN_STR_(x)
 #define TN_PASTE_(a, b) a##b
 #define TN_PASTE(a, b) TN_PASTE_(a, b)
-// TN_PTR(f) is the pointer through which the shim calls driver function f. f
-// is expanded first, so versioned names (cuFoo -> cuFoo_v2) and vendor
-// renames (cuFoo -> hipFoo) name the pointer, the prototype and the dlsym
-// symbol alike.
+// TN_PTR(f) is the pointer through which the shim calls function f of a
+// library opened with dlopen. f is expanded first, so versioned names (cuFoo
+// -> cuFoo_v2) and vendor renames (cuFoo -> hipFoo) name the pointer, the
+// prototype and the dlsym symbol alike.
 #define TN_PTR(f) TN_PASTE(tn_p_, f)
+
+// Defaults a mapping header may override.
+#ifndef TN_DRIVER_LIBS
+#define TN_DRIVER_LIBS TN_DRIVER_LIB // the driver library, or a list of names to try in order
+#endif
+#ifndef TN_INIT_NO_DEVICE
+#define TN_INIT_NO_DEVICE(r) ((r) == CUDA_ERROR_NO_DEVICE) // cuInit's result for "a driver but no device"
+#endif
+#ifndef TN_GRAPH_API_12
+#define TN_GRAPH_API_12 (TN_RUNTIME_VERSION >= 12000) // cudaGraphInstantiate/ExecUpdate have CUDA 12's signatures
+#endif
 
 // Driver-API functions the shim needs on every device.
 #define TN_DRIVER_FUNCS(X)                                                                                     \
-    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuCtxGetCurrent)                  \
-    X(cuCtxSetCurrent) X(cuDevicePrimaryCtxRetain) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) \
-    X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuGetErrorName) X(cuGetErrorString)
+    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuModuleLoadData) X(cuModuleUnload) \
+    X(cuModuleGetFunction) X(cuLaunchKernel) TN_DRIVER_CONTEXT_FUNCS(X)
+#if defined(TERNION_HIP)
+// HIP has no driver contexts to make current (its module API works on the
+// runtime's current device), its module API reports hipError_t (named by the
+// runtime) and dynamic shared memory needs no opt-in.
+#define TN_DRIVER_CONTEXT_FUNCS(X)
+#else
+#define TN_DRIVER_CONTEXT_FUNCS(X)                                                                             \
+    X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuDevicePrimaryCtxRetain) X(cuFuncSetAttribute) X(cuGetErrorName)  \
+    X(cuGetErrorString)
+#endif
 
 // Driver-API functions of virtual memory management: optional (an old driver
 // lacks them; the devices then report no VMM).
@@ -45,18 +65,80 @@
     X(cuMemGetAllocationGranularity) X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) \
     X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)
 
+// Runtime-API functions. Where the runtime library is linked (CUDA, MUSA) the
+// shim calls them directly; where the mapping header defines
+// TN_RUNTIME_IN_DRIVER_LIB (HIP: libamdhip64 holds runtime and module API
+// alike) they are resolved from the driver library at tn_open like the driver
+// functions, so that a binary starts where that library is absent.
+#define TN_RUNTIME_FUNCS(X)                                                                                    \
+    X(cudaGetDevice) X(cudaSetDevice) X(cudaGetErrorName) X(cudaGetErrorString) X(cudaGetLastError)            \
+    X(cudaRuntimeGetVersion) X(cudaGetDeviceCount) X(cudaGetDeviceProperties) X(cudaDeviceGetPCIBusId)         \
+    X(cudaMemGetInfo) X(cudaDeviceCanAccessPeer) X(cudaDeviceEnablePeerAccess) X(cudaDeviceDisablePeerAccess)  \
+    X(cudaDeviceSynchronize) X(cudaMalloc) X(cudaMallocManaged) X(cudaMemAdvise) X(cudaFree) X(cudaHostAlloc)  \
+    X(cudaFreeHost) X(cudaHostRegister) X(cudaHostUnregister) X(cudaMemsetAsync) X(cudaMemcpyAsync)            \
+    X(cudaMemcpyPeerAsync) X(cudaMemcpy2DAsync) X(cudaStreamCreateWithFlags) X(cudaStreamDestroy)              \
+    X(cudaStreamSynchronize) X(cudaStreamQuery) X(cudaStreamWaitEvent) X(cudaEventCreateWithFlags)             \
+    X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventSynchronize) X(cudaEventQuery) X(cudaEventElapsedTime)   \
+    X(cudaStreamBeginCapture) X(cudaStreamEndCapture) X(cudaStreamIsCapturing) X(cudaGraphInstantiate)         \
+    X(cudaGraphExecUpdate) X(cudaGraphLaunch) X(cudaGraphDestroy) X(cudaGraphExecDestroy)
+
+// BLAS functions. Linked directly (cuBLAS, muBLAS) unless the mapping header
+// lists libraries in TN_BLAS_LIBS (rocBLAS, which Debian does not ship):
+// then the first tn_blas_open loads them with dlopen, and BLAS alone fails
+// where they are absent. TN_BLAS_EXTRA_FUNCS are that library's own extras.
+#define TN_BLAS_FUNCS(X)                                                                                       \
+    X(cublasCreate) X(cublasDestroy) X(cublasSetStream) X(cublasSetPointerMode) X(cublasGemmEx)                \
+    X(cublasGemmStridedBatchedEx) X(cublasGemmBatchedEx) TN_BLAS_EXTRA_FUNCS(X)
+#ifndef TN_BLAS_EXTRA_FUNCS
+#define TN_BLAS_EXTRA_FUNCS(X)
+#endif
+
 #define TN_DECLARE_PTR(f) extern __typeof__(&f) TN_PTR(f);
 TN_DRIVER_FUNCS(TN_DECLARE_PTR)
 TN_DRIVER_VMM_FUNCS(TN_DECLARE_PTR)
+
+// TN_RT_FN(f) and TN_BL_FN(f) are what the shim calls for runtime and BLAS
+// function f: f itself when its library is linked, else its pointer;
+// TN_RT_LOADED(f) and TN_BL_LOADED(f) say whether it can be called.
+#if defined(TN_RUNTIME_IN_DRIVER_LIB)
+TN_RUNTIME_FUNCS(TN_DECLARE_PTR)
+#define TN_RT_FN(f) TN_PTR(f)
+#define TN_RT_LOADED(f) (TN_PTR(f) != NULL)
+#else
+#define TN_RT_FN(f) f
+#define TN_RT_LOADED(f) 1
+#endif
+#if defined(TN_BLAS_LIBS)
+TN_BLAS_FUNCS(TN_DECLARE_PTR)
+#define TN_BL_FN(f) TN_PTR(f)
+#define TN_BL_LOADED(f) (TN_PTR(f) != NULL)
+#else
+#define TN_BL_FN(f) f
+#define TN_BL_LOADED(f) 1
+#endif
 
 // tn_have_vmm is 1 when every TN_DRIVER_VMM_FUNCS function was found.
 extern int tn_have_vmm;
 // tn_device_count is the runtime's device count, set by tn_open.
 extern int tn_device_count;
 
-// tn_dlsym stores symbol name of lib into the function pointer at fptr (of
-// size bytes); 0 when the symbol is absent (the pointer is then untouched).
-int tn_dlsym(void *lib, const char *name, void *fptr, size_t size);
+// tn_sym is one function a library provides: its symbol and the pointer it
+// is stored in. TN_SYM(f) makes the entry of function f for a table.
+typedef struct {
+    const char *name;
+    void *ptr;
+    size_t size;
+} tn_sym;
+#define TN_SYM(f) {TN_STR(f), (void *)&TN_PTR(f), sizeof TN_PTR(f)},
+
+// tn_load_lib dlopens the first of libs[0..nlibs) that provides every symbol of
+// req, stores them, and stores those of opt it has (*all_opt is 1 when it has
+// every one). It returns the handle and sets *which to the library's name; on
+// failure it returns NULL with the reason in msg (the first library's name
+// first) and leaves every pointer NULL.
+void *tn_load_lib(const char *const *libs, size_t nlibs, const tn_sym *req, size_t nreq, const tn_sym *opt,
+                  size_t nopt, int *all_opt, const char **which, char *msg, size_t msgsize);
+#define TN_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 // Status constructors. tn_rt also clears the runtime's last error, so a
 // failure is reported once, by the call that failed.
@@ -65,11 +147,7 @@ tn_status tn_rt(const char *call, cudaError_t e);
 tn_status tn_drv(const char *call, CUresult r);
 tn_status tn_blas_status(const char *call, cublasStatus_t s);
 tn_status tn_shim(const char *call, const char *name, const char *msg, int32_t hint);
-tn_status tn_not_loaded(const char *call); // a driver function the loaded driver lacks
-
-// TN_CLEAR_PTR forgets a function pointer (used by the X-macro lists when a
-// library is closed again).
-#define TN_CLEAR_PTR(f) TN_PTR(f) = NULL;
+tn_status tn_not_loaded(const char *call); // a function the loaded library lacks
 
 // tn_use_device makes dev current for the runtime API (cudaSetDevice only when
 // it is not). tn_use_device_ctx also makes dev's primary context current for
@@ -81,7 +159,7 @@ tn_status tn_use_device_ctx(int32_t dev);
 // vendor call fails. fn is the function, args its parenthesised arguments.
 #define TN_RT(fn, args)                                                                                        \
     do {                                                                                                       \
-        cudaError_t e_ = fn args;                                                                              \
+        cudaError_t e_ = TN_RT_FN(fn) args;                                                                    \
         if (e_ != cudaSuccess) return tn_rt(TN_STR(fn), e_);                                                   \
     } while (0)
 #define TN_DR(fn, args)                                                                                        \
@@ -92,7 +170,8 @@ tn_status tn_use_device_ctx(int32_t dev);
     } while (0)
 #define TN_BL(fn, args)                                                                                        \
     do {                                                                                                       \
-        cublasStatus_t b_ = fn args;                                                                           \
+        if (!TN_BL_LOADED(fn)) return tn_not_loaded(TN_STR(fn));                                               \
+        cublasStatus_t b_ = TN_BL_FN(fn) args;                                                                 \
         if (b_ != CUBLAS_STATUS_SUCCESS) return tn_blas_status(TN_STR(fn), b_);                                \
     } while (0)
 #define TN_TRY(expr)                                                                                           \

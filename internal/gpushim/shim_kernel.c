@@ -29,7 +29,12 @@ tn_status tn_module_function(int32_t dev, uint64_t mod, const char *name, uint64
 
 tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes) {
     TN_TRY(tn_use_device_ctx(dev));
+#if defined(TERNION_HIP) // no opt-in: any size up to the device's limit (checked by the caller) launches
+    (void)f;
+    (void)bytes;
+#else
     TN_DR(cuFuncSetAttribute, ((CUfunction)(uintptr_t)f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
+#endif
     return tn_ok();
 }
 

@@ -15,11 +15,29 @@ tn_status tn_malloc(int32_t dev, uint64_t size, uint64_t *out) {
     return tn_ok();
 }
 
-tn_status tn_malloc_managed(int32_t dev, uint64_t size, uint64_t *out) {
+tn_status tn_malloc_managed(int32_t dev, uint64_t size, uint64_t *out, int32_t *fallback) {
     *out = 0;
+    *fallback = 0;
     TN_TRY(tn_use_device(dev));
     void *p = NULL;
+#if defined(TERNION_HIP)
+    // As the seed: coarse-grained managed memory (device-speed access), and
+    // plain device memory where the device or OS has no managed memory.
+    cudaError_t e = TN_RT_FN(cudaMallocManaged)(&p, (size_t)size, cudaMemAttachGlobal);
+    if (e == cudaErrorNotSupported) {
+        (void)TN_RT_FN(cudaGetLastError)();
+        *fallback = 1;
+        TN_RT(cudaMalloc, (&p, (size_t)size));
+    } else if (e != cudaSuccess) {
+        return tn_rt(TN_STR(cudaMallocManaged), e);
+    } else if ((e = TN_RT_FN(cudaMemAdvise)(p, (size_t)size, hipMemAdviseSetCoarseGrain, dev)) != cudaSuccess) {
+        tn_status st = tn_rt(TN_STR(cudaMemAdvise), e);
+        (void)TN_RT_FN(cudaFree)(p);
+        return st;
+    }
+#else
     TN_RT(cudaMallocManaged, (&p, (size_t)size, cudaMemAttachGlobal));
+#endif
     *out = TN_U64(p);
     return tn_ok();
 }

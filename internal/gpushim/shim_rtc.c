@@ -1,20 +1,52 @@
 //go:build cuda || hip || musa
 
-// shim_rtc.c - the run-time compiler (NVRTC names), loaded with dlopen on
-// first use so that a missing NVRTC only matters when a kernel needs it.
-#include <dlfcn.h>
-#include <stdio.h>
+// shim_rtc.c - the run-time compiler (NVRTC names; hipRTC through the HIP
+// mapping), loaded with dlopen on first use so that a missing compiler only
+// matters when a kernel needs it.
 #include <stdlib.h>
-#include <string.h>
 
 #include "shim_impl.h"
+
+#if defined(TN_RTC_NONE)
+// The vendor has no run-time compiler the shim can use (TN_RTC_NONE says
+// why): every entry point fails with that reason.
+static tn_status no_rtc(const char *call) { return tn_shim(call, "TERNION_NO_RTC", TN_RTC_NONE, TN_HINT_NOT_SUPPORTED); }
+
+tn_status tn_rtc_open(int32_t *major, int32_t *minor, const char **lib) {
+    *major = *minor = 0;
+    *lib = NULL;
+    return no_rtc("tn_rtc_open");
+}
+
+tn_status tn_rtc_supports(int32_t arch, int32_t *yes, int32_t *newest) {
+    (void)arch;
+    *yes = *newest = 0;
+    return no_rtc("tn_rtc_supports");
+}
+
+tn_status tn_rtc_compile(const char *src, int32_t nheaders, const char *const *headers, const char *const *names,
+                         int32_t nopts, const char *const *opts, int32_t cubin, void **out, uint64_t *out_size,
+                         char **log) {
+    (void)src, (void)nheaders, (void)headers, (void)names, (void)nopts, (void)opts, (void)cubin;
+    *out = NULL;
+    *out_size = 0;
+    *log = NULL;
+    return no_rtc("tn_rtc_compile");
+}
+#else
 
 #define TN_RTC_FUNCS(X)                                                                                        \
     X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcCompileProgram) X(nvrtcDestroyProgram) \
     X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetPTXSize) X(nvrtcGetPTX)
 // Optional: cubin output (NVRTC 11.1+) and the supported-arch list (11.2+).
+// hipRTC has neither: its one output, which the mapping header maps the PTX
+// getters to, is already the device's code object (TN_RTC_CODE_ONLY).
+#if defined(TN_RTC_CODE_ONLY)
+#define TN_RTC_OPT_FUNCS(X)
+#else
 #define TN_RTC_OPT_FUNCS(X)                                                                                    \
     X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+#endif
 
 #define TN_RTC_DEFINE_PTR(f) static __typeof__(&f) TN_PTR(f);
 TN_RTC_FUNCS(TN_RTC_DEFINE_PTR)
@@ -22,7 +54,7 @@ TN_RTC_OPT_FUNCS(TN_RTC_DEFINE_PTR)
 
 static void *g_rtc;
 static const char *g_rtc_lib;
-static char g_rtc_msg[512]; // why no run-time compiler could be loaded
+static char g_rtc_msg[1024]; // why no run-time compiler could be loaded
 
 static tn_status rtc_status(const char *call, nvrtcResult r) {
     tn_status s = {TN_SRC_RTC, (int32_t)r, 0, TN_HINT_NONE, call, NULL, NULL};
@@ -36,43 +68,18 @@ static tn_status rtc_status(const char *call, nvrtcResult r) {
         if (r_ != NVRTC_SUCCESS) return rtc_status(TN_STR(fn), r_);                                            \
     } while (0)
 
-// try_lib loads the run-time compiler from path; 0 when it is absent or lacks
-// a required function.
-static int try_lib(const char *path) {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) return 0;
-    int complete = 1;
-#define TN_RTC_LOAD(f)                                                                                         \
-    if (!tn_dlsym(h, TN_STR(f), &TN_PTR(f), sizeof TN_PTR(f))) complete = 0;
-    TN_RTC_FUNCS(TN_RTC_LOAD)
-    if (!complete) {
-        TN_RTC_FUNCS(TN_CLEAR_PTR)
-        (void)dlclose(h);
-        return 0;
-    }
-#define TN_RTC_LOAD_OPT(f) (void)tn_dlsym(h, TN_STR(f), &TN_PTR(f), sizeof TN_PTR(f));
-    TN_RTC_OPT_FUNCS(TN_RTC_LOAD_OPT)
-    g_rtc = h;
-    g_rtc_lib = path;
-    return 1;
-}
-
 tn_status tn_rtc_open(int32_t *major, int32_t *minor, const char **lib) {
     *major = 0;
     *minor = 0;
     *lib = NULL;
     if (g_rtc == NULL) {
         static const char *const libs[] = {TN_RTC_LIBS};
-        size_t nlibs = sizeof libs / sizeof libs[0];
-        for (size_t i = 0; i < nlibs && g_rtc == NULL; i++) (void)try_lib(libs[i]);
-        if (g_rtc == NULL) {
-            int n = snprintf(g_rtc_msg, sizeof g_rtc_msg, "run-time compiler not found (tried");
-            for (size_t i = 0; i < nlibs && n > 0 && (size_t)n < sizeof g_rtc_msg; i++) {
-                n += snprintf(g_rtc_msg + n, sizeof g_rtc_msg - (size_t)n, " %s", libs[i]);
-            }
-            if (n > 0 && (size_t)n < sizeof g_rtc_msg - 1) strcat(g_rtc_msg, ")");
-            return tn_shim("dlopen", "TERNION_NO_RTC", g_rtc_msg, TN_HINT_NOT_SUPPORTED);
-        }
+        static const tn_sym req[] = {TN_RTC_FUNCS(TN_SYM)};
+        static const tn_sym opt[] = {TN_RTC_OPT_FUNCS(TN_SYM){NULL, NULL, 0}}; // a last entry: never empty
+        int all_opt = 0;
+        g_rtc = tn_load_lib(libs, TN_LEN(libs), req, TN_LEN(req), opt, TN_LEN(opt) - 1, &all_opt, &g_rtc_lib,
+                            g_rtc_msg, sizeof g_rtc_msg);
+        if (g_rtc == NULL) return tn_shim("dlopen", "TERNION_NO_RTC", g_rtc_msg, TN_HINT_NOT_SUPPORTED);
     }
     int ma = 0, mi = 0;
     TN_RTC(nvrtcVersion, (&ma, &mi));
@@ -86,6 +93,9 @@ tn_status tn_rtc_supports(int32_t arch, int32_t *yes, int32_t *newest) {
     *yes = 1; // without the arch list, assume so and let compilation report otherwise
     *newest = 0;
     if (g_rtc == NULL) return tn_shim("nvrtcGetSupportedArchs", "TERNION_NO_RTC", "run-time compiler not loaded", TN_HINT_NOT_SUPPORTED);
+#if defined(TN_RTC_CODE_ONLY)
+    (void)arch;
+#else
     if (!TN_PTR(nvrtcGetNumSupportedArchs) || !TN_PTR(nvrtcGetSupportedArchs)) return tn_ok();
     int n = 0;
     TN_RTC(nvrtcGetNumSupportedArchs, (&n));
@@ -97,6 +107,7 @@ tn_status tn_rtc_supports(int32_t arch, int32_t *yes, int32_t *newest) {
         if (archs[i] == arch) *yes = 1;
         if (archs[i] > *newest) *newest = archs[i];
     }
+#endif
     return tn_ok();
 }
 
@@ -112,20 +123,34 @@ static char *program_log(nvrtcProgram prog) {
     return log;
 }
 
-// program_code copies the compiled cubin or PTX into malloc'd memory.
+// program_code copies the compiled cubin or PTX (hipRTC: the code object)
+// into malloc'd memory.
 static tn_status program_code(nvrtcProgram prog, int32_t cubin, void **out, uint64_t *out_size) {
     size_t n = 0;
+    nvrtcResult r;
+#if defined(TN_RTC_CODE_ONLY)
+    (void)cubin; // tn_rtc_compile refused it
+#else
     if (cubin) {
         TN_RTC(nvrtcGetCUBINSize, (prog, &n));
-    } else {
+    } else
+#endif
+    {
         TN_RTC(nvrtcGetPTXSize, (prog, &n));
     }
     char *code = malloc(n > 0 ? n : 1);
     if (code == NULL) return tn_shim("malloc", "TERNION_OUT_OF_MEMORY", "no host memory for the compiled code", TN_HINT_NONE);
-    nvrtcResult r = cubin ? TN_PTR(nvrtcGetCUBIN)(prog, code) : TN_PTR(nvrtcGetPTX)(prog, code);
+#if !defined(TN_RTC_CODE_ONLY)
+    if (cubin) {
+        r = TN_PTR(nvrtcGetCUBIN)(prog, code);
+    } else
+#endif
+    {
+        r = TN_PTR(nvrtcGetPTX)(prog, code);
+    }
     if (r != NVRTC_SUCCESS) {
         free(code);
-        return rtc_status(cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", r);
+        return rtc_status(cubin ? TN_STR(nvrtcGetCUBIN) : TN_STR(nvrtcGetPTX), r);
     }
     *out = code;
     *out_size = n;
@@ -139,12 +164,17 @@ tn_status tn_rtc_compile(const char *src, int32_t nheaders, const char *const *h
     *out_size = 0;
     *log = NULL;
     if (g_rtc == NULL) return tn_shim("nvrtcCreateProgram", "TERNION_NO_RTC", "run-time compiler not loaded", TN_HINT_NOT_SUPPORTED);
+#if defined(TN_RTC_CODE_ONLY)
+    if (cubin) {
+#else
     if (cubin && (!TN_PTR(nvrtcGetCUBINSize) || !TN_PTR(nvrtcGetCUBIN))) {
+#endif
         return tn_shim("nvrtcGetCUBIN", "TERNION_NOT_LOADED", "this run-time compiler cannot emit cubin", TN_HINT_NOT_SUPPORTED);
     }
     nvrtcProgram prog = NULL;
-    TN_RTC(nvrtcCreateProgram, (&prog, src, "ternion_kernels.cu", nheaders, headers, names));
-    nvrtcResult r = TN_PTR(nvrtcCompileProgram)(prog, nopts, opts);
+    // (hipRTC declares these arrays without the inner const; neither library writes to them.)
+    TN_RTC(nvrtcCreateProgram, (&prog, src, "ternion_kernels.cu", nheaders, (const char **)headers, (const char **)names));
+    nvrtcResult r = TN_PTR(nvrtcCompileProgram)(prog, nopts, (const char **)opts);
     *log = program_log(prog);
     tn_status st = r == NVRTC_SUCCESS ? program_code(prog, cubin, out, out_size) : rtc_status("nvrtcCompileProgram", r);
     nvrtcResult d = TN_PTR(nvrtcDestroyProgram)(&prog);
@@ -156,5 +186,7 @@ tn_status tn_rtc_compile(const char *src, int32_t nheaders, const char *const *h
     }
     return st;
 }
+
+#endif // TN_RTC_NONE
 
 void tn_free_host_copy(void *p) { free(p); }

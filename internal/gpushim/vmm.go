@@ -138,8 +138,8 @@ func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error
 	return d.fail(C.tn_vmm_set_access(C.int32_t(dev), C.uint64_t(p), C.uint64_t(size)), dev)
 }
 
-// VMMUnmap unmaps [p, p+size), which must consist of whole mappings. (HIP
-// unmaps each mapping separately; the table here knows them.)
+// VMMUnmap unmaps [p, p+size), which must consist of whole mappings: with one
+// call, or on HIP with one call per mapping (the table here knows them).
 func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	if _, err := d.vmmDevice("VMMUnmap", dev); err != nil {
 		return err
@@ -147,11 +147,20 @@ func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	lo := uint64(p)
 	d.mem.mu.Lock()
 	defer d.mem.mu.Unlock()
-	if _, ok := d.mem.mapped.tiles(lo, lo+size); !ok {
+	n, ok := d.mem.mapped.tiles(lo, lo+size)
+	if !ok {
 		return d.invalid("VMMUnmap", dev, "[%#x, +%d) is not a run of whole mappings", lo, size)
 	}
-	if err := d.fail(C.tn_vmm_unmap(C.int32_t(dev), C.uint64_t(lo), C.uint64_t(size)), dev); err != nil {
-		return err
+	pieces := []span{{lo, lo + size, dev}}
+	if vendor.unmapEach {
+		i := d.mem.mapped.search(lo)
+		pieces = append([]span(nil), d.mem.mapped[i:i+n]...)
+	}
+	for _, m := range pieces {
+		if err := d.fail(C.tn_vmm_unmap(C.int32_t(dev), C.uint64_t(m.base), C.uint64_t(m.end-m.base)), dev); err != nil {
+			d.mem.mapped.removeWithin(lo, m.base) // what was unmapped before the failure
+			return err
+		}
 	}
 	d.mem.mapped.removeWithin(lo, lo+size)
 	return nil

@@ -1,13 +1,23 @@
-// Command gen builds ternion's CUDA kernels: nvcc compiles every .cu file of
-// the kernels package into one fatbin for the arch list in kernels.CUDAArchs
-// (machine code for each arch the local nvcc accepts, plus PTX of the newest)
-// and writes it with a manifest under gen/cuda, where kernels/image_cuda.go
-// embeds it. `go generate ./kernels` runs it from the kernels directory.
+// Command gen builds ternion's kernels for every vendor whose compiler is
+// installed, and writes each vendor's code objects with a manifest under
+// gen/<vendor>, where the kernels package embeds them under the vendor's
+// build tag. `go generate ./kernels` runs it from the kernels directory.
 //
-// nvcc is $NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc. Without
-// nvcc it says so and exits 0 (the CUDA driver then compiles the kernels with
-// NVRTC at run time), unless TERNION_REQUIRE_NVCC=1. TERNION_CUDA_ARCHS
-// ("75,80,90" or "sm_75 sm_90") replaces the arch list.
+//   - cuda: nvcc compiles every .cu file into one fatbin for
+//     kernels.CUDAArchs (machine code for each arch nvcc accepts, plus PTX of
+//     the newest).
+//   - hip: hipcc --genco builds one code object per gfx of kernels.HIPArchs
+//     (HIP_PLATFORM=amd); a gfx the local hipcc rejects is left out, saying why.
+//   - musa: mcc --cuda-device-only builds one code object per arch of
+//     kernels.MUSAArchs.
+//
+// A compiler is $NVCC / $HIPCC / $MCC, else found on PATH, else at the
+// toolkit's default location. Without it the vendor is skipped with a
+// message (its driver compiles at run time where it can), unless
+// TERNION_REQUIRE_NVCC / TERNION_REQUIRE_HIPCC / TERNION_REQUIRE_MCC is 1.
+// TERNION_CUDA_ARCHS ("75,80" or "sm_75 sm_90"), TERNION_HIP_ARCHS
+// ("gfx90a,gfx1100") and TERNION_MUSA_ARCHS ("mp_22") replace the arch lists;
+// TERNION_GEN_VENDORS ("hip" or "cuda,hip") limits the vendors built.
 package main
 
 import (
@@ -25,10 +35,36 @@ import (
 	"github.com/ternion/ternion/kernels"
 )
 
-const (
-	outDir  = "gen/cuda"
-	outFile = "kernels.fatbin"
-)
+// toolchain is one vendor's kernel compiler as the generator drives it.
+type toolchain struct {
+	vendor   string                        // "cuda": also the output directory gen/<vendor>
+	compiler string                        // "nvcc": the command looked up on PATH
+	pathEnv  string                        // "NVCC": an explicit path to the compiler
+	defPath  string                        // "/usr/local/cuda/bin/nvcc": where the toolkit installs it
+	require  string                        // "TERNION_REQUIRE_NVCC": =1 makes a missing compiler an error
+	archEnv  string                        // "TERNION_CUDA_ARCHS": replaces the arch list
+	archs    []arch.CC                     // the default arch list
+	parse    func(string) (arch.CC, error) // one arch of archEnv
+	fallback string                        // what happens at run time without these code objects
+	// version finds the version in the compiler's --version output ("" when
+	// there is none).
+	version func(out string) string
+	// env is the compiler's environment; nil inherits gen's.
+	env func() ([]string, error)
+	// build compiles src (the unity source, including from include) for
+	// archs into an Image whose files are in dir; it reports archs the
+	// compiler rejected in dropped.
+	build func(c compiler, archs []arch.CC, src, include, dir string) (im kernels.Image, dropped []string, err error)
+}
+
+// compiler is a found compiler: its path, version and environment.
+type compiler struct {
+	path, version string
+	env           []string // nil: gen's own
+}
+
+// toolchains are the vendors gen builds, in order.
+var toolchains = []toolchain{nvccToolchain, hipccToolchain, mccToolchain}
 
 func main() {
 	if err := run(); err != nil {
@@ -41,176 +77,16 @@ func run() error {
 	if _, err := os.Stat("catalog.go"); err != nil {
 		return fmt.Errorf("run me from the kernels directory (go generate ./kernels): %w", err)
 	}
-	nvcc, err := findNVCC(os.Getenv("NVCC"), exec.LookPath)
-	if err != nil {
-		if os.Getenv("TERNION_REQUIRE_NVCC") == "1" {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "kernels: %v; skipping the CUDA fatbin (kernels will be compiled with NVRTC at run time; set $NVCC or TERNION_REQUIRE_NVCC=1)\n", err)
-		return nil
-	}
-	version, err := nvccVersion(nvcc)
+	want, err := vendorSet(os.Getenv("TERNION_GEN_VENDORS"))
 	if err != nil {
 		return err
 	}
-	want, err := archList(os.Getenv("TERNION_CUDA_ARCHS"), kernels.CUDAArchs)
-	if err != nil {
-		return err
-	}
-	archs, dropped := supportedArchs(nvcc, want)
-	for _, a := range dropped {
-		fmt.Fprintf(os.Stderr, "kernels: nvcc %s cannot target %s; left out\n", version, a.Name())
-	}
-	if len(archs) == 0 {
-		return fmt.Errorf("nvcc %s accepts none of %v", version, names(want))
-	}
-	return build(nvcc, version, archs)
-}
-
-// findNVCC returns env when set, else nvcc found by lookPath, else the
-// toolkit's default location.
-func findNVCC(env string, lookPath func(string) (string, error)) (string, error) {
-	if env != "" {
-		if _, err := os.Stat(env); err != nil {
-			return "", fmt.Errorf("$NVCC=%s: %w", env, err)
-		}
-		return env, nil
-	}
-	if p, err := lookPath("nvcc"); err == nil {
-		return p, nil
-	}
-	const def = "/usr/local/cuda/bin/nvcc"
-	if _, err := os.Stat(def); err == nil {
-		return def, nil
-	}
-	return "", errors.New("nvcc not found ($NVCC unset, not on PATH, not in /usr/local/cuda/bin)")
-}
-
-// nvccVersion returns nvcc's version, e.g. "11.8.89".
-func nvccVersion(nvcc string) (string, error) {
-	out, err := exec.Command(nvcc, "--version").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %w\n%s", nvcc, err, out)
-	}
-	v := parseVersion(string(out))
-	if v == "" {
-		return "", fmt.Errorf("%s --version: no version in %q", nvcc, out)
-	}
-	return v, nil
-}
-
-// parseVersion finds "V11.8.89" (or else "release 11.8") in nvcc --version output.
-func parseVersion(out string) string {
-	for _, f := range strings.FieldsFunc(out, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' }) {
-		if len(f) > 1 && f[0] == 'V' && f[1] >= '0' && f[1] <= '9' {
-			return f[1:]
-		}
-	}
-	if i := strings.Index(out, "release "); i >= 0 {
-		if f := strings.FieldsFunc(out[i+len("release "):], func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }); len(f) > 0 {
-			return f[0]
-		}
-	}
-	return ""
-}
-
-// archList parses TERNION_CUDA_ARCHS ("75,80" or "sm_75 sm_80"), or returns def.
-func archList(env string, def []arch.CC) ([]arch.CC, error) {
-	if strings.TrimSpace(env) == "" {
-		return slices.Clone(def), nil
-	}
-	var out []arch.CC
-	for _, f := range strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		if !strings.HasPrefix(f, "sm_") {
-			f = "sm_" + f
-		}
-		cc, err := arch.ParseSM(f)
-		if err != nil {
-			return nil, fmt.Errorf("TERNION_CUDA_ARCHS: %w", err)
-		}
-		out = append(out, cc)
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-// supportedArchs splits want into the archs nvcc accepts and those it does
-// not, asking nvcc --list-gpu-code, or trying each arch when it cannot answer.
-func supportedArchs(nvcc string, want []arch.CC) (ok, dropped []arch.CC) {
-	out, err := exec.Command(nvcc, "--list-gpu-code").Output()
-	codes := parseGPUCodes(string(out))
-	for _, a := range want {
-		var accepted bool
-		if err == nil && len(codes) > 0 {
-			accepted = codes[a.Name()]
-		} else {
-			accepted = tryArch(nvcc, a)
-		}
-		if accepted {
-			ok = append(ok, a)
-		} else {
-			dropped = append(dropped, a)
-		}
-	}
-	return ok, dropped
-}
-
-// parseGPUCodes reads nvcc --list-gpu-code output: one sm_XY per line.
-func parseGPUCodes(out string) map[string]bool {
-	codes := map[string]bool{}
-	for _, f := range strings.Fields(out) {
-		if strings.HasPrefix(f, "sm_") {
-			codes[f] = true
-		}
-	}
-	return codes
-}
-
-// tryArch compiles an empty kernel for a (slow; for nvcc without --list-gpu-code).
-func tryArch(nvcc string, a arch.CC) bool {
-	dir, err := os.MkdirTemp("", "ternion-arch-")
-	if err != nil {
-		return false
-	}
-	defer os.RemoveAll(dir)
-	src := filepath.Join(dir, "probe.cu")
-	if os.WriteFile(src, []byte("extern \"C\" __global__ void probe() {}\n"), 0o644) != nil {
-		return false
-	}
-	cmd := exec.Command(nvcc, "-cubin", "-arch="+a.Name(), "-o", filepath.Join(dir, "probe.cubin"), src)
-	return cmd.Run() == nil
-}
-
-// nvccArgs is the command line building out from src: machine code for
-// every arch, PTX for the newest.
-func nvccArgs(archs []arch.CC, include, src, out string) []string {
-	args := []string{"-fatbin", "-O3", "-I", include, "-o", out}
-	for _, a := range archs {
-		v := strings.TrimPrefix(a.Name(), "sm_")
-		args = append(args, "--generate-code", "arch=compute_"+v+",code=sm_"+v)
-	}
-	v := strings.TrimPrefix(slices.Max(archs).Name(), "sm_")
-	return append(args, "--generate-code", "arch=compute_"+v+",code=compute_"+v, src)
-}
-
-// unitySource includes every .cu file, so one nvcc run makes one fatbin.
-func unitySource(files []string) string {
-	var b strings.Builder
-	b.WriteString("// generated by kernels/internal/gen: every kernel source in one translation unit\n")
-	for _, f := range files {
-		fmt.Fprintf(&b, "#include \"%s\"\n", f)
-	}
-	return b.String()
-}
-
-// build runs nvcc and writes the fatbin and its manifest into outDir.
-func build(nvcc, version string, archs []arch.CC) error {
 	files, err := fs.Glob(kernels.Sources, "*.cu")
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("no .cu sources (%v)", err)
 	}
 	slices.Sort(files)
-	here, err := os.Getwd()
+	include, err := os.Getwd()
 	if err != nil {
 		return err
 	}
@@ -223,33 +99,184 @@ func build(nvcc, version string, archs []arch.CC) error {
 	if err := os.WriteFile(src, []byte(unitySource(files)), 0o644); err != nil {
 		return err
 	}
-	fatbin := filepath.Join(tmp, outFile)
-	cmd := exec.Command(nvcc, nvccArgs(archs, here, src, fatbin)...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	fmt.Fprintf(os.Stderr, "kernels: %s\n", strings.Join(cmd.Args, " "))
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("nvcc failed: %w", err)
+	var errs []error
+	for _, tc := range toolchains {
+		if want[tc.vendor] {
+			if err := tc.generate(src, include, filepath.Join(tmp, tc.vendor)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", tc.vendor, err))
+			}
+		}
 	}
-	data, err := os.ReadFile(fatbin)
+	return errors.Join(errs...)
+}
+
+// vendorSet parses TERNION_GEN_VENDORS; empty means every vendor.
+func vendorSet(env string) (map[string]bool, error) {
+	set := map[string]bool{}
+	for _, f := range strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if !slices.ContainsFunc(toolchains, func(tc toolchain) bool { return tc.vendor == f }) {
+			return nil, fmt.Errorf("TERNION_GEN_VENDORS: unknown vendor %q (want cuda, hip, musa)", f)
+		}
+		set[f] = true
+	}
+	if len(set) == 0 {
+		for _, tc := range toolchains {
+			set[tc.vendor] = true
+		}
+	}
+	return set, nil
+}
+
+// generate builds tc's code objects in tmp and writes them under gen/<vendor>.
+func (tc toolchain) generate(src, include, tmp string) error {
+	path, err := findTool(os.Getenv(tc.pathEnv), tc.pathEnv, tc.compiler, tc.defPath, exec.LookPath)
+	if err != nil {
+		if os.Getenv(tc.require) == "1" {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kernels: %v; skipping the %s code objects (%s; set $%s, or %s=1 to fail instead)\n",
+			err, tc.vendor, tc.fallback, tc.pathEnv, tc.require)
+		return nil
+	}
+	var env []string
+	if tc.env != nil {
+		if env, err = tc.env(); err != nil {
+			return err
+		}
+	}
+	version, err := toolVersion(path, env, tc.version)
 	if err != nil {
 		return err
 	}
-	im := kernels.Image{Vendor: "cuda", File: outFile, Archs: archs, PTX: slices.Max(archs),
-		Compiler: "nvcc " + version, SourceHash: kernels.SourceHash()}
+	want, err := archList(os.Getenv(tc.archEnv), tc.archEnv, tc.archs, tc.parse)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	im, dropped, err := tc.build(compiler{path, version, env}, want, src, include, tmp)
+	for _, d := range dropped {
+		fmt.Fprintf(os.Stderr, "kernels: %s %s: %s; left out\n", tc.compiler, version, d)
+	}
+	if err != nil {
+		return err
+	}
+	im.Vendor, im.Compiler, im.SourceHash = tc.vendor, tc.compiler+" "+version, kernels.SourceHash()
+	dir := filepath.Join("gen", tc.vendor)
+	if err := writeImage(dir, tmp, im); err != nil {
+		return err
+	}
+	written, err := kernels.LoadImage(os.DirFS(dir), ".") // what the build will embed
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "kernels: wrote %s for %s with %s\n", dir, written.Describe(), written.Compiler)
+	return nil
+}
+
+// toolVersion runs path --version and finds the version in its standard
+// output with parse (standard error is shown only on failure: hipcc may print
+// tracebacks of rocm_agent_enumerator there).
+func toolVersion(path string, env []string, parse func(string) string) (string, error) {
+	cmd := exec.Command(path, "--version")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			out = append(out, ee.Stderr...)
+		}
+		return "", fmt.Errorf("%s --version: %w\n%s", path, err, out)
+	}
+	v := parse(string(out))
+	if v == "" {
+		return "", fmt.Errorf("%s --version: no version in %q", path, out)
+	}
+	return v, nil
+}
+
+// findTool returns env when set, else name found by lookPath, else def when
+// it exists.
+func findTool(env, envName, name, def string, lookPath func(string) (string, error)) (string, error) {
+	if env != "" {
+		if _, err := os.Stat(env); err != nil {
+			return "", fmt.Errorf("$%s=%s: %w", envName, env, err)
+		}
+		return env, nil
+	}
+	if p, err := lookPath(name); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat(def); err == nil {
+		return def, nil
+	}
+	return "", fmt.Errorf("%s not found ($%s unset, not on PATH, not at %s)", name, envName, def)
+}
+
+// archList parses an arch-list override (separated by commas, spaces or
+// semicolons) with parse, or returns def; sorted, without duplicates.
+func archList(env, envName string, def []arch.CC, parse func(string) (arch.CC, error)) ([]arch.CC, error) {
+	if strings.TrimSpace(env) == "" {
+		return slices.Clone(def), nil
+	}
+	var out []arch.CC
+	for _, f := range strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		cc, err := parse(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envName, err)
+		}
+		out = append(out, cc)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// unitySource includes every .cu file, so one compiler run builds them all.
+func unitySource(files []string) string {
+	var b strings.Builder
+	b.WriteString("// generated by kernels/internal/gen: every kernel source in one translation unit\n")
+	for _, f := range files {
+		fmt.Fprintf(&b, "#include \"%s\"\n", f)
+	}
+	return b.String()
+}
+
+// writeImage copies im's files from tmp into dir, removes code objects of an
+// earlier run that im does not list (so that stale archs are not embedded),
+// and writes the manifest last.
+func writeImage(dir, tmp string, im kernels.Image) error {
+	keep := map[string]bool{kernels.ManifestName: true, "README.md": true}
+	files := []string{}
+	if im.File != "" {
+		files = append(files, im.File)
+	}
+	for _, o := range im.Objects {
+		files = append(files, o.File)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(tmp, f))
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(dir, f), data); err != nil {
+			return err
+		}
+		keep[f] = true
+	}
+	old, _ := os.ReadDir(dir)
+	for _, e := range old {
+		if !keep[e.Name()] && !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
 	manifest, err := json.MarshalIndent(im, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(outDir, outFile), data); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(outDir, kernels.ManifestName), append(manifest, '\n')); err != nil {
-		return err
-	}
-	im.Data = data
-	fmt.Fprintf(os.Stderr, "kernels: wrote %s/%s (%d bytes) for %s with nvcc %s\n", outDir, outFile, len(data),
-		im.Describe(), version)
-	return nil
+	return writeAtomic(filepath.Join(dir, kernels.ManifestName), append(manifest, '\n'))
 }
 
 // writeAtomic writes b to path through a temporary file and a rename.
@@ -264,10 +291,21 @@ func writeAtomic(path string, b []byte) error {
 	return os.Rename(tmp, path)
 }
 
-func names(archs []arch.CC) []string {
-	out := make([]string, len(archs))
-	for i, a := range archs {
-		out[i] = a.Name()
+// firstLine is the line of compiler output that says why it failed: the
+// first one holding "error", else the first non-empty one.
+func firstLine(out []byte) string {
+	first := ""
+	for l := range strings.SplitSeq(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.Contains(l, "error") {
+			return l
+		}
+		if first == "" {
+			first = l
+		}
 	}
-	return out
+	if first == "" {
+		return "(no output)"
+	}
+	return first
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/kernels"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -28,14 +31,83 @@ func TestParseGPUCodes(t *testing.T) {
 
 func TestArchList(t *testing.T) {
 	def := []arch.CC{750, 900}
-	got, err := archList("", def)
+	got, err := archList("", "X", def, nvccToolchain.parse)
 	require.NoError(t, err)
 	assert.Equal(t, def, got)
-	got, err = archList("90,80 sm_86;80", def)
+	got, err = archList("90,80 sm_86;80", "X", def, nvccToolchain.parse)
 	require.NoError(t, err)
 	assert.Equal(t, []arch.CC{800, 860, 900}, got, "sorted, deduplicated")
-	_, err = archList("nine", def)
+	_, err = archList("nine", "TERNION_CUDA_ARCHS", def, nvccToolchain.parse)
+	assert.ErrorContains(t, err, "TERNION_CUDA_ARCHS")
+
+	got, err = archList("gfx1100, 90a", "X", nil, hipccToolchain.parse)
+	require.NoError(t, err)
+	assert.Equal(t, []arch.CC{arch.CDNA2, arch.RDNA3}, got)
+	_, err = archList("gfx", "X", nil, hipccToolchain.parse)
 	assert.Error(t, err)
+	got, err = archList("mp_31 22", "X", nil, mccToolchain.parse)
+	require.NoError(t, err)
+	assert.Equal(t, []arch.CC{arch.QY2, arch.PH1}, got)
+}
+
+func TestParseHIPVersion(t *testing.T) {
+	out := "HIP version: 5.2.21153-0\nDebian clang version 15.0.6\nTarget: x86_64-pc-linux-gnu\n"
+	assert.Equal(t, "5.2.21153", parseHIPVersion(out))
+	assert.Equal(t, "6.4.43482", parseHIPVersion("HIP version: 6.4.43482-0f2d60242\nAMD clang version 19.0.0"))
+	assert.Equal(t, "", parseHIPVersion("clang version 15"))
+}
+
+func TestParseMCCVersion(t *testing.T) {
+	assert.Equal(t, "4.1.0", parseMCCVersion("mcc version 4.1.0\nTarget: x86_64-unknown-linux-gnu\n"))
+	assert.Equal(t, "", parseMCCVersion("clang version 14"))
+}
+
+func TestPerArchArgs(t *testing.T) {
+	args := strings.Join(hipBuild.args(arch.CDNA2, "/k", "/t/all.cu", "/t/o.hsaco"), " ")
+	assert.Equal(t, "--genco --offload-arch=gfx90a -O3 -I /k -o /t/o.hsaco /t/all.cu", args)
+	assert.Equal(t, "kernels-gfx90a.hsaco", hipBuild.objectFile(arch.CDNA2))
+	args = strings.Join(musaBuild.args(arch.QY2, "/k", "/t/all.cu", "/t/o.mubin"), " ")
+	assert.Contains(t, args, "--cuda-gpu-arch=mp_22")
+	assert.Contains(t, args, "--cuda-device-only")
+	assert.Equal(t, "kernels-mp_22.mubin", musaBuild.objectFile(arch.QY2))
+}
+
+func TestHIPEnv(t *testing.T) {
+	t.Setenv("HIP_PLATFORM", "")
+	env, err := hipEnv()
+	require.NoError(t, err)
+	assert.Equal(t, "HIP_PLATFORM=amd", env[len(env)-1], "the last setting wins")
+	t.Setenv("HIP_PLATFORM", "nvidia")
+	_, err = hipEnv()
+	assert.ErrorContains(t, err, "AMD")
+}
+
+func TestVendorSet(t *testing.T) {
+	all, err := vendorSet("")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"cuda": true, "hip": true, "musa": true}, all)
+	one, err := vendorSet("hip")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"hip": true}, one)
+	_, err = vendorSet("rocm")
+	assert.Error(t, err)
+}
+
+func TestWriteImage(t *testing.T) {
+	tmp, dir := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "kernels-gfx90a.hsaco"), []byte("co"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kernels-gfx906.hsaco"), []byte("stale"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("keep"), 0o644))
+	im := kernels.Image{Vendor: "hip", Archs: []arch.CC{arch.CDNA2},
+		Objects: []kernels.Object{{Arch: arch.CDNA2, File: "kernels-gfx90a.hsaco"}}}
+	require.NoError(t, writeImage(dir, tmp, im))
+	loaded, err := kernels.LoadImage(os.DirFS(dir), ".")
+	require.NoError(t, err)
+	assert.Equal(t, []byte("co"), loaded.Code(arch.CDNA2))
+	_, err = os.Stat(filepath.Join(dir, "kernels-gfx906.hsaco"))
+	assert.True(t, os.IsNotExist(err), "a stale code object is removed")
+	_, err = os.Stat(filepath.Join(dir, "README.md"))
+	assert.NoError(t, err, "the placeholder stays")
 }
 
 func TestNVCCArgs(t *testing.T) {
@@ -57,16 +129,20 @@ func TestUnitySource(t *testing.T) {
 	assert.Contains(t, s, "#include \"a.cu\"\n#include \"b.cu\"\n")
 }
 
-func TestFindNVCC(t *testing.T) {
+func TestFindTool(t *testing.T) {
 	none := func(string) (string, error) { return "", errors.New("not found") }
-	_, err := findNVCC("/no/such/nvcc", none)
+	_, err := findTool("/no/such/nvcc", "NVCC", "nvcc", "/usr/local/cuda/bin/nvcc", none)
 	assert.ErrorContains(t, err, "$NVCC")
-	p, err := findNVCC("", func(string) (string, error) { return "/opt/bin/nvcc", nil })
+	p, err := findTool("", "NVCC", "nvcc", "/usr/local/cuda/bin/nvcc", func(string) (string, error) { return "/opt/bin/nvcc", nil })
 	require.NoError(t, err)
 	assert.Equal(t, "/opt/bin/nvcc", p)
-	if p, err := findNVCC("", none); err == nil {
-		assert.Equal(t, "/usr/local/cuda/bin/nvcc", p)
-	} else {
-		assert.ErrorContains(t, err, "nvcc not found")
-	}
+	_, err = findTool("", "MCC", "mcc", "/no/such/musa/bin/mcc", none)
+	assert.ErrorContains(t, err, "mcc not found")
+}
+
+func TestFirstLine(t *testing.T) {
+	assert.Equal(t, "clang: error: invalid target ID 'gfx942'",
+		firstLine([]byte("Traceback (most recent call last):\n  File x\nclang: error: invalid target ID 'gfx942'\n")))
+	assert.Equal(t, "warning only", firstLine([]byte("\nwarning only\n")))
+	assert.Equal(t, "(no output)", firstLine(nil))
 }
