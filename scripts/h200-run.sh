@@ -19,7 +19,7 @@ step() { echo "== $*"; "$@"; local r=$?; [ $r -ne 0 ] && { echo "FAILED ($r): $*
 ) 2>&1 | tee "$OUT/build.log"
 if [ "$what" = test ] || [ "$what" = all ]; then
   ( step go test -tags cuda -count=1 -timeout 300s ./...
-    step go test -tags cuda -count=1 -v -run Conformance ./cuda/ ) > "$OUT/test.log" 2>&1
+    step go test -tags cuda -count=1 -v -run TestCUDA ./cuda/ ) > "$OUT/test.log" 2>&1
   grep -E "^(ok|FAIL|panic)|--- FAIL|--- SKIP|FAILED" "$OUT/test.log" | head -200
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
