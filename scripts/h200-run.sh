@@ -7,6 +7,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 what=${1:-all}
+set --  # gpu-go-setup.sh reads $1 as a bundle path
 . .gpu/gpu-go-setup.sh || exit 1
 { nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv; nvcc --version | tail -2; go version; git log -1 --format='%H %s' 2>/dev/null; } 2>&1 | tee "$OUT/env.log"
 rc=0
