@@ -15,6 +15,9 @@
 // run `go clean -cache` or build with -a after changing it.
 #pragma once
 
+#if defined(__has_include) && !__has_include(<cuda.h>)
+#error "ternion: cuda.h not found: the CUDA SDK headers are missing. Install the CUDA toolkit at /usr/local/cuda or point CGO_CFLAGS/CGO_LDFLAGS at it. See README.md, section 'GPU: CUDA'."
+#endif
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>

@@ -26,6 +26,9 @@
 #error "hip: define __HIP_PLATFORM_AMD__ (internal/gpushim/cgo_hip.go does; ternion's HIP vendor is AMD only)"
 #endif
 
+#if defined(__has_include) && !__has_include(<hip/hip_runtime_api.h>)
+#error "ternion: hip/hip_runtime_api.h not found: the HIP (AMD) SDK headers are missing. Install ROCm at /opt/rocm (or Debian hipcc + libamdhip64-dev) or point CGO_CFLAGS at it. See README.md, section 'GPU: HIP (AMD)'."
+#endif
 #include <hip/hip_runtime_api.h>
 #include <hip/hip_version.h>
 #include <hip/hiprtc.h>

@@ -14,6 +14,9 @@
 // run `go clean -cache` or build with -a after changing it.
 #pragma once
 
+#if defined(__has_include) && !__has_include(<musa.h>)
+#error "ternion: musa.h not found: the MUSA (Moore Threads) SDK headers are missing. Install the MUSA SDK at /usr/local/musa or point CGO_CFLAGS/CGO_LDFLAGS at it. See README.md, section 'GPU: MUSA (Moore Threads)'."
+#endif
 #include <musa.h>
 #include <musa_runtime.h>
 #include <mublas.h>
