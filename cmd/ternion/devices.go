@@ -34,6 +34,7 @@ type deviceRow struct {
 	Integrated     bool           `json:"integrated"`
 	PCIBusID       string         `json:"pci_bus_id,omitempty"`
 	Override       string         `json:"override,omitempty"` // e.g. HSA_OVERRIDE_GFX_VERSION=10.3.0
+	TensorSplit    float64        `json:"tensor_split"`       // default row split: where this device's share starts (ggml: by total memory)
 	Features       *arch.Features `json:"features"`           // null for the host device
 	Notes          []string       `json:"notes,omitempty"`    // what a user must know to trust the row
 }
@@ -44,6 +45,7 @@ type vendorReport struct {
 	Opened   bool                // the driver opened and counted its devices
 	Problems []string            // one line each: "cuda: driver not found (libcuda.so.1)", "cuda: 0 devices"
 	Features []vendorapi.Feature // FeatureLister output, nil when the driver has none
+	Split    []float64           // default tensor split of the vendor's devices
 }
 
 // inventory is everything ternion devices prints, gathered once.
@@ -95,11 +97,21 @@ func collect(vendors []string, probes []vendorapi.Probe) inventory {
 		default:
 			r.Opened = true
 		}
+		var split []float64
+		if n > 0 {
+			if split, err = vendorapi.DefaultTensorSplit(p.Driver); err != nil {
+				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("tensor split: %w", err)))
+			}
+		}
 		for dev := range n {
 			row, err := deviceOf(p.Vendor, p.Driver, dev)
 			if err != nil {
 				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("device %d: %w", dev, err)))
 				continue
+			}
+			if dev < len(split) {
+				row.TensorSplit = split[dev]
+				r.Split = append(r.Split, split[dev])
 			}
 			row.Index = len(inv.Devices)
 			inv.Devices = append(inv.Devices, row)
@@ -255,6 +267,15 @@ func writeDevicesText(w io.Writer, inv inventory, lookup func(string) (string, b
 			for _, n := range d.Notes {
 				fmt.Fprintf(w, "note: device %d (%s %d): %s\n", d.Index, d.Vendor, d.Device, n)
 			}
+		}
+	}
+	for _, r := range inv.Reports {
+		if len(r.Split) > 1 {
+			parts := make([]string, len(r.Split))
+			for i, f := range r.Split {
+				parts[i] = fmt.Sprintf("%d:%.3f", i, f)
+			}
+			fmt.Fprintf(w, "default tensor split (%s, by total memory): %s\n", r.Vendor, strings.Join(parts, " "))
 		}
 	}
 	fmt.Fprintf(w, "\nvendors compiled in: %s\n", strings.Join(inv.Vendors, ", "))

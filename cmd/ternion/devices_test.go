@@ -145,12 +145,13 @@ func TestDevicesText(t *testing.T) {
 		"2  ":  {"cuda", "NVIDIA H200", "sm_90", " 900 ", "Hopper", "132", "139.0 GiB / 140.0 GiB", "ampere_mma"},
 		"note": {"device 2 (cuda 0)", "kernels built for sm_80 run on this sm_90"},
 
-		"vendors compiled in: host, cuda, hip, musa": nil,
-		"  cuda: ARCHS=800":                          nil,
-		"  TERNION_NO_VMM=1":                         nil,
-		"  TERNION_SOMETHING_NEW=x":                  nil,
-		"  hip: driver not found (libamdhip64.so)":   nil,
-		"  musa: 0 devices":                          nil,
+		"vendors compiled in: host, cuda, hip, musa":                    nil,
+		"default tensor split (host, by total memory): 0:0.000 1:0.500": nil,
+		"  cuda: ARCHS=800":                        nil,
+		"  TERNION_NO_VMM=1":                       nil,
+		"  TERNION_SOMETHING_NEW=x":                nil,
+		"  hip: driver not found (libamdhip64.so)": nil,
+		"  musa: 0 devices":                        nil,
 	} {
 		l := row(prefix)
 		for _, w := range want {
