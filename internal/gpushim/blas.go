@@ -169,7 +169,11 @@ func (d *Driver) checkGemmMemory(call string, dev int, g vendorapi.Gemm, mode C.
 		if mode == C.TN_GEMM_ONE {
 			g.StrideA, g.StrideB, g.StrideC = 0, 0, 0
 		}
-		a, b, c = gemmBytes(g, batch)
+		var ok bool
+		if a, b, c, ok = gemmBytes(g, batch); !ok {
+			return d.invalid(call, dev, "strides %d, %d, %d over %d batches: negative, or the extent overflows",
+				g.StrideA, g.StrideB, g.StrideC, batch)
+		}
 	}
 	for _, m := range []struct {
 		p vendorapi.DevicePtr

@@ -38,6 +38,9 @@ type Driver struct {
 type device struct {
 	props   vendorapi.Props
 	minGran uint64 // minimum VMM granularity (0 without VMM)
+	// archsMu guards props.CompiledArchs, the one property that changes after
+	// Open (Kernel clears it when the embedded code object does not load).
+	archsMu sync.Mutex
 	plan    kernelPlan
 
 	mu      sync.Mutex // guards the fields below
@@ -201,8 +204,11 @@ func (d *Driver) Props(dev int) (vendorapi.Props, error) {
 	if err := d.checkDev("Props", dev); err != nil {
 		return vendorapi.Props{}, err
 	}
-	p := d.devs[dev].props
+	dv := d.devs[dev]
+	dv.archsMu.Lock()
+	p := dv.props
 	p.CompiledArchs = append([]arch.CC(nil), p.CompiledArchs...)
+	dv.archsMu.Unlock()
 	return p, nil
 }
 

@@ -79,7 +79,9 @@ func (d *Driver) loadModule(dev int, dv *device) error {
 		d.log.Warn(fmt.Sprintf("%s: device %d (%s): the embedded code object does not load (%v); compiling at run time",
 			d.vendor, dev, dv.props.ArchName, err))
 		dv.plan = kernelPlan{reason: "the embedded code object does not load: " + err.Error()}
+		dv.archsMu.Lock()
 		dv.props.CompiledArchs = nil
+		dv.archsMu.Unlock()
 	}
 	code, err := d.rtcCode(dev, dv)
 	if err == nil {

@@ -119,10 +119,7 @@ func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 		return d.invalid("HostRegister", -1, "bad range [%#x, +%d)", ptr, size)
 	}
 	s := span{uint64(ptr), uint64(ptr) + size, -1}
-	d.mem.mu.RLock()
-	pinned := d.mem.pinned.overlaps(s.base, s.end)
-	d.mem.mu.RUnlock()
-	if pinned || !d.mem.add(&d.mem.registered, s) {
+	if !d.mem.addApart(&d.mem.registered, &d.mem.pinned, s) {
 		return d.invalid("HostRegister", -1, "[%#x, +%d) overlaps pinned or registered memory", ptr, size)
 	}
 	if err := d.fail(C.tn_host_register(C.uintptr_t(ptr), C.uint64_t(size)), -1); err != nil {
@@ -314,10 +311,15 @@ func (d *Driver) Copy2DAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, dpitch
 	if width == 0 || height == 0 {
 		return nil
 	}
-	if err := d.checkDevice("Copy2DAsync", s.Device, dst, dpitch*(height-1)+width); err != nil {
+	dn, okd := extent2D(dpitch, width, height)
+	sn, oks := extent2D(spitch, width, height)
+	if !okd || !oks {
+		return d.invalid("Copy2DAsync", s.Device, "%d rows at pitches %d and %d overflow the address space", height, dpitch, spitch)
+	}
+	if err := d.checkDevice("Copy2DAsync", s.Device, dst, dn); err != nil {
 		return err
 	}
-	if err := d.checkDevice("Copy2DAsync", s.Device, src, spitch*(height-1)+width); err != nil {
+	if err := d.checkDevice("Copy2DAsync", s.Device, src, sn); err != nil {
 		return err
 	}
 	return d.fail(C.tn_copy_2d_async(C.int32_t(s.Device), C.uint64_t(h.raw), C.uint64_t(dst), C.uint64_t(dpitch),

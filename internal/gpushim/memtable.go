@@ -44,6 +44,14 @@ func (m *memTable) add(t *spans, s span) bool {
 	return t.insert(s)
 }
 
+// addApart inserts s into t unless it overlaps a span of t or of apart,
+// both checked under the one lock that inserts it; false when it overlaps.
+func (m *memTable) addApart(t, apart *spans, s span) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return !apart.overlaps(s.base, s.end) && t.insert(s)
+}
+
 // take removes the span of t starting at base whose device is dev (any
 // device when dev is -1).
 func (m *memTable) take(t *spans, base uint64, dev int) (span, bool) {

@@ -1,6 +1,8 @@
 package gpushim
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,4 +103,28 @@ func TestMemTable(t *testing.T) {
 	assert.False(t, m.device(0x1000, 1), "freed")
 	_, ok = m.take(&m.pinned, 0x100000, -1)
 	assert.True(t, ok)
+}
+
+// HostRegister's check against pinned memory and its insertion are one step:
+// of concurrent registrations of overlapping ranges exactly one wins, and a
+// range overlapping pinned memory is never inserted.
+func TestMemTableAddApart(t *testing.T) {
+	var m memTable
+	require.True(t, m.add(&m.pinned, span{0x1000, 0x2000, -1}))
+	assert.False(t, m.addApart(&m.registered, &m.pinned, span{0x1800, 0x2800, -1}), "overlaps pinned")
+	assert.False(t, m.host(0x2000, 0x800))
+
+	var wg sync.WaitGroup
+	var won atomic.Int32
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if m.addApart(&m.registered, &m.pinned, span{0x3000 + uint64(i), 0x4000 + uint64(i), -1}) {
+				won.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), won.Load())
 }

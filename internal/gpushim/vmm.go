@@ -43,7 +43,10 @@ func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error
 	if err := d.fail(C.tn_vmm_reserve(C.int32_t(dev), C.uint64_t(size), C.uint64_t(dv.props.VMMGranularity), &p), dev); err != nil {
 		return vendorapi.VirtualRange{}, err
 	}
-	d.mem.add(&d.mem.reserved, span{uint64(p), uint64(p) + size, dev})
+	if !d.mem.add(&d.mem.reserved, span{uint64(p), uint64(p) + size, dev}) {
+		_ = d.fail(C.tn_vmm_free(C.int32_t(dev), p, C.uint64_t(size)), dev)
+		return vendorapi.VirtualRange{}, d.invalid("VMMReserve", dev, "the vendor returned %#x, inside a range the driver thinks is reserved", uint64(p))
+	}
 	return vendorapi.VirtualRange{Device: dev, Base: vendorapi.DevicePtr(p), Size: size}, nil
 }
 
