@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -284,9 +285,10 @@ func (d *Driver) Close() error {
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
 	var first error
-	for _, r := range d.regions {
+	// unmapRegion removes r from d.regions, so range over a copy.
+	for _, r := range slices.Clone(d.regions) {
 		if err := d.unmapRegion(r); err != nil && first == nil {
-			first = osErr("hostClose", r.dev, "munmap", err)
+			first = err
 		}
 	}
 	for _, c := range d.chunks {

@@ -240,3 +240,39 @@ func TestFreeWaitsForQueuedWork(t *testing.T) {
 	require.NoError(t, d.Free(0, p))
 	require.NoError(t, d.StreamSynchronize(s))
 }
+
+// TestCloseUnmapsEverything checks that Close unmaps every allocation, pinned
+// buffer and reserved range exactly once (it used to skip every other one
+// while removing them from the table it ranged over).
+func TestCloseUnmapsEverything(t *testing.T) {
+	d, err := New(Options{})
+	require.NoError(t, err)
+	var addrs []uintptr
+	for range 5 {
+		p, err := d.Malloc(0, 3*d.page)
+		require.NoError(t, err)
+		addrs = append(addrs, uintptr(p))
+		hb, err := d.HostAlloc(d.page)
+		require.NoError(t, err)
+		addrs = append(addrs, hb.Ptr)
+	}
+	vr, err := d.VMMReserve(0, 2*d.gran)
+	require.NoError(t, err)
+	c, err := d.VMMCreate(0, d.gran)
+	require.NoError(t, err)
+	require.NoError(t, d.VMMMap(vr.Base, c))
+	require.NoError(t, d.VMMSetAccess(0, vr.Base, d.gran))
+	addrs = append(addrs, uintptr(vr.Base))
+	for _, a := range addrs {
+		mapped, _ := procMapped(a, a+1)
+		require.True(t, mapped, "%#x is mapped before Close", a)
+	}
+	require.NoError(t, d.Close())
+	for _, a := range addrs {
+		mapped, _ := procMapped(a, a+1)
+		assert.False(t, mapped, "%#x is still mapped after Close", a)
+	}
+	free, _, err := d.MemInfo(0)
+	require.NoError(t, err)
+	assert.Equal(t, d.limit, free, "Close returns every byte")
+}

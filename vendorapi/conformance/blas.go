@@ -23,8 +23,11 @@ const (
 //   - f32 output, f32 accumulation: the error is a few f32 roundings per
 //     element, NMSE ~1e-14; 1e-8 leaves room for any summation order or
 //     split-k but rejects TF32 or half accumulation (~1e-7 and worse).
-//   - f16 output: rounding the result to half alone costs ~1e-7 (2⁻²²/3); 1e-6.
-//   - bf16 output: rounding to bfloat16 costs ~1.3e-6 (2⁻¹⁶/3); 1e-4.
+//   - f16 output: rounding an f32 result to half is a relative error of at
+//     most 2⁻¹¹ per element, so NMSE ≤ 2⁻²² ≈ 2.4e-7 (typically ~4e-8); 4e-7
+//     rejects accumulating in half instead of f32 (≳4e-7 here, ~1e-6 typical).
+//   - bf16 output: likewise NMSE ≤ 2⁻¹⁶ ≈ 1.5e-5 (typically ~2.5e-6); 2.5e-5
+//     rejects accumulating in bfloat16 (≳3e-5 here).
 //   - compute_16f: accumulating in half costs ~1e-6 at this k; 1e-3, as
 //     loose as ggml allows half accumulation to be.
 //
@@ -36,10 +39,10 @@ var gemmTypes = []struct {
 }{
 	{vendorapi.F32, vendorapi.F32, vendorapi.Compute32F, 1e-8},
 	{vendorapi.F16, vendorapi.F32, vendorapi.Compute32F, 1e-8},
-	{vendorapi.F16, vendorapi.F16, vendorapi.Compute32F, 1e-6},
+	{vendorapi.F16, vendorapi.F16, vendorapi.Compute32F, 4e-7},
 	{vendorapi.F16, vendorapi.F16, vendorapi.Compute16F, 1e-3},
 	{vendorapi.BF16, vendorapi.F32, vendorapi.Compute32F, 1e-8},
-	{vendorapi.BF16, vendorapi.BF16, vendorapi.Compute32F, 1e-4},
+	{vendorapi.BF16, vendorapi.BF16, vendorapi.Compute32F, 2.5e-5},
 }
 
 // gemmMode is which gemm entry point a case runs.
@@ -228,6 +231,8 @@ func (s *suite) runGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.Strea
 		}
 	}
 	checkBytes(t, "C outside the results (ldc padding, batch gaps, sentinels)", gotBytes, want)
+	checkBytes(t, "A is only read", s.download(t, dev, pa, len(aBytes)), aBytes)
+	checkBytes(t, "B is only read", s.download(t, dev, pb, len(bBytes)), bBytes)
 	e := NMSE(gotRes, ref)
 	if e > c.maxNMSE {
 		t.Errorf("gemm %v: NMSE %.3g > %.3g (C[0] = %v, reference %v)", c, e, c.maxNMSE, gotRes[0], ref[0])
@@ -246,6 +251,9 @@ func (s *suite) invalidGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.S
 	good := vendorapi.Gemm{M: m, N: n, K: k, Alpha: gemmAlpha, Beta: gemmBeta,
 		A: pa, AType: vendorapi.F32, LDA: m, B: pb, BType: vendorapi.F32, LDB: k,
 		C: pc, CType: vendorapi.F32, LDC: m, Compute: vendorapi.Compute32F, BatchCount: 1}
+	// GemmBatched gets real one-element pointer arrays, so that nothing but
+	// the edit is wrong.
+	pas, pbs, pcs := s.upload(t, dev, u64Bytes([]uint64{uint64(pa)})), s.upload(t, dev, u64Bytes([]uint64{uint64(pb)})), s.upload(t, dev, u64Bytes([]uint64{uint64(pc)}))
 	for _, c := range []struct {
 		name string
 		edit func(g *vendorapi.Gemm)
@@ -265,10 +273,14 @@ func (s *suite) invalidGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.S
 		c.edit(&g)
 		s.checkError(t, "Gemm with "+c.name, s.d.Gemm(h, g), dev, vendorapi.ErrInvalidValue)
 		s.checkError(t, "GemmStridedBatched with "+c.name, s.d.GemmStridedBatched(h, g), dev, vendorapi.ErrInvalidValue)
+		g.A, g.B, g.C = pas, pbs, pcs
+		s.checkError(t, "GemmBatched with "+c.name, s.d.GemmBatched(h, g), dev, vendorapi.ErrInvalidValue)
 	}
 	g := good
 	g.BatchCount = -1
 	s.checkError(t, "GemmStridedBatched with a negative batch count", s.d.GemmStridedBatched(h, g), dev, vendorapi.ErrInvalidValue)
+	g.A, g.B, g.C = pas, pbs, pcs
+	s.checkError(t, "GemmBatched with a negative batch count", s.d.GemmBatched(h, g), dev, vendorapi.ErrInvalidValue)
 	s.sync(t, st)
 	checkBytes(t, "refused gemms wrote nothing", s.download(t, dev, pc, len(before)), before)
 

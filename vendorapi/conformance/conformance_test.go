@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -105,6 +106,61 @@ func TestScaleReferenceAcceptsBothRoundings(t *testing.T) {
 	// x*a = 1 - 2^-46 rounds to 1 in float32: unfused gives 0, fused -2^-46.
 	assert.Contains(t, want, math.Float32bits(0))
 	assert.Contains(t, want, math.Float32bits(float32(-1.0/(1<<46))))
+
+	// x*y = 1 + 2^-11 + 2^-24 is halfway between two float32s; adding 2^-60
+	// puts the exact sum just above it, so fmaf rounds up. Rounding to
+	// float64 first lands on the halfway point and then rounds to even (down).
+	x = 1 + 1.0/(1<<12)
+	sc = []vendorapi.Arg{vendorapi.F32Arg(x), vendorapi.F32Arg(0x1p-60)}
+	want = c.want([][]float32{{x}}, sc, 0)
+	assert.Contains(t, want, math.Float32bits(1+1.0/(1<<11)+1.0/(1<<23)), "single-rounded fmaf")
+	assert.Contains(t, want, math.Float32bits(1+1.0/(1<<11)), "unfused: the product rounds to even")
+}
+
+// TestFMAF checks fmaf against x*y+z computed exactly as a rational and
+// rounded once, on random finite inputs and cases near halfway, zero and
+// the subnormal range.
+func TestFMAF(t *testing.T) {
+	exact := func(x, y, z float32) float32 {
+		var rx, ry, rz big.Rat
+		rx.SetFloat64(float64(x))
+		ry.SetFloat64(float64(y))
+		rz.SetFloat64(float64(z))
+		f, _ := rx.Mul(&rx, &ry).Add(&rx, &rz).Float32()
+		return f
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	cases := [][3]float32{
+		{1 + 0x1p-12, 1 + 0x1p-12, 0x1p-60},
+		{1 + 0x1p-12, 1 + 0x1p-12, -0x1p-60},
+		{1 + 0x1p-23, 1 - 0x1p-23, -1},
+		{0x1p-75, 0x1p-75, 0x1p-149},
+		{3, 5, -15},
+	}
+	finite := func() float32 {
+		for {
+			f := math.Float32frombits(r.Uint32())
+			if !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) && math.Abs(float64(f)) < 0x1p60 && math.Abs(float64(f)) > 0x1p-60 {
+				return f
+			}
+		}
+	}
+	for range 20000 {
+		x, y := finite(), finite()
+		cases = append(cases, [3]float32{x, y, finite()}, [3]float32{x, y, -x * y * (1 + float32(r.NormFloat64())*0x1p-20)})
+	}
+	for _, c := range cases {
+		want := exact(c[0], c[1], c[2])
+		got := fmaf(c[0], c[1], c[2])
+		if want == 0 && got == 0 {
+			continue // big.Rat has no signed zero
+		}
+		require.Equal(t, math.Float32bits(want), math.Float32bits(got), "fmaf(%g, %g, %g)", c[0], c[1], c[2])
+	}
+	assert.Equal(t, math.Float32bits(float32(math.Copysign(0, -1))), math.Float32bits(fmaf(float32(math.Copysign(0, -1)), 1, float32(math.Copysign(0, -1)))), "-0*1 + -0 is -0")
+	assert.Equal(t, uint32(0), math.Float32bits(fmaf(3, 5, -15)), "an exact zero sum is +0")
+	assert.True(t, math.IsNaN(float64(fmaf(float32(math.Inf(1)), 0, 1))))
+	assert.Equal(t, float32(math.Inf(-1)), fmaf(float32(math.Inf(-1)), 2, 1))
 }
 
 func TestHostBytes(t *testing.T) {

@@ -121,6 +121,8 @@ func (s *suite) captureReplayUpdate(t *testing.T, dev int) {
 	s.sync(t, st)
 	checkBytes(t, "second capture did not run", s.download(t, dev, g2.out, 4*graphN), out2Before)
 	require.NoError(t, s.d.GraphExecUpdate(exec, graph2), "GraphExecUpdate with the same topology")
+	// A new y for the old graph: were its nodes still run, g1.out would change.
+	require.NoError(t, s.d.CopyHtoD(dev, g1.y, f32Bytes(randF32(r, graphN))), "CopyHtoD new y")
 	out1Before := s.download(t, dev, g1.out, 4*graphN)
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch after update")
 	s.sync(t, st)

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -24,6 +25,25 @@ type kernelCase struct {
 }
 
 func f32Want(v float32) []uint32 { return []uint32{math.Float32bits(v)} }
+
+// fmaf returns x*y+z rounded once to float32, as C's fmaf and a GPU's fused
+// multiply-add do. float32(math.FMA(...)) would round twice (to float64, then
+// to float32) and differ when the float64 sum lands exactly halfway between
+// two float32s, so finite inputs are summed exactly in a big.Float (1100 bits
+// hold any float32 product plus any float32) and rounded once to nearest even.
+func fmaf(x, y, z float32) float32 {
+	if math.IsInf(float64(x), 0) || math.IsInf(float64(y), 0) || math.IsInf(float64(z), 0) ||
+		x != x || y != y || z != z {
+		return float32(math.FMA(float64(x), float64(y), float64(z))) // infinity or NaN: no rounding involved
+	}
+	const prec = 1100
+	var p, sum big.Float
+	p.SetPrec(prec).SetFloat64(float64(x))
+	p.Mul(&p, new(big.Float).SetFloat64(float64(y)))
+	sum.SetPrec(prec).Add(&p, new(big.Float).SetFloat64(float64(z)))
+	f, _ := sum.Float32()
+	return f
+}
 
 // kernelCases are the catalog kernels with an obvious reference.
 var kernelCases = map[string]kernelCase{
@@ -57,8 +77,7 @@ var kernelCases = map[string]kernelCase{
 		want: func(in [][]float32, sc []vendorapi.Arg, i int) []uint32 {
 			x, a, b := in[0][i], sc[0].F32(), sc[1].F32()
 			split := float32(x*a) + b // the conversion forces the product's rounding
-			fused := float32(math.FMA(float64(x), float64(a), float64(b)))
-			return []uint32{math.Float32bits(split), math.Float32bits(fused)}
+			return []uint32{math.Float32bits(split), math.Float32bits(fmaf(x, a, b))}
 		},
 	},
 }

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/vendorapi"
 )
 
 // hostRegister page-locks an anonymous mapping (non-Go memory, as an mmap'd
@@ -27,6 +29,19 @@ func (s *suite) hostRegister(t *testing.T, dev int) {
 	clear(m)
 	require.NoError(t, s.d.CopyDtoH(dev, m, p), "CopyDtoH into registered memory")
 	checkBytes(t, "copies through registered memory", m, data)
+
+	// Asynchronous copies accept only pinned memory: registering made m so.
+	hb := vendorapi.HostBuffer{Ptr: ptr, Size: uint64(size)}
+	st := s.stream(t, dev)
+	q := s.malloc(t, dev, uint64(size))
+	require.NoError(t, s.d.CopyHtoDAsync(st, q, hb), "CopyHtoDAsync from registered memory")
+	s.sync(t, st)
+	checkBytes(t, "CopyHtoDAsync from registered memory", s.download(t, dev, q, size), data)
+	data2 := randBytes(r, size)
+	require.NoError(t, s.d.CopyHtoD(dev, q, data2), "CopyHtoD")
+	require.NoError(t, s.d.CopyDtoHAsync(st, hb, q), "CopyDtoHAsync into registered memory")
+	s.sync(t, st)
+	checkBytes(t, "CopyDtoHAsync into registered memory", m, data2)
 	require.NoError(t, s.d.HostUnregister(ptr), "HostUnregister")
 	s.checkError(t, "HostUnregister of memory no longer registered", s.d.HostUnregister(ptr), anyDevice)
 }
