@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/internal/le"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -78,7 +79,7 @@ func TestCaptureAndReplay(t *testing.T) {
 		want := float32(round)
 		assert.Equal(t, 3*want, got[0], "round %d: the gemm adds 2 to y[0:4] each launch", round)
 		assert.Equal(t, want, got[n-1], "round %d: y += 1 each launch", round)
-		assert.Equal(t, f32Bytes(got), bytesAt(hb.Ptr, 4*n), "the captured copy ran too")
+		assert.Equal(t, le.FromF32(got), bytesAt(hb.Ptr, 4*n), "the captured copy ran too")
 	}
 	_, err = d.EventElapsed(ev, ev)
 	require.NoError(t, err)

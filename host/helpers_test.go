@@ -1,9 +1,9 @@
 package host
 
 import (
-	"encoding/binary"
-	"math"
 	"testing"
+
+	"github.com/ternion/ternion/internal/le"
 
 	"github.com/stretchr/testify/require"
 
@@ -28,30 +28,12 @@ func mkStream(t *testing.T, d *Driver, dev int) vendorapi.Stream {
 	return s
 }
 
-// f32Bytes encodes v little-endian.
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// bytesF32 decodes little-endian float32s.
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
 // upload allocates device memory holding v's bytes.
 func upload(t *testing.T, d *Driver, dev int, v []float32) vendorapi.DevicePtr {
 	t.Helper()
 	p, err := d.Malloc(dev, uint64(4*len(v)))
 	require.NoError(t, err)
-	require.NoError(t, d.CopyHtoD(dev, p, f32Bytes(v)))
+	require.NoError(t, d.CopyHtoD(dev, p, le.FromF32(v)))
 	return p
 }
 
@@ -60,7 +42,7 @@ func download(t *testing.T, d *Driver, dev int, p vendorapi.DevicePtr, n int) []
 	t.Helper()
 	b := make([]byte, 4*n)
 	require.NoError(t, d.CopyDtoH(dev, b, p))
-	return bytesF32(b)
+	return le.ToF32(b)
 }
 
 // requireHostErr checks err is a host *vendorapi.Error of kind.

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/internal/le"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -36,7 +37,7 @@ func TestVMM(t *testing.T) {
 	for i := range data {
 		data[i] = float32(i)
 	}
-	require.NoError(t, d.CopyHtoD(0, r.Base, f32Bytes(data)))
+	require.NoError(t, d.CopyHtoD(0, r.Base, le.FromF32(data)))
 	assert.Equal(t, data, download(t, d, 0, r.Base, len(data)))
 	requireHostErr(t, d.Memset(0, r.Base, 0, 3*g+1), vendorapi.ErrInvalidValue, "past the mapped part")
 	requireHostErr(t, d.Memset(1, r.Base, 0, 16), vendorapi.ErrInvalidValue, "no access for device 1")
@@ -78,7 +79,7 @@ func TestVMM(t *testing.T) {
 	require.NoError(t, d.VMMSetAccess(1, r.Base.Add(5*g), g))
 	got := make([]byte, 8)
 	require.NoError(t, d.CopyDtoH(1, got, r.Base.Add(5*g)))
-	assert.Equal(t, f32Bytes(data[2*int(g)/4:2*int(g)/4+2]), got)
+	assert.Equal(t, le.FromF32(data[2*int(g)/4:2*int(g)/4+2]), got)
 	require.NoError(t, d.VMMUnmap(0, r.Base.Add(5*g), g))
 	require.NoError(t, d.VMMRelease(c2))
 	require.NoError(t, d.VMMFree(r))

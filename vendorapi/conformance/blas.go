@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ternion/ternion/internal/le"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -195,7 +197,7 @@ func (s *suite) runGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.Strea
 			bs = append(bs, uint64(g.B.Add(uint64(i*l.strideB)*esA)))
 			cs = append(cs, uint64(g.C.Add(uint64(i*l.strC)*esC)))
 		}
-		g.A, g.B, g.C = s.upload(t, dev, u64Bytes(as)), s.upload(t, dev, u64Bytes(bs)), s.upload(t, dev, u64Bytes(cs))
+		g.A, g.B, g.C = s.upload(t, dev, le.FromU64(as)), s.upload(t, dev, le.FromU64(bs)), s.upload(t, dev, le.FromU64(cs))
 		g.BatchCount = c.batch
 		err = s.d.GemmBatched(h, g)
 	}
@@ -244,16 +246,16 @@ func (s *suite) invalidGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.S
 	r := newRand(t)
 	dev := st.Device
 	const m, n, k = 13, 7, 33
-	pa := s.upload(t, dev, f32Bytes(randF32(r, m*k)))
-	pb := s.upload(t, dev, f32Bytes(randF32(r, k*n)))
-	before := f32Bytes(randF32(r, m*n))
+	pa := s.upload(t, dev, le.FromF32(randF32(r, m*k)))
+	pb := s.upload(t, dev, le.FromF32(randF32(r, k*n)))
+	before := le.FromF32(randF32(r, m*n))
 	pc := s.upload(t, dev, before)
 	good := vendorapi.Gemm{M: m, N: n, K: k, Alpha: gemmAlpha, Beta: gemmBeta,
 		A: pa, AType: vendorapi.F32, LDA: m, B: pb, BType: vendorapi.F32, LDB: k,
 		C: pc, CType: vendorapi.F32, LDC: m, Compute: vendorapi.Compute32F, BatchCount: 1}
 	// GemmBatched gets real one-element pointer arrays, so that nothing but
 	// the edit is wrong.
-	pas, pbs, pcs := s.upload(t, dev, u64Bytes([]uint64{uint64(pa)})), s.upload(t, dev, u64Bytes([]uint64{uint64(pb)})), s.upload(t, dev, u64Bytes([]uint64{uint64(pc)}))
+	pas, pbs, pcs := s.upload(t, dev, le.FromU64([]uint64{uint64(pa)})), s.upload(t, dev, le.FromU64([]uint64{uint64(pb)})), s.upload(t, dev, le.FromU64([]uint64{uint64(pc)}))
 	for _, c := range []struct {
 		name string
 		edit func(g *vendorapi.Gemm)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/ternion/ternion/internal/le"
+
 	"github.com/ternion/ternion/internal/half"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -68,34 +70,6 @@ func randValue(r *rand.Rand) float32 {
 	return x
 }
 
-// f32Bytes encodes v as little-endian float32s (the byte order of every
-// device ternion supports).
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// bytesF32 decodes little-endian float32s.
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
-// u64Bytes encodes v as little-endian uint64s (device pointer arrays).
-func u64Bytes(v []uint64) []byte {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], x)
-	}
-	return b
-}
-
 // encode stores v as elements of type dt, rounding to nearest even.
 func encode(dt vendorapi.DataType, v []float32) []byte {
 	switch dt {
@@ -110,7 +84,7 @@ func encode(dt vendorapi.DataType, v []float32) []byte {
 		}
 		return b
 	}
-	return f32Bytes(v)
+	return le.FromF32(v)
 }
 
 // decode reads elements of type dt as float64.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ternion/ternion/internal/le"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -53,7 +55,7 @@ func (s *suite) healthy(t *testing.T, dev int) {
 	p, err := s.d.Malloc(dev, 4*n)
 	require.NoError(t, err, "device %d no longer allocates", dev)
 	defer func() { assert.NoError(t, s.d.Free(dev, p), "Free") }()
-	require.NoError(t, s.d.CopyHtoD(dev, p, f32Bytes(want)), "device %d no longer copies", dev)
+	require.NoError(t, s.d.CopyHtoD(dev, p, le.FromF32(want)), "device %d no longer copies", dev)
 	st, err := s.d.StreamCreate(dev)
 	require.NoError(t, err, "device %d no longer creates streams", dev)
 	defer func() { assert.NoError(t, s.d.StreamDestroy(st), "StreamDestroy") }()
@@ -68,5 +70,5 @@ func (s *suite) healthy(t *testing.T, dev int) {
 	for i := range want {
 		want[i] *= 2 // exact
 	}
-	checkBytes(t, "device still works: scale by 2", got, f32Bytes(want))
+	checkBytes(t, "device still works: scale by 2", got, le.FromF32(want))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/internal/le"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -30,7 +31,7 @@ const graphN = 700
 func (s *suite) newFillAdd(t *testing.T, r *rand.Rand, dev int) fillAdd {
 	return fillAdd{
 		x:   s.upload(t, dev, randBytes(r, 4*graphN)),
-		y:   s.upload(t, dev, f32Bytes(randF32(r, graphN))),
+		y:   s.upload(t, dev, le.FromF32(randF32(r, graphN))),
 		out: s.upload(t, dev, randBytes(r, 4*graphN)),
 		v:   randValue(r),
 	}
@@ -70,7 +71,7 @@ func (s *suite) capture(t *testing.T, st vendorapi.Stream, queue func()) vendora
 // checkFillAdd checks out == v + y (times 2 when extra).
 func (s *suite) checkFillAdd(t *testing.T, what string, dev int, g fillAdd, extra bool) {
 	t.Helper()
-	y := bytesF32(s.download(t, dev, g.y, 4*graphN))
+	y := le.ToF32(s.download(t, dev, g.y, 4*graphN))
 	want := make([]float32, graphN)
 	for i := range want {
 		want[i] = g.v + y[i]
@@ -78,7 +79,7 @@ func (s *suite) checkFillAdd(t *testing.T, what string, dev int, g fillAdd, extr
 			want[i] *= 2
 		}
 	}
-	checkBytes(t, what, s.download(t, dev, g.out, 4*graphN), f32Bytes(want))
+	checkBytes(t, what, s.download(t, dev, g.out, 4*graphN), le.FromF32(want))
 }
 
 func (s *suite) captureReplayUpdate(t *testing.T, dev int) {
@@ -102,13 +103,13 @@ func (s *suite) captureReplayUpdate(t *testing.T, dev int) {
 	s.sync(t, st)
 	s.checkFillAdd(t, "first replay", dev, g1, false)
 
-	require.NoError(t, s.d.CopyHtoD(dev, g1.y, f32Bytes(randF32(r, graphN))), "CopyHtoD new y")
+	require.NoError(t, s.d.CopyHtoD(dev, g1.y, le.FromF32(randF32(r, graphN))), "CopyHtoD new y")
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch")
 	s.sync(t, st)
 	s.checkFillAdd(t, "second replay recomputes with the new input", dev, g1, false)
 
 	// Two launches queued back to back.
-	require.NoError(t, s.d.CopyHtoD(dev, g1.y, f32Bytes(randF32(r, graphN))), "CopyHtoD new y")
+	require.NoError(t, s.d.CopyHtoD(dev, g1.y, le.FromF32(randF32(r, graphN))), "CopyHtoD new y")
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch")
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch")
 	s.sync(t, st)
@@ -122,7 +123,7 @@ func (s *suite) captureReplayUpdate(t *testing.T, dev int) {
 	checkBytes(t, "second capture did not run", s.download(t, dev, g2.out, 4*graphN), out2Before)
 	require.NoError(t, s.d.GraphExecUpdate(exec, graph2), "GraphExecUpdate with the same topology")
 	// A new y for the old graph: were its nodes still run, g1.out would change.
-	require.NoError(t, s.d.CopyHtoD(dev, g1.y, f32Bytes(randF32(r, graphN))), "CopyHtoD new y")
+	require.NoError(t, s.d.CopyHtoD(dev, g1.y, le.FromF32(randF32(r, graphN))), "CopyHtoD new y")
 	out1Before := s.download(t, dev, g1.out, 4*graphN)
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch after update")
 	s.sync(t, st)
@@ -135,7 +136,7 @@ func (s *suite) captureReplayUpdate(t *testing.T, dev int) {
 	graph3 := s.capture(t, st, func() { s.queue(t, st, g3, true) })
 	err = s.d.GraphExecUpdate(exec, graph3)
 	s.checkError(t, "GraphExecUpdate with an extra node", err, dev, vendorapi.ErrGraphUpdate)
-	require.NoError(t, s.d.CopyHtoD(dev, g2.y, f32Bytes(randF32(r, graphN))), "CopyHtoD new y")
+	require.NoError(t, s.d.CopyHtoD(dev, g2.y, le.FromF32(randF32(r, graphN))), "CopyHtoD new y")
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch after a failed update")
 	s.sync(t, st)
 	s.checkFillAdd(t, "exec still runs as before the failed update", dev, g2, false)
@@ -152,7 +153,7 @@ func (s *suite) captureReplayUpdate(t *testing.T, dev int) {
 	// An exec outlives the graph it came from.
 	exec2, err := s.d.GraphInstantiate(graph2)
 	require.NoError(t, err, "GraphInstantiate")
-	require.NoError(t, s.d.CopyHtoD(dev, g2.y, f32Bytes(randF32(r, graphN))), "CopyHtoD new y")
+	require.NoError(t, s.d.CopyHtoD(dev, g2.y, le.FromF32(randF32(r, graphN))), "CopyHtoD new y")
 	require.NoError(t, s.d.GraphLaunch(exec2, st), "GraphLaunch")
 	s.sync(t, st)
 	s.checkFillAdd(t, "exec instantiated from the second graph", dev, g2, false)
@@ -172,7 +173,7 @@ func (s *suite) captureCopies(t *testing.T, dev int) {
 	hout, out := s.pinned(t, 4*n)
 	outBefore := randBytes(r, 4*n)
 	copy(out, outBefore)
-	copy(in, f32Bytes(randF32(r, n)))
+	copy(in, le.FromF32(randF32(r, n)))
 	v := byte(0x3c + r.IntN(4)) // 0x3c3c3c3c ... 0x3f3f3f3f: ordinary floats
 
 	graph := s.capture(t, st, func() {
@@ -192,14 +193,14 @@ func (s *suite) captureCopies(t *testing.T, dev int) {
 	t.Cleanup(func() { assert.NoError(t, s.d.GraphExecDestroy(exec), "GraphExecDestroy") })
 	for replay := range 2 {
 		inv := randF32(r, n)
-		copy(in, f32Bytes(inv)) // the graph reads the pinned buffer when it runs
+		copy(in, le.FromF32(inv)) // the graph reads the pinned buffer when it runs
 		require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch")
 		s.sync(t, st)
-		m := bytesF32(repeat(v, 4))[0]
+		m := le.ToF32(repeat(v, 4))[0]
 		want := make([]float32, n)
 		for i := range want {
 			want[i] = m + inv[i]
 		}
-		checkBytes(t, []string{"first replay", "second replay"}[replay], out, f32Bytes(want))
+		checkBytes(t, []string{"first replay", "second replay"}[replay], out, le.FromF32(want))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/internal/le"
 	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -129,7 +130,7 @@ func (s *suite) runKernel(t *testing.T, dev int, f vendorapi.Function, k kernels
 	args = append(args, vendorapi.PtrArg(dst.Add(4*pre)))
 	for j := range in {
 		in[j] = randF32(r, n)
-		args = append(args, vendorapi.PtrArg(s.upload(t, dev, f32Bytes(in[j]))))
+		args = append(args, vendorapi.PtrArg(s.upload(t, dev, le.FromF32(in[j]))))
 	}
 	sc := c.scalars(r)
 	args = append(args, sc...)
@@ -140,7 +141,7 @@ func (s *suite) runKernel(t *testing.T, dev int, f vendorapi.Function, k kernels
 	got := s.download(t, dev, dst, len(before))
 	checkBytes(t, "sentinel elements before dst", got[:4*pre], before[:4*pre])
 	checkBytes(t, "sentinel elements after dst[n-1]", got[4*(pre+n):], before[4*(pre+n):])
-	res := bytesF32(got[4*pre : 4*(pre+n)])
+	res := le.ToF32(got[4*pre : 4*(pre+n)])
 	bad := 0
 	for i, v := range res {
 		want := c.want(in, sc, i)
@@ -174,7 +175,7 @@ func (s *suite) wrongArgs(t *testing.T, dev int) {
 	f := s.kernel(t, dev, "add_f32")
 	before := randBytes(r, 4*n)
 	dst := s.upload(t, dev, before)
-	a := s.upload(t, dev, f32Bytes(randF32(r, n)))
+	a := s.upload(t, dev, le.FromF32(randF32(r, n)))
 	p, nArg := vendorapi.PtrArg, vendorapi.I64Arg(n)
 	for _, c := range []struct {
 		name string
@@ -220,5 +221,5 @@ func (s *suite) sharedMem(t *testing.T, dev int) {
 	for i := range want {
 		want[i] = v
 	}
-	assert.True(t, checkBytes(t, "fill_f32 with dynamic shared memory", s.download(t, dev, x, 4*n), f32Bytes(want)))
+	assert.True(t, checkBytes(t, "fill_f32 with dynamic shared memory", s.download(t, dev, x, 4*n), le.FromF32(want)))
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/ternion/ternion/internal/le"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -215,7 +217,7 @@ func (s *suite) peer(t *testing.T) {
 			for i := range want {
 				want[i] = value
 			}
-			checkBytes(t, "peer copy ordered after a fill on the other device", got, f32Bytes(want))
+			checkBytes(t, "peer copy ordered after a fill on the other device", got, le.FromF32(want))
 		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ternion/ternion/internal/le"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -40,7 +42,7 @@ func (s *suite) oneStream(t *testing.T, dev int) {
 
 	yv := randF32(r, n)
 	x := s.upload(t, dev, randBytes(r, 4*n))
-	y := s.upload(t, dev, f32Bytes(yv))
+	y := s.upload(t, dev, le.FromF32(yv))
 	hb, got := s.pinned(t, 4*n)
 	copy(got, randBytes(r, 4*n))
 
@@ -63,7 +65,7 @@ func (s *suite) oneStream(t *testing.T, dev int) {
 		}
 		want[i] = base + yv[i]
 	}
-	checkBytes(t, "memset, fill, add, copy in queue order", got, f32Bytes(want))
+	checkBytes(t, "memset, fill, add, copy in queue order", got, le.FromF32(want))
 }
 
 // twoStreams queues a long chain on s1, records an event, makes s2 wait for
@@ -94,7 +96,7 @@ func (s *suite) twoStreams(t *testing.T, dev int) {
 	for i := range wantAll {
 		wantAll[i] = 2 * want
 	}
-	checkBytes(t, "s2 saw s1's finished chain", got, f32Bytes(wantAll))
+	checkBytes(t, "s2 saw s1's finished chain", got, le.FromF32(wantAll))
 	require.NoError(t, s.d.EventQuery(e), "EventQuery of an event s2 waited for")
 }
 
@@ -113,7 +115,7 @@ func (s *suite) destroyWaits(t *testing.T, dev int) {
 	for i := range want {
 		want[i] = value
 	}
-	checkBytes(t, "work queued before StreamDestroy ran", s.download(t, dev, x, 4*n), f32Bytes(want))
+	checkBytes(t, "work queued before StreamDestroy ran", s.download(t, dev, x, 4*n), le.FromF32(want))
 }
 
 // events checks timing events around work, queries after synchronize, and

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/internal/le"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -66,7 +67,7 @@ func (s *suite) vmmMap(t *testing.T, dev int, gran uint64) {
 		want[i] = value
 	}
 	require.NoError(t, s.d.CopyDtoH(dev, got, vr.Base.Add(off)), "CopyDtoH")
-	checkBytes(t, "fill_f32 across the chunk boundary", got, f32Bytes(want))
+	checkBytes(t, "fill_f32 across the chunk boundary", got, le.FromF32(want))
 
 	require.NoError(t, s.d.VMMUnmap(dev, vr.Base, 2*gran), "VMMUnmap both chunks")
 	require.NoError(t, s.d.VMMRelease(c2), "VMMRelease")
