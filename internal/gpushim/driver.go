@@ -257,7 +257,11 @@ func (d *Driver) EnablePeerAccess(dev, peer int) error {
 	if err := d.checkPeer("EnablePeerAccess", dev, peer); err != nil {
 		return err
 	}
-	return d.fail(C.tn_peer_enable(C.int32_t(dev), C.int32_t(peer)), dev)
+	if err := d.fail(C.tn_peer_enable(C.int32_t(dev), C.int32_t(peer)), dev); err != nil {
+		return err
+	}
+	d.mem.setPeer(dev, peer, true)
+	return nil
 }
 
 // DisablePeerAccess revokes peer access; disabling when not enabled is not an error.
@@ -265,7 +269,11 @@ func (d *Driver) DisablePeerAccess(dev, peer int) error {
 	if err := d.checkPeer("DisablePeerAccess", dev, peer); err != nil {
 		return err
 	}
-	return d.fail(C.tn_peer_disable(C.int32_t(dev), C.int32_t(peer)), dev)
+	if err := d.fail(C.tn_peer_disable(C.int32_t(dev), C.int32_t(peer)), dev); err != nil {
+		return err
+	}
+	d.mem.setPeer(dev, peer, false)
+	return nil
 }
 
 // DeviceSynchronize waits for all work on dev.

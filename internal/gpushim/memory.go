@@ -144,7 +144,10 @@ func (d *Driver) HostUnregister(ptr uintptr) error {
 
 // checkDevice checks that [p, p+n) is live device memory.
 func (d *Driver) checkDevice(call string, dev int, p vendorapi.DevicePtr, n uint64) error {
-	if !d.mem.device(uint64(p), n) {
+	if !d.mem.device(dev, uint64(p), n) {
+		if owner, ok := d.mem.owner(uint64(p)); ok && owner != dev {
+			return d.invalid(call, dev, "[%#x, +%d) is memory of device %d, and device %d has no peer access to it (EnablePeerAccess)", uint64(p), n, owner, dev)
+		}
 		return d.invalid(call, dev, "[%#x, +%d) is not inside live device memory", uint64(p), n)
 	}
 	return nil

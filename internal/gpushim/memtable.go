@@ -9,22 +9,51 @@ import "sync"
 // was freed (the vendor's allocator reuses pages, so it cannot tell).
 type memTable struct {
 	mu         sync.RWMutex
-	allocs     spans // Malloc, MallocManaged
-	reserved   spans // VMMReserve
-	mapped     spans // VMMMap: each mapped chunk
-	pinned     spans // HostAlloc
-	registered spans // HostRegister
+	allocs     spans           // Malloc, MallocManaged
+	reserved   spans           // VMMReserve
+	mapped     spans           // VMMMap: each mapped chunk
+	pinned     spans           // HostAlloc
+	registered spans           // HostRegister
+	peers      map[[2]int]bool // {dev, owner}: dev has peer access to owner's memory
 }
 
-// device reports whether [p, p+n) is device memory: inside one allocation or
-// inside mapped chunks that follow each other.
-func (m *memTable) device(p, n uint64) bool {
+// device reports whether dev may use [p, p+n) as device memory: inside one
+// allocation of dev itself or of a device whose memory dev has peer access to,
+// or inside mapped VMM chunks that follow each other (VMM access is granted
+// per mapping by VMMSetAccess, which the vendor checks).
+func (m *memTable) device(dev int, p, n uint64) bool {
 	if n == 0 {
 		return true
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.allocs.covers(p, n, false) || m.mapped.covers(p, n, true)
+	if m.allocs.covers(p, n, false) {
+		s, _ := m.allocs.find(p)
+		return s.dev == dev || m.peers[[2]int{dev, s.dev}]
+	}
+	return m.mapped.covers(p, n, true)
+}
+
+// owner returns the device whose allocation holds p (false when none does).
+func (m *memTable) owner(p uint64) (int, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	s, ok := m.allocs.find(p)
+	return s.dev, ok
+}
+
+// setPeer records whether dev has peer access to peer's memory.
+func (m *memTable) setPeer(dev, peer int, on bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.peers == nil {
+		m.peers = map[[2]int]bool{}
+	}
+	if on {
+		m.peers[[2]int{dev, peer}] = true
+	} else {
+		delete(m.peers, [2]int{dev, peer})
+	}
 }
 
 // host reports whether [p, p+n) is pinned or registered host memory.
