@@ -144,5 +144,26 @@ func (d *Driver) Copy2DAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, dpitch
 		return invalid(call, s.Device, "width %d exceeds a pitch (dpitch %d, spitch %d)", width, dpitch, spitch)
 	}
 	return d.submit(call, s, &node{kind: node2D, call: call, dev: s.Device, dst: dst, dpitch: dpitch,
-		src: src, spitch: spitch, width: width, height: height})
+		srcDev: s.Device, src: src, spitch: spitch, width: width, height: height})
+}
+
+// Copy2DPeerAsync queues on s (a stream of dstDev or srcDev) a copy of height
+// rows of width bytes from srcDev to dstDev, rows spitch bytes apart at src
+// and dpitch bytes apart at dst.
+func (d *Driver) Copy2DPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.DevicePtr, dpitch uint64, srcDev int, src vendorapi.DevicePtr, spitch uint64, width, height uint64) error {
+	const call = "hostMemcpy2DPeerAsync"
+	if err := d.checkDev(call, dstDev); err != nil {
+		return err
+	}
+	if err := d.checkDev(call, srcDev); err != nil {
+		return err
+	}
+	if s.Device != dstDev && s.Device != srcDev {
+		return invalid(call, s.Device, "stream of device %d copies from device %d to device %d", s.Device, srcDev, dstDev)
+	}
+	if height > 1 && (width > dpitch || width > spitch) {
+		return invalid(call, s.Device, "width %d exceeds a pitch (dpitch %d, spitch %d)", width, dpitch, spitch)
+	}
+	return d.submit(call, s, &node{kind: node2D, call: call, dev: dstDev, dst: dst, dpitch: dpitch,
+		srcDev: srcDev, src: src, spitch: spitch, width: width, height: height})
 }

@@ -60,7 +60,7 @@ func (n *node) updatable(m *node) bool {
 	switch n.kind {
 	case nodeKernel:
 		return n.fn.Name == m.fn.Name && n.fn.Device == m.fn.Device
-	case nodePeer:
+	case nodePeer, node2D:
 		return n.srcDev == m.srcDev
 	}
 	return true
@@ -176,7 +176,7 @@ func (d *Driver) prepare(n *node, exec bool) (func() error, *vendorapi.Error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := dspan("src", n.dev, n.src, pitched(n.spitch, n.width, n.height), 1)
+		src, err := dspan("src", n.srcDev, n.src, pitched(n.spitch, n.width, n.height), 1)
 		if err != nil {
 			return nil, err
 		}

@@ -80,6 +80,9 @@ type Memory interface {
 	CopyPeerAsync(s Stream, dstDev int, dst DevicePtr, srcDev int, src DevicePtr, size uint64) error
 	// Copy2DAsync queues a strided copy of height rows of width bytes within s's device.
 	Copy2DAsync(s Stream, dst DevicePtr, dpitch uint64, src DevicePtr, spitch uint64, width, height uint64) error
+	// Copy2DPeerAsync queues on s (a stream of dstDev or srcDev) a strided copy of height rows of
+	// width bytes from srcDev to dstDev; the two may be the same device.
+	Copy2DPeerAsync(s Stream, dstDev int, dst DevicePtr, dpitch uint64, srcDev int, src DevicePtr, spitch uint64, width, height uint64) error
 }
 
 // ManagedAllocator is implemented by vendors with unified (managed) memory.

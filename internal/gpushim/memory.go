@@ -308,23 +308,51 @@ func (d *Driver) Copy2DAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, dpitch
 	if err != nil {
 		return err
 	}
-	if width > dpitch || width > spitch {
-		return d.invalid("Copy2DAsync", s.Device, "width %d exceeds a pitch (dst %d, src %d)", width, dpitch, spitch)
-	}
-	if width == 0 || height == 0 {
-		return nil
-	}
-	dn, okd := extent2D(dpitch, width, height)
-	sn, oks := extent2D(spitch, width, height)
-	if !okd || !oks {
-		return d.invalid("Copy2DAsync", s.Device, "%d rows at pitches %d and %d overflow the address space", height, dpitch, spitch)
-	}
-	if err := d.checkDevice("Copy2DAsync", s.Device, dst, dn); err != nil {
-		return err
-	}
-	if err := d.checkDevice("Copy2DAsync", s.Device, src, sn); err != nil {
+	if skip, err := d.check2D("Copy2DAsync", s.Device, s.Device, dst, dpitch, s.Device, src, spitch, width, height); err != nil || skip {
 		return err
 	}
 	return d.fail(C.tn_copy_2d_async(C.int32_t(s.Device), C.uint64_t(h.raw), C.uint64_t(dst), C.uint64_t(dpitch),
 		C.uint64_t(src), C.uint64_t(spitch), C.uint64_t(width), C.uint64_t(height)), s.Device)
+}
+
+// Copy2DPeerAsync queues on s (a stream of dstDev or srcDev) a strided copy
+// of height rows of width bytes from srcDev to dstDev: a 3D peer copy on CUDA,
+// a 2D copy over unified addresses on HIP and MUSA (as the seed does).
+func (d *Driver) Copy2DPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.DevicePtr, dpitch uint64, srcDev int, src vendorapi.DevicePtr, spitch uint64, width, height uint64) error {
+	const call = "Copy2DPeerAsync"
+	h, err := d.stream(call, s)
+	if err != nil {
+		return err
+	}
+	if err := d.checkPeer(call, dstDev, srcDev); err != nil {
+		return err
+	}
+	if s.Device != dstDev && s.Device != srcDev {
+		return d.invalid(call, s.Device, "the stream's device %d is neither end of the copy (%d to %d)", s.Device, srcDev, dstDev)
+	}
+	if skip, err := d.check2D(call, s.Device, dstDev, dst, dpitch, srcDev, src, spitch, width, height); err != nil || skip {
+		return err
+	}
+	return d.fail(C.tn_copy_2d_peer(C.uint64_t(h.raw), C.int32_t(s.Device), C.int32_t(dstDev), C.uint64_t(dst),
+		C.uint64_t(dpitch), C.int32_t(srcDev), C.uint64_t(src), C.uint64_t(spitch), C.uint64_t(width), C.uint64_t(height)), s.Device)
+}
+
+// check2D validates a strided copy: pitches, overflow and both ranges against
+// their devices. skip is true when there is nothing to copy.
+func (d *Driver) check2D(call string, on, dstDev int, dst vendorapi.DevicePtr, dpitch uint64, srcDev int, src vendorapi.DevicePtr, spitch, width, height uint64) (skip bool, err error) {
+	if width > dpitch || width > spitch {
+		return false, d.invalid(call, on, "width %d exceeds a pitch (dst %d, src %d)", width, dpitch, spitch)
+	}
+	if width == 0 || height == 0 {
+		return true, nil
+	}
+	dn, okd := extent2D(dpitch, width, height)
+	sn, oks := extent2D(spitch, width, height)
+	if !okd || !oks {
+		return false, d.invalid(call, on, "%d rows at pitches %d and %d overflow the address space", height, dpitch, spitch)
+	}
+	if err := d.checkDevice(call, dstDev, dst, dn); err != nil {
+		return false, err
+	}
+	return false, d.checkDevice(call, srcDev, src, sn)
 }

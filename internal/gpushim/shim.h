@@ -111,6 +111,8 @@ tn_status tn_copy_peer(uint64_t stream, int32_t sdev, int32_t dst_dev, uint64_t 
                        uint64_t size);
 tn_status tn_copy_2d_async(int32_t dev, uint64_t stream, uint64_t dst, uint64_t dpitch, uint64_t src,
                            uint64_t spitch, uint64_t width, uint64_t height);
+tn_status tn_copy_2d_peer(uint64_t stream, int32_t sdev, int32_t dst_dev, uint64_t dst, uint64_t dpitch, int32_t src_dev,
+                          uint64_t src, uint64_t spitch, uint64_t width, uint64_t height);
 
 // Virtual memory (shim_mem.c).
 tn_status tn_vmm_reserve(int32_t dev, uint64_t size, uint64_t alignment, uint64_t *out);

@@ -127,6 +127,29 @@ tn_status tn_copy_2d_async(int32_t dev, uint64_t stream, uint64_t dst, uint64_t 
     return finish(stream);
 }
 
+tn_status tn_copy_2d_peer(uint64_t stream, int32_t sdev, int32_t dst_dev, uint64_t dst, uint64_t dpitch, int32_t src_dev,
+                          uint64_t src, uint64_t spitch, uint64_t width, uint64_t height) {
+    TN_TRY(tn_use_device(sdev));
+#if !defined(TERNION_HIP) && !defined(TERNION_MUSA)
+    // A plain 2D copy may fail between VMM pools of different devices (as the seed notes): use the 3D peer copy.
+    struct cudaMemcpy3DPeerParms p;
+    memset(&p, 0, sizeof p);
+    p.dstDevice = dst_dev;
+    p.dstPtr = make_cudaPitchedPtr(TN_DPTR(dst), (size_t)dpitch, (size_t)dpitch, (size_t)height);
+    p.srcDevice = src_dev;
+    p.srcPtr = make_cudaPitchedPtr(TN_DPTR(src), (size_t)spitch, (size_t)spitch, (size_t)height);
+    p.extent = make_cudaExtent((size_t)width, (size_t)height, 1);
+    TN_RT(cudaMemcpy3DPeerAsync, (&p, TN_STREAM(stream)));
+#else
+    // HIP and MUSA have no 3D peer copy: a 2D copy over unified addresses, as the seed does.
+    (void)dst_dev;
+    (void)src_dev;
+    TN_RT(cudaMemcpy2DAsync, (TN_DPTR(dst), (size_t)dpitch, TN_DPTR(src), (size_t)spitch, (size_t)width,
+                              (size_t)height, cudaMemcpyDeviceToDevice, TN_STREAM(stream)));
+#endif
+    return finish(stream);
+}
+
 tn_status tn_vmm_reserve(int32_t dev, uint64_t size, uint64_t alignment, uint64_t *out) {
     *out = 0;
     TN_TRY(tn_use_device_ctx(dev));

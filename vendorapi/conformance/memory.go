@@ -24,6 +24,7 @@ func (s *suite) memory(t *testing.T) {
 		t.Run("device to device copy", func(t *testing.T) { s.copyDtoD(t, dev) })
 		t.Run("async copies through pinned memory", func(t *testing.T) { s.asyncCopies(t, dev) })
 		t.Run("async 2D copy with pitches", func(t *testing.T) { s.copy2D(t, dev) })
+		t.Run("async 2D peer copy within the device", func(t *testing.T) { s.copy2DBetween(t, "Copy2DPeerAsync", dev, dev, dev) })
 		t.Run("registered host memory", func(t *testing.T) { s.hostRegister(t, dev) })
 	})
 	t.Run("pinned host memory", func(t *testing.T) {
@@ -145,20 +146,32 @@ func (s *suite) asyncCopies(t *testing.T, dev int) {
 
 // copy2D copies a block of rows between buffers of different pitches.
 func (s *suite) copy2D(t *testing.T, dev int) {
+	s.copy2DBetween(t, "Copy2DAsync", dev, dev, dev)
+}
+
+// copy2DBetween copies a block of rows from srcDev to dstDev between buffers
+// of different pitches on a stream of device on: with Copy2DAsync (one
+// device) or Copy2DPeerAsync (call names which).
+func (s *suite) copy2DBetween(t *testing.T, call string, on, srcDev, dstDev int) {
 	r := newRand(t)
 	const spitch, dpitch, width, height = 48, 64, 37, 5
 	const sOff, dOff = 5, 16
-	st := s.stream(t, dev)
+	st := s.stream(t, on)
 	srcBytes := randBytes(r, sOff+spitch*height)
 	dstBefore := randBytes(r, dOff+dpitch*height+dpitch)
-	src, dst := s.upload(t, dev, srcBytes), s.upload(t, dev, dstBefore)
-	require.NoError(t, s.d.Copy2DAsync(st, dst.Add(dOff), dpitch, src.Add(sOff), spitch, width, height), "Copy2DAsync")
+	src, dst := s.upload(t, srcDev, srcBytes), s.upload(t, dstDev, dstBefore)
+	if call == "Copy2DAsync" {
+		require.NoError(t, s.d.Copy2DAsync(st, dst.Add(dOff), dpitch, src.Add(sOff), spitch, width, height), call)
+	} else {
+		require.NoError(t, s.d.Copy2DPeerAsync(st, dstDev, dst.Add(dOff), dpitch, srcDev, src.Add(sOff), spitch, width, height), call)
+	}
 	s.sync(t, st)
 	want := append([]byte(nil), dstBefore...)
 	for row := range height {
 		copy(want[dOff+row*dpitch:dOff+row*dpitch+width], srcBytes[sOff+row*spitch:])
 	}
-	checkBytes(t, "Copy2DAsync: rows copied, pitch padding and surroundings untouched", s.download(t, dev, dst, len(dstBefore)), want)
+	checkBytes(t, fmt.Sprintf("%s from device %d to %d on a stream of %d: rows copied, pitch padding and surroundings untouched", call, srcDev, dstDev, on),
+		s.download(t, dstDev, dst, len(dstBefore)), want)
 }
 
 // peer checks peer-access queries and copies between devices 0 and 1 in both
@@ -197,6 +210,10 @@ func (s *suite) peer(t *testing.T) {
 				require.NoError(t, s.d.CopyPeerAsync(st, dst, pd.Add(doff), src, ps.Add(soff), n), "CopyPeerAsync on device %d's stream", on)
 				s.sync(t, st)
 				checkRegion(t, fmt.Sprintf("CopyPeerAsync on a stream of device %d (dst %d)", on, dst), s.download(t, dst, pd, size), before2, doff, data[soff:soff+n])
+			}
+
+			for _, on := range []int{src, dst} {
+				s.copy2DBetween(t, "Copy2DPeerAsync", on, src, dst)
 			}
 
 			// Cross-device order: dst's stream waits for an event of src's stream.
