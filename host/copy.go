@@ -124,14 +124,8 @@ func (d *Driver) CopyDtoDAsync(s vendorapi.Stream, dst, src vendorapi.DevicePtr,
 // CopyPeerAsync queues on s, a stream of dstDev or srcDev, a copy between devices.
 func (d *Driver) CopyPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.DevicePtr, srcDev int, src vendorapi.DevicePtr, size uint64) error {
 	const call = "hostMemcpyPeerAsync"
-	if err := d.checkDev(call, dstDev); err != nil {
+	if err := d.checkEnds(call, s, dstDev, srcDev); err != nil {
 		return err
-	}
-	if err := d.checkDev(call, srcDev); err != nil {
-		return err
-	}
-	if s.Device != dstDev && s.Device != srcDev {
-		return invalid(call, s.Device, "stream of device %d copies from device %d to device %d", s.Device, srcDev, dstDev)
 	}
 	return d.submit(call, s, &node{kind: nodePeer, call: call, dev: dstDev, dst: dst, srcDev: srcDev, src: src, size: size})
 }
@@ -152,6 +146,19 @@ func (d *Driver) Copy2DAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, dpitch
 // and dpitch bytes apart at dst.
 func (d *Driver) Copy2DPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.DevicePtr, dpitch uint64, srcDev int, src vendorapi.DevicePtr, spitch uint64, width, height uint64) error {
 	const call = "hostMemcpy2DPeerAsync"
+	if err := d.checkEnds(call, s, dstDev, srcDev); err != nil {
+		return err
+	}
+	if height > 1 && (width > dpitch || width > spitch) {
+		return invalid(call, s.Device, "width %d exceeds a pitch (dpitch %d, spitch %d)", width, dpitch, spitch)
+	}
+	return d.submit(call, s, &node{kind: node2D, call: call, dev: dstDev, dst: dst, dpitch: dpitch,
+		srcDev: srcDev, src: src, spitch: spitch, width: width, height: height})
+}
+
+// checkEnds checks both devices of a copy between devices and that s belongs
+// to one of them.
+func (d *Driver) checkEnds(call string, s vendorapi.Stream, dstDev, srcDev int) error {
 	if err := d.checkDev(call, dstDev); err != nil {
 		return err
 	}
@@ -161,9 +168,5 @@ func (d *Driver) Copy2DPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.D
 	if s.Device != dstDev && s.Device != srcDev {
 		return invalid(call, s.Device, "stream of device %d copies from device %d to device %d", s.Device, srcDev, dstDev)
 	}
-	if height > 1 && (width > dpitch || width > spitch) {
-		return invalid(call, s.Device, "width %d exceeds a pitch (dpitch %d, spitch %d)", width, dpitch, spitch)
-	}
-	return d.submit(call, s, &node{kind: node2D, call: call, dev: dstDev, dst: dst, dpitch: dpitch,
-		srcDev: srcDev, src: src, spitch: spitch, width: width, height: height})
+	return nil
 }
