@@ -69,13 +69,19 @@ func BenchmarkLaunchVendorAPI(b *testing.B) { forKernels(b, benchLaunchVendorAPI
 
 func benchLaunchVendorAPI(b *testing.B, k tinyKernel) {
 	d, f, s, args := tiny(b, k)
+	launchLoop(b, d, s, func() error { return d.Launch(f, one, one, 0, s, args) })
+}
+
+// launchLoop times launch back to back after a warm-up of syncEvery launches,
+// synchronizing s every syncEvery launches, and reports µs per launch.
+func launchLoop(b *testing.B, d vendorapi.Driver, s vendorapi.Stream, launch func() error) {
 	for range syncEvery { // warm up: module loaded, queue primed
-		require.NoError(b, d.Launch(f, one, one, 0, s, args))
+		require.NoError(b, launch())
 	}
 	require.NoError(b, d.StreamSynchronize(s))
 	n := 0
 	for b.Loop() {
-		if err := d.Launch(f, one, one, 0, s, args); err != nil {
+		if err := launch(); err != nil {
 			b.Fatal(err)
 		}
 		if n++; n%syncEvery == 0 {
@@ -107,23 +113,7 @@ func benchLaunchRawCgo(b *testing.B, k tinyKernel) {
 	for i, a := range args {
 		slots[i] = a.Bits
 	}
-	for range syncEvery {
-		require.NoError(b, raw.Launch(slots))
-	}
-	require.NoError(b, d.StreamSynchronize(s))
-	n := 0
-	for b.Loop() {
-		if err := raw.Launch(slots); err != nil {
-			b.Fatal(err)
-		}
-		if n++; n%syncEvery == 0 {
-			if err := d.StreamSynchronize(s); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	require.NoError(b, d.StreamSynchronize(s))
-	reportPer(b, n, "launch")
+	launchLoop(b, d, s, func() error { return raw.Launch(slots) })
 }
 
 // BenchmarkGraphReplay1000 captures 1000 tiny launches (noop, fill_f32) into one

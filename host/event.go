@@ -68,13 +68,7 @@ func (d *Driver) EventRecord(e vendorapi.Event, s vendorapi.Stream) error {
 // recorded is complete.
 func (d *Driver) EventSynchronize(e vendorapi.Event) error {
 	const call = "hostEventSynchronize"
-	d.mu.Lock()
-	ev, err := d.lookupEvent(call, e)
-	var r *record
-	if err == nil {
-		r, err = ev.settled(call)
-	}
-	d.mu.Unlock()
+	r, err := d.latestRecord(call, e)
 	if err != nil || r == nil {
 		return err
 	}
@@ -86,13 +80,7 @@ func (d *Driver) EventSynchronize(e vendorapi.Event) error {
 // recorded) and an error matching ErrNotReady otherwise.
 func (d *Driver) EventQuery(e vendorapi.Event) error {
 	const call = "hostEventQuery"
-	d.mu.Lock()
-	ev, err := d.lookupEvent(call, e)
-	var r *record
-	if err == nil {
-		r, err = ev.settled(call)
-	}
-	d.mu.Unlock()
+	r, err := d.latestRecord(call, e)
 	if err != nil || r == nil {
 		return err
 	}
@@ -141,4 +129,15 @@ func (d *Driver) EventElapsed(start, end vendorapi.Event) (time.Duration, error)
 		}
 	}
 	return recs[1].at.Sub(recs[0].at), nil
+}
+
+// latestRecord returns e's latest record, nil when e was never recorded.
+func (d *Driver) latestRecord(call string, e vendorapi.Event) (*record, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ev, err := d.lookupEvent(call, e)
+	if err != nil {
+		return nil, err
+	}
+	return ev.settled(call)
 }

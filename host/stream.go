@@ -220,12 +220,7 @@ func (st *stream) capturing(call string) error {
 // that work not yet reported. It fails, invalidating the capture, while s is capturing.
 func (d *Driver) StreamSynchronize(s vendorapi.Stream) error {
 	const call = "hostStreamSynchronize"
-	d.mu.Lock()
-	st, err := d.lookupStream(call, s)
-	if err == nil {
-		err = st.capturing(call)
-	}
-	d.mu.Unlock()
+	st, err := d.idleStream(call, s)
 	if err != nil {
 		return err
 	}
@@ -236,12 +231,7 @@ func (d *Driver) StreamSynchronize(s vendorapi.Stream) error {
 // otherwise. It fails, invalidating the capture, while s is capturing.
 func (d *Driver) StreamQuery(s vendorapi.Stream) error {
 	const call = "hostStreamQuery"
-	d.mu.Lock()
-	st, err := d.lookupStream(call, s)
-	if err == nil {
-		err = st.capturing(call)
-	}
-	d.mu.Unlock()
+	st, err := d.idleStream(call, s)
 	if err != nil {
 		return err
 	}
@@ -319,4 +309,16 @@ func (d *Driver) validate(call string, st *stream, nodes []*node) error {
 		}
 	}
 	return nil
+}
+
+// idleStream returns s's stream, or an error when s is unknown or capturing
+// (which invalidates the capture, as CUDA does for synchronizing calls).
+func (d *Driver) idleStream(call string, s vendorapi.Stream) (*stream, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, err := d.lookupStream(call, s)
+	if err != nil {
+		return nil, err
+	}
+	return st, st.capturing(call)
 }

@@ -194,6 +194,20 @@ func (d *Driver) reserveRange(call string, dev int, p vendorapi.DevicePtr, size 
 	return r, off, nil
 }
 
+// mappedRange returns the reserved region holding [p, p+size), p's offset in
+// it and the mappings that exactly tile the range. The caller holds memMu.
+func (d *Driver) mappedRange(call string, dev int, p vendorapi.DevicePtr, size uint64) (*region, uint64, []*mapping, error) {
+	r, off, err := d.reserveRange(call, dev, p, size)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	maps, ok := r.wholeMappings(off, size)
+	if !ok {
+		return nil, 0, nil, invalid(call, dev, "[%#x, +%d) is not exactly covered by mappings", uintptr(p), size)
+	}
+	return r, off, maps, nil
+}
+
 // wholeMappings returns the mappings that exactly tile [off, off+size).
 func (r *region) wholeMappings(off, size uint64) ([]*mapping, bool) {
 	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off >= off })
@@ -216,13 +230,9 @@ func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error
 	}
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
-	r, off, err := d.reserveRange(call, dev, p, size)
+	r, _, maps, err := d.mappedRange(call, dev, p, size)
 	if err != nil {
 		return err
-	}
-	maps, ok := r.wholeMappings(off, size)
-	if !ok {
-		return invalid(call, dev, "[%#x, +%d) is not exactly covered by mappings", uintptr(p), size)
 	}
 	for _, m := range maps {
 		if err := unix.Mprotect(r.mem[m.off:m.off+m.size], unix.PROT_READ|unix.PROT_WRITE); err != nil {
@@ -243,13 +253,9 @@ func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	d.quiesce()
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
-	r, off, err := d.reserveRange(call, dev, p, size)
+	r, off, maps, err := d.mappedRange(call, dev, p, size)
 	if err != nil {
 		return err
-	}
-	maps, ok := r.wholeMappings(off, size)
-	if !ok {
-		return invalid(call, dev, "[%#x, +%d) is not exactly covered by mappings", uintptr(p), size)
 	}
 	_, merr := unix.MmapPtr(-1, 0, unsafe.Pointer(&r.mem[off]), uintptr(size), unix.PROT_NONE,
 		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED|unix.MAP_NORESERVE)
