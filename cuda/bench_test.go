@@ -3,12 +3,10 @@
 package cuda
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ternion/ternion/internal/gpushim"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -20,18 +18,18 @@ const syncEvery = 256
 // or fill_f32 of one element.
 type tinyKernel struct {
 	name string
-	args func(p vendorapi.DevicePtr) []vendorapi.Arg
+	args func(p vendorapi.DevicePtr) *vendorapi.Args
 }
 
 var tinyKernels = []tinyKernel{
-	{"noop", func(vendorapi.DevicePtr) []vendorapi.Arg { return nil }},
-	{"fill_f32", func(p vendorapi.DevicePtr) []vendorapi.Arg {
-		return []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(1)}
+	{"noop", func(vendorapi.DevicePtr) *vendorapi.Args { return nil }},
+	{"fill_f32", func(p vendorapi.DevicePtr) *vendorapi.Args {
+		return vendorapi.NewArgs().Ptr(p).F32(1).I64(1)
 	}},
 }
 
 // tiny sets up kernel k on a fresh stream of device 0.
-func tiny(b *testing.B, k tinyKernel) (vendorapi.Driver, vendorapi.Function, vendorapi.Stream, []vendorapi.Arg) {
+func tiny(b *testing.B, k tinyKernel) (vendorapi.Driver, vendorapi.Function, vendorapi.Stream, *vendorapi.Args) {
 	b.Helper()
 	d := openOrSkip(b)
 	f, err := d.Kernel(0, k.name)
@@ -92,28 +90,6 @@ func launchLoop(b *testing.B, d vendorapi.Driver, s vendorapi.Stream, launch fun
 	}
 	require.NoError(b, d.StreamSynchronize(s))
 	reportPer(b, n, "launch")
-}
-
-// BenchmarkLaunchRawCgo is the floor: a C helper doing exactly one
-// cuLaunchKernel of the same function per cgo call, from a Go loop on one
-// locked OS thread (no checks, no device switch). Measured 2026-12-02 on the
-// H200: 4.25 µs/launch.
-func BenchmarkLaunchRawCgo(b *testing.B) { forKernels(b, benchLaunchRawCgo) }
-
-func benchLaunchRawCgo(b *testing.B, k tinyKernel) {
-	d, f, s, args := tiny(b, k)
-	gd, ok := d.(*gpushim.Driver)
-	require.True(b, ok, "the cuda driver is a *gpushim.Driver")
-	raw, err := gd.Raw(f, s)
-	require.NoError(b, err)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	require.NoError(b, raw.Bind())
-	slots := make([]uint64, len(args))
-	for i, a := range args {
-		slots[i] = a.Bits
-	}
-	launchLoop(b, d, s, func() error { return raw.Launch(slots) })
 }
 
 // BenchmarkGraphReplay1000 captures 1000 tiny launches (noop, fill_f32) into one

@@ -1,28 +1,36 @@
 package host
 
-import "github.com/ternion/ternion/vendorapi"
+import (
+	"fmt"
+
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/vendorapi"
+)
 
 // binary.go implements kernels/binary.cu: element-wise ops on contiguous f32.
 
+// binaryOps are the ops of binary.cu's ternion_op_* structs, by axis value.
+var binaryOps = map[string]func(x, y float32) float32{
+	"add": func(x, y float32) float32 { return x + y },
+	"mul": func(x, y float32) float32 { return x * y },
+}
+
 func init() {
-	binary := func(op func(x, y float32) float32) *hostKernel {
-		return &hostKernel{
-			buffers: func(a []vendorapi.Arg) []buffer {
-				n := a[3].I64()
-				return []buffer{elems("dst", a[0], n, 4), elems("a", a[1], n, 4), elems("b", a[2], n, 4)}
-			},
-			run: func(m [][]byte, _ []vendorapi.Arg) {
-				dst, x, y := f32s(m[0]), f32s(m[1]), f32s(m[2])
-				parallel(len(dst), func(lo, hi int) {
-					for i := lo; i < hi; i++ {
-						dst[i] = op(x[i], y[i])
-					}
-				})
-			},
+	// {op}_f32(dst, a, b, n): dst[i] = a[i] op b[i] for i < n.
+	registerTemplate("binary_f32", func(k kernels.Kernel) (*hostKernel, error) {
+		op := binaryOps[k.Bind["op"]]
+		if op == nil {
+			return nil, fmt.Errorf("kernel %s: binary op %q has no host implementation", k.Name, k.Bind["op"])
 		}
-	}
-	// add_f32(dst, a, b, n): dst[i] = a[i] + b[i] for i < n.
-	register("add_f32", binary(func(x, y float32) float32 { return x + y }))
-	// mul_f32(dst, a, b, n): dst[i] = a[i] * b[i] for i < n.
-	register("mul_f32", binary(func(x, y float32) float32 { return x * y }))
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				n := a.I64At(3)
+				return []buffer{elems("dst", a.PtrAt(0), n, 4), elems("a", a.PtrAt(1), n, 4), elems("b", a.PtrAt(2), n, 4)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, x, y := f32s(m[0]), f32s(m[1]), f32s(m[2])
+				b.gridStride(a.I64At(3), func(i int64) { dst[i] = op(x[i], y[i]) })
+			},
+		}, nil
+	})
 }

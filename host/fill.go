@@ -1,25 +1,25 @@
 package host
 
-import "github.com/ternion/ternion/vendorapi"
+import (
+	"math"
+
+	"github.com/ternion/ternion/vendorapi"
+)
 
 // fill.go implements kernels/fill.cu.
 
 func init() {
-	fill := func(value func(a []vendorapi.Arg) uint32) *hostKernel {
+	fill := func(bits func(a *vendorapi.Args) uint32) *hostKernel {
 		return &hostKernel{
-			buffers: func(a []vendorapi.Arg) []buffer { return []buffer{elems("dst", a[0], a[2].I64(), 4)} },
-			run: func(m [][]byte, a []vendorapi.Arg) {
-				dst, v := u32s(m[0]), value(a)
-				parallel(len(dst), func(lo, hi int) {
-					for i := lo; i < hi; i++ {
-						dst[i] = v
-					}
-				})
+			buffers: func(a *vendorapi.Args) []buffer { return []buffer{elems("dst", a.PtrAt(0), a.I64At(2), 4)} },
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, v := u32s(m[0]), bits(a)
+				b.gridStride(a.I64At(2), func(i int64) { dst[i] = v })
 			},
 		}
 	}
 	// fill_f32(dst, value, n): dst[i] = value for i < n (stored bit for bit).
-	register("fill_f32", fill(func(a []vendorapi.Arg) uint32 { return uint32(a[1].Bits) }))
+	register("fill_f32", fill(func(a *vendorapi.Args) uint32 { return math.Float32bits(a.F32At(1)) }))
 	// fill_u32(dst, value, n): dst[i] = value for i < n.
-	register("fill_u32", fill(func(a []vendorapi.Arg) uint32 { return a[1].U32() }))
+	register("fill_u32", fill(func(a *vendorapi.Args) uint32 { return a.U32At(1) }))
 }

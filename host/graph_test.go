@@ -11,7 +11,7 @@ import (
 )
 
 // launch queues kernel name on s with a small grid.
-func launch(t *testing.T, d *Driver, s vendorapi.Stream, name string, args ...vendorapi.Arg) error {
+func launch(t *testing.T, d *Driver, s vendorapi.Stream, name string, args *vendorapi.Args) error {
 	t.Helper()
 	f, err := d.Kernel(s.Device, name)
 	require.NoError(t, err)
@@ -54,8 +54,8 @@ func TestCaptureAndReplay(t *testing.T) {
 	assert.Equal(t, vendorapi.CaptureNone, status(t, d, s))
 	g := captureGraph(t, d, s, func() {
 		assert.Equal(t, vendorapi.CaptureActive, status(t, d, s))
-		require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.PtrArg(x), vendorapi.F32Arg(1), vendorapi.I64Arg(n)))
-		require.NoError(t, launch(t, d, s, "add_f32", vendorapi.PtrArg(y), vendorapi.PtrArg(y), vendorapi.PtrArg(x), vendorapi.I64Arg(n)))
+		require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.NewArgs().Ptr(x).F32(1).I64(n)))
+		require.NoError(t, launch(t, d, s, "add_f32", vendorapi.NewArgs().Ptr(y).Ptr(y).Ptr(x).I64(n)))
 		// y[0:4] as a 2×2 C += A*B with A = B = x[0:4], all ones: adds 2.
 		require.NoError(t, d.Gemm(h, vendorapi.Gemm{M: 2, N: 2, K: 2, Alpha: 1, Beta: 1, A: x, AType: vendorapi.F32, LDA: 2,
 			B: x, BType: vendorapi.F32, LDB: 2, C: y, CType: vendorapi.F32, LDC: 2, Compute: vendorapi.Compute32F}))
@@ -163,7 +163,7 @@ func TestGraphExecUpdate(t *testing.T) {
 	y := upload(t, d, 0, make([]float32, n))
 	fillWith := func(p vendorapi.DevicePtr, v float32) func() {
 		return func() {
-			require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.PtrArg(p), vendorapi.F32Arg(v), vendorapi.I64Arg(n)))
+			require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.NewArgs().Ptr(p).F32(v).I64(n)))
 			require.NoError(t, d.MemsetAsync(s, p, 0, 4))
 		}
 	}
@@ -188,14 +188,14 @@ func TestGraphExecUpdate(t *testing.T) {
 		body func()
 	}{
 		{"another kernel", func() {
-			require.NoError(t, launch(t, d, s, "fill_u32", vendorapi.PtrArg(x), vendorapi.U32Arg(3), vendorapi.I64Arg(n)))
+			require.NoError(t, launch(t, d, s, "fill_u32", vendorapi.NewArgs().Ptr(x).U32(3).I64(n)))
 			require.NoError(t, d.MemsetAsync(s, x, 0, 4))
 		}},
 		{"fewer nodes", func() {
-			require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.PtrArg(x), vendorapi.F32Arg(3), vendorapi.I64Arg(n)))
+			require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.NewArgs().Ptr(x).F32(3).I64(n)))
 		}},
 		{"another node kind", func() {
-			require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.PtrArg(x), vendorapi.F32Arg(3), vendorapi.I64Arg(n)))
+			require.NoError(t, launch(t, d, s, "fill_f32", vendorapi.NewArgs().Ptr(x).F32(3).I64(n)))
 			require.NoError(t, d.CopyDtoDAsync(s, x, y, 4))
 		}},
 	} {

@@ -1,11 +1,14 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
-	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ternion/ternion/kernels"
@@ -13,13 +16,39 @@ import (
 )
 
 // hostKernel is the Go implementation of one catalog kernel. Each lives in
-// the file named like its .cu source (fill.go implements fill.cu).
+// the file named like its family's .cu source (fill.go implements fill.cu).
+// It runs as a GPU runs the kernel: block by block over the launch's grid,
+// each block doing the work of its threads, so a launch with too small a
+// grid leaves elements unwritten on host as it would on a GPU.
 type hostKernel struct {
 	// buffers lists the device ranges a launch with args touches.
-	buffers func(args []vendorapi.Arg) []buffer
-	// run executes the whole launch on the resolved buffers, in buffers' order.
-	run func(mem [][]byte, args []vendorapi.Arg)
+	buffers func(a *vendorapi.Args) []buffer
+	// block runs one thread block on the resolved buffers, in buffers'
+	// order. Blocks of one launch run concurrently.
+	block func(mem [][]byte, a *vendorapi.Args, b block)
 }
+
+// block is one thread block of a launch: blockIdx, blockDim and gridDim.
+type block struct {
+	idx, dim, grid vendorapi.Dim3
+}
+
+// gridStride calls f(i) for every i < n that b's threads reach in a 1D
+// grid-stride loop (TERNION_TID, TERNION_NTHREADS): thread t starts at
+// blockIdx.x*blockDim.x + t and steps gridDim.x*blockDim.x.
+func (b block) gridStride(n int64, f func(i int64)) {
+	stride := int64(b.grid.X) * int64(b.dim.X)
+	first := int64(b.idx.X) * int64(b.dim.X)
+	for t := range int64(b.dim.X) {
+		for i := first + t; i < n; i += stride {
+			f(i)
+		}
+	}
+}
+
+// first reports whether b is block (0,0,0), for kernels whose one thread
+// does all the work.
+func (b block) first() bool { return b.idx == vendorapi.Dim3{} }
 
 // buffer is one device range a kernel touches.
 type buffer struct {
@@ -27,17 +56,52 @@ type buffer struct {
 	ptr   vendorapi.DevicePtr
 	size  uint64 // bytes; 0 touches nothing
 	align uint64
+	bad   string // why the argument describes no valid range ("" when it does)
 }
 
-// hostKernels holds the implementations by catalog name.
-var hostKernels = map[string]*hostKernel{}
+// direct holds the implementations of entry points a .cu file writes, by
+// name; templates those of template bodies, by body name, as a function of
+// the instantiation (whose Bind holds the template arguments).
+var (
+	direct    = map[string]*hostKernel{}
+	templates = map[string]func(k kernels.Kernel) (*hostKernel, error){}
+)
 
 // register adds the implementation of catalog kernel name.
-func register(name string, k *hostKernel) { hostKernels[name] = k }
+func register(name string, k *hostKernel) { direct[name] = k }
 
-// elems is the buffer of n elements of size bytes at pointer argument a.
-func elems(param string, a vendorapi.Arg, n int64, size uint64) buffer {
-	b := buffer{param: param, ptr: a.Ptr(), align: size}
+// registerTemplate adds the implementation of the instantiations of the
+// template body named body.
+func registerTemplate(body string, make func(k kernels.Kernel) (*hostKernel, error)) {
+	templates[body] = make
+}
+
+// templateBody is the name of k's template body ("binary_f32"), "" for an
+// entry point its source writes.
+func templateBody(k kernels.Kernel) string {
+	name, _, _ := strings.Cut(k.Body, "<")
+	return name
+}
+
+// implementation returns the host implementation of catalog kernel k.
+func implementation(k kernels.Kernel) (*hostKernel, error) {
+	if k.Body == "" {
+		if hk := direct[k.Name]; hk != nil {
+			return hk, nil
+		}
+		return nil, fmt.Errorf("kernel %q is in the catalog but the host device has no Go implementation of it", k.Name)
+	}
+	make := templates[templateBody(k)]
+	if make == nil {
+		return nil, fmt.Errorf("kernel %q is in the catalog but the host device has no Go implementation of its template %s",
+			k.Name, templateBody(k))
+	}
+	return make(k)
+}
+
+// elems is the buffer of n elements of size bytes at p.
+func elems(param string, p vendorapi.DevicePtr, n int64, size uint64) buffer {
+	b := buffer{param: param, ptr: p, align: size}
 	switch {
 	case n <= 0:
 	case uint64(n) > math.MaxUint64/size:
@@ -45,6 +109,40 @@ func elems(param string, a vendorapi.Arg, n int64, size uint64) buffer {
 	default:
 		b.size = uint64(n) * size
 	}
+	return b
+}
+
+// tensorBuf is the buffer a tensor descriptor spans with elements of size
+// bytes: from its data pointer to the end of its last element. Strides must
+// be non-negative multiples of the element size, as a GPU's aligned loads need.
+func tensorBuf(param string, t vendorapi.TensorDesc, size uint64) buffer {
+	b := buffer{param: param, ptr: t.Data, align: size}
+	last := uint64(0)
+	for i := range 4 {
+		ne, nb := t.Ne[i], t.Nb[i]
+		switch {
+		case ne < 0:
+			b.bad = fmt.Sprintf("ne[%d] = %d is negative", i, ne)
+			return b
+		case ne == 0:
+			return b // an empty tensor touches nothing
+		case nb < 0 || uint64(nb)%size != 0:
+			b.bad = fmt.Sprintf("nb[%d] = %d is not a non-negative multiple of the %d-byte element", i, nb, size)
+			return b
+		}
+		hi, lo := bits.Mul64(uint64(ne-1), uint64(nb))
+		sum, carry := bits.Add64(last, lo, 0)
+		if hi != 0 || carry != 0 {
+			b.bad = "the tensor's extent overflows"
+			return b
+		}
+		last = sum
+	}
+	if last > math.MaxUint64-size {
+		b.bad = "the tensor's extent overflows"
+		return b
+	}
+	b.size = last + size
 	return b
 }
 
@@ -64,30 +162,65 @@ func u32s(b []byte) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
-// parallelGrain is the fewest elements worth a goroutine of their own.
-const parallelGrain = 1 << 15
-
-// parallel runs body over [0, n) in chunks on up to GOMAXPROCS goroutines,
-// returning when all are done: the grid-stride loop of a .cu kernel.
-func parallel(n int, body func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+parallelGrain-1)/parallelGrain)
-	if workers <= 1 {
-		body(0, n)
-		return
+// i64s views b as int64s; b's address is 8-byte aligned (checked by span).
+func i64s(b []byte) []int64 {
+	if len(b) < 8 {
+		return nil
 	}
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		wg.Go(func() { body(lo, min(lo+chunk, n)) })
-	}
-	wg.Wait()
+	return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
 }
 
-// function is a Kernel handle.
+// blockChunk is how many blocks a worker takes at a time.
+const blockChunk = 16
+
+// runBlocks runs body for every block of a launch of grid × dim, on up to
+// GOMAXPROCS goroutines, and returns when all are done. A panic in a block
+// (a kernel bug) becomes the returned error instead of ending the process.
+func runBlocks(grid, dim vendorapi.Dim3, body func(b block)) error {
+	grid, dim = grid.Norm(), dim.Norm()
+	n := grid.Count()
+	gx, gy := uint64(grid.X), uint64(grid.Y)
+	var next atomic.Uint64
+	var failed atomic.Pointer[string]
+	work := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				msg := fmt.Sprint(p)
+				failed.CompareAndSwap(nil, &msg)
+			}
+		}()
+		for failed.Load() == nil {
+			lo := next.Add(blockChunk) - blockChunk
+			if lo >= n {
+				return
+			}
+			for i := lo; i < min(lo+blockChunk, n); i++ {
+				body(block{idx: vendorapi.Dim3{X: uint32(i % gx), Y: uint32(i / gx % gy), Z: uint32(i / (gx * gy))},
+					dim: dim, grid: grid})
+			}
+		}
+	}
+	workers := min(uint64(runtime.GOMAXPROCS(0)), (n+blockChunk-1)/blockChunk)
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if msg := failed.Load(); msg != nil {
+		return errors.New(*msg)
+	}
+	return nil
+}
+
+// function is a Kernel handle: its catalog kinds and host implementation,
+// resolved once so a launch looks nothing up by name.
 type function struct {
 	id     uintptr
 	dev    int
 	name   string
+	kinds  []vendorapi.ParamKind
+	impl   *hostKernel
 	maxDyn int
 }
 
@@ -102,22 +235,23 @@ func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
 	if err := d.checkDev(call, dev); err != nil {
 		return vendorapi.Function{}, err
 	}
-	if _, err := kernels.Lookup(name); err != nil {
+	k, err := kernels.Lookup(name)
+	if err != nil {
 		return vendorapi.Function{}, fromContract(call, dev, err)
-	}
-	if hostKernels[name] == nil {
-		return vendorapi.Function{}, newErr(errNoKernelImage, call, dev,
-			"kernel %q is in the catalog but the host device has no Go implementation of it", name)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := funcKey{dev, name}
-	id, ok := d.funcIDs[key]
-	if !ok {
-		id = d.id()
-		d.funcIDs[key] = id
-		d.funcs[id] = &function{id: id, dev: dev, name: name, maxDyn: sharedMemPerBlock}
+	if id, ok := d.funcIDs[key]; ok {
+		return vendorapi.Function{Device: dev, Name: name, Handle: id}, nil
 	}
+	impl, err := implementation(k)
+	if err != nil {
+		return vendorapi.Function{}, newErr(errNoKernelImage, call, dev, "%v", err)
+	}
+	id := d.id()
+	d.funcIDs[key] = id
+	d.funcs[id] = &function{id: id, dev: dev, name: name, kinds: k.Kinds(), impl: impl, maxDyn: sharedMemPerBlock}
 	return vendorapi.Function{Device: dev, Name: name, Handle: id}, nil
 }
 
@@ -138,22 +272,33 @@ func (d *Driver) SetMaxDynamicSharedMemory(f vendorapi.Function, bytes int) erro
 	return nil
 }
 
-// Launch checks f's arguments against the catalog and every buffer they
-// address, then queues the kernel on s (a stream of f's device).
-func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args []vendorapi.Arg) error {
+// Launch queues f on s (a stream of f's device) after checking its
+// arguments against the catalog, its launch configuration and every buffer
+// the arguments address. It keeps a copy of args.
+func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args *vendorapi.Args) error {
 	const call = "hostLaunchKernel"
 	if f.Device != s.Device {
 		return invalid(call, s.Device, "function of device %d launched on a stream of device %d", f.Device, s.Device)
 	}
-	k, err := kernels.Lookup(f.Name)
-	if err != nil {
-		return fromContract(call, f.Device, err)
-	}
-	if err := vendorapi.CheckArgs(f.Name, k.Kinds(), args); err != nil {
-		return fromContract(call, f.Device, err)
-	}
 	return d.submit(call, s, &node{kind: nodeKernel, call: call, dev: f.Device, fn: f,
-		grid: grid, block: block, shared: sharedMem, args: slices.Clone(args)})
+		grid: grid, block: block, shared: sharedMem, args: args.Clone()})
+}
+
+// checkKernel resolves n's function and checks its arguments and launch
+// configuration. The caller holds d.mu; n is not shared yet.
+func (d *Driver) checkKernel(n *node) *vendorapi.Error {
+	fn := d.funcs[n.fn.Handle]
+	if fn == nil || fn.dev != n.fn.Device || fn.name != n.fn.Name {
+		return newErr(errInvalidHandle, n.call, n.dev, "unknown function %q (handle %d)", n.fn.Name, n.fn.Handle)
+	}
+	if err := vendorapi.CheckArgs(fn.name, fn.kinds, n.args); err != nil {
+		return fromContract(n.call, n.dev, err)
+	}
+	if why := checkLaunch(n.grid, n.block, n.shared, fn.maxDyn); why != "" {
+		return newErr(errInvalidConfiguration, n.call, n.dev, "kernel %s: %s", n.fn.Name, why)
+	}
+	n.impl = fn.impl
+	return nil
 }
 
 // checkLaunch checks a launch configuration against CUDA's limits.
@@ -173,18 +318,24 @@ func checkLaunch(grid, block vendorapi.Dim3, shared uint32, maxDyn int) string {
 
 // prepareKernel resolves a kernel node's buffers. The caller holds memMu.
 func (d *Driver) prepareKernel(n *node, dspan func(string, int, vendorapi.DevicePtr, uint64, uint64) ([]byte, *vendorapi.Error)) (func() error, *vendorapi.Error) {
-	k := hostKernels[n.fn.Name]
-	if k == nil {
-		return nil, newErr(errNoKernelImage, n.call, n.dev, "no host implementation of kernel %q", n.fn.Name)
-	}
+	k := n.impl
 	bufs := k.buffers(n.args)
 	mem := make([][]byte, len(bufs))
 	for i, b := range bufs {
-		m, err := dspan("kernel "+n.fn.Name+" argument "+b.param, n.dev, b.ptr, b.size, b.align)
+		what := "kernel " + n.fn.Name + " argument " + b.param
+		if b.bad != "" {
+			return nil, invalid(n.call, n.dev, "%s: %s", what, b.bad)
+		}
+		m, err := dspan(what, n.dev, b.ptr, b.size, b.align)
 		if err != nil {
 			return nil, err
 		}
 		mem[i] = m
 	}
-	return func() error { k.run(mem, n.args); return nil }, nil
+	return func() error {
+		if err := runBlocks(n.grid, n.block, func(b block) { k.block(mem, n.args, b) }); err != nil {
+			return newErr(errLaunchFailure, n.call, n.dev, "kernel %s: %v", n.fn.Name, err)
+		}
+		return nil
+	}, nil
 }

@@ -1,11 +1,12 @@
 package host
 
 import (
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
-	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,20 +18,30 @@ import (
 
 // TestEveryCatalogKernelHasHostImplementation checks the catalog and the
 // host implementations agree, and that each lives in the file named like its
-// .cu source.
+// family's .cu source.
 func TestEveryCatalogKernelHasHostImplementation(t *testing.T) {
+	used := map[string]bool{}
 	for _, k := range kernels.Catalog {
 		t.Run(k.Name, func(t *testing.T) {
-			require.NotNil(t, hostKernels[k.Name], "no host implementation of %s (%s)", k.Name, k.Source)
-			file := strings.TrimSuffix(k.Source, ".cu") + ".go"
+			impl, err := implementation(k)
+			require.NoError(t, err)
+			require.NotNil(t, impl)
+			file := k.Family + ".go"
 			src, err := os.ReadFile(file)
-			require.NoError(t, err, "%s implements %s", file, k.Source)
-			assert.Contains(t, string(src), `"`+k.Name+`"`, "%s registers %s", file, k.Name)
+			require.NoError(t, err, "%s implements %s", file, k.Source())
+			registered := k.Name
+			if k.Body != "" {
+				registered = templateBody(k)
+			}
+			used[registered] = true
+			assert.Contains(t, string(src), `"`+registered+`"`, "%s registers %s", file, registered)
 		})
 	}
-	for name := range hostKernels {
-		_, err := kernels.Lookup(name)
-		assert.NoError(t, err, "host implements %s, which is not in the catalog", name)
+	for name := range direct {
+		assert.True(t, used[name], "host implements %s, which is not in the catalog", name)
+	}
+	for name := range templates {
+		assert.True(t, used[name], "host implements template %s, which no catalog kernel instantiates", name)
 	}
 }
 
@@ -48,12 +59,116 @@ func TestKernelLookup(t *testing.T) {
 	_, err = d.Kernel(1, "add_f32")
 	requireHostErr(t, err, vendorapi.ErrInvalidValue)
 
-	saved := hostKernels["mul_f32"]
-	delete(hostKernels, "mul_f32")
-	_, err = d.Kernel(0, "mul_f32")
-	hostKernels["mul_f32"] = saved
+	saved := direct["fill_u32"]
+	delete(direct, "fill_u32")
+	_, err = d.Kernel(0, "fill_u32")
+	direct["fill_u32"] = saved
 	ve := requireHostErr(t, err, vendorapi.ErrNoKernel)
-	assert.Contains(t, ve.Message, "mul_f32")
+	assert.Contains(t, ve.Message, "fill_u32")
+
+	savedT := templates["binary_f32"]
+	delete(templates, "binary_f32")
+	_, err = d.Kernel(0, "mul_f32")
+	templates["binary_f32"] = savedT
+	ve = requireHostErr(t, err, vendorapi.ErrNoKernel)
+	assert.Contains(t, ve.Message, "binary_f32")
+}
+
+// TestRunBlocks checks that every block of a 3D grid runs exactly once with
+// its own index, and that a panicking block is an error, not a crash.
+func TestRunBlocks(t *testing.T) {
+	for _, c := range []struct{ grid, dim vendorapi.Dim3 }{
+		{vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 1}},
+		{vendorapi.Dim3{X: 7, Y: 3, Z: 2}, vendorapi.Dim3{X: 4, Y: 2}},
+		{vendorapi.Dim3{Y: 40}, vendorapi.Dim3{}},
+		{vendorapi.Dim3{X: 1000}, vendorapi.Dim3{X: 256}},
+	} {
+		g := c.grid.Norm()
+		var mu sync.Mutex
+		seen := map[vendorapi.Dim3]int{}
+		require.NoError(t, runBlocks(c.grid, c.dim, func(b block) {
+			assert.Equal(t, g, b.grid)
+			assert.Equal(t, c.dim.Norm(), b.dim)
+			mu.Lock()
+			seen[b.idx]++
+			mu.Unlock()
+		}))
+		require.Len(t, seen, int(g.Count()), "grid %v", c.grid)
+		for idx, n := range seen {
+			require.Equal(t, 1, n, "block %v", idx)
+			require.Less(t, idx.X, g.X)
+			require.Less(t, idx.Y, g.Y)
+			require.Less(t, idx.Z, g.Z)
+		}
+	}
+	err := runBlocks(vendorapi.Dim3{X: 100}, vendorapi.Dim3{X: 1}, func(b block) {
+		if b.idx.X == 57 {
+			var s []int
+			_ = s[b.idx.X] // a kernel indexing out of range
+		}
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "index out of range")
+}
+
+// TestLaunchHonoursGeometry launches abi_geometry, whose threads each write
+// one slot without a grid-stride loop: a grid too small for the data leaves
+// the rest unwritten, as on a GPU.
+func TestLaunchHonoursGeometry(t *testing.T) {
+	d := newDriver(t, Options{})
+	s := mkStream(t, d, 0)
+	const n = 1000
+	sentinel := make([]float32, 2*n)
+	for i := range sentinel {
+		sentinel[i] = -1
+	}
+	p := upload(t, d, 0, sentinel)
+	f, err := d.Kernel(0, "abi_geometry")
+	require.NoError(t, err)
+	grid, dim := vendorapi.Dim3{X: 3}, vendorapi.Dim3{X: 100} // 300 threads for 1000 slots
+	require.NoError(t, d.Launch(f, grid, dim, 0, s, vendorapi.NewArgs().Ptr(p).I64(n)))
+	require.NoError(t, d.StreamSynchronize(s))
+	got := make([]byte, 8*n)
+	require.NoError(t, d.CopyDtoH(0, got, p))
+	for i := range int64(n) {
+		v := int64(binary.LittleEndian.Uint64(got[8*i:]))
+		if i < 300 {
+			require.Equal(t, i/100*1024+i%100+1, v, "slot %d written by its thread", i)
+		} else {
+			require.Equal(t, int64(math.Float32bits(-1))<<32|int64(math.Float32bits(-1)), v, "slot %d has no thread", i)
+		}
+	}
+}
+
+func TestTensorBuf(t *testing.T) {
+	td := func(ne, nb [4]int64) vendorapi.TensorDesc { return vendorapi.TensorDesc{Data: 4096, Ne: ne, Nb: nb} }
+	for _, c := range []struct {
+		name string
+		t    vendorapi.TensorDesc
+		size uint64
+		want uint64
+		bad  string
+	}{
+		{"contiguous", td([4]int64{4, 3, 2, 1}, [4]int64{4, 16, 48, 96}), 4, 96, ""},
+		{"transposed", td([4]int64{3, 4, 1, 1}, [4]int64{16, 4, 48, 48}), 4, 48, ""},
+		{"broadcast stride 0", td([4]int64{4, 5, 1, 1}, [4]int64{2, 0, 8, 8}), 2, 8, ""},
+		{"empty", td([4]int64{4, 0, 1, 1}, [4]int64{4, 16, 16, 16}), 4, 0, ""},
+		{"negative ne", td([4]int64{4, -1, 1, 1}, [4]int64{4, 16, 16, 16}), 4, 0, "negative"},
+		{"negative nb", td([4]int64{4, 2, 1, 1}, [4]int64{4, -16, 16, 16}), 4, 0, "multiple"},
+		{"misaligned nb", td([4]int64{4, 2, 1, 1}, [4]int64{4, 18, 36, 36}), 4, 0, "multiple"},
+		{"overflow", td([4]int64{1 << 40, 1 << 30, 1, 1}, [4]int64{8, 1 << 43, 8, 8}), 8, 0, "overflows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := tensorBuf("x", c.t, c.size)
+			if c.bad != "" {
+				assert.Contains(t, b.bad, c.bad)
+				return
+			}
+			assert.Empty(t, b.bad)
+			assert.Equal(t, c.want, b.size)
+			assert.Equal(t, c.size, b.align)
+		})
+	}
 }
 
 func TestLaunchConfiguration(t *testing.T) {
@@ -62,7 +177,7 @@ func TestLaunchConfiguration(t *testing.T) {
 	f, err := d.Kernel(0, "fill_u32")
 	require.NoError(t, err)
 	p := upload(t, d, 0, make([]float32, 8))
-	args := []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.U32Arg(7), vendorapi.I64Arg(8)}
+	args := vendorapi.NewArgs().Ptr(p).U32(7).I64(8)
 	one := vendorapi.Dim3{X: 1}
 	for _, tc := range []struct {
 		name        string
@@ -92,13 +207,13 @@ func TestLaunchConfiguration(t *testing.T) {
 	}
 }
 
-// TestKernels runs every catalog kernel for sizes around the parallel split
-// against a scalar reference; elements past n must be untouched.
+// TestKernels runs the element-wise catalog kernels over sizes that span many
+// blocks against a scalar reference; elements past n must be untouched.
 func TestKernels(t *testing.T) {
 	d := newDriver(t, Options{})
 	s := mkStream(t, d, 0)
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 33, parallelGrain + 5, 3*parallelGrain + 1} {
+	for _, n := range []int{0, 1, 33, 1<<15 + 5, 3<<15 + 1} {
 		a := make([]float32, n+4)
 		b := make([]float32, n+4)
 		for i := range a {
@@ -106,23 +221,23 @@ func TestKernels(t *testing.T) {
 		}
 		for _, tc := range []struct {
 			name string
-			args func(dst, pa, pb vendorapi.DevicePtr) []vendorapi.Arg
+			args func(dst, pa, pb vendorapi.DevicePtr) *vendorapi.Args
 			ref  func(i int) float32
 		}{
-			{"fill_f32", func(dst, _, _ vendorapi.DevicePtr) []vendorapi.Arg {
-				return []vendorapi.Arg{vendorapi.PtrArg(dst), vendorapi.F32Arg(-2.5), vendorapi.I64Arg(int64(n))}
+			{"fill_f32", func(dst, _, _ vendorapi.DevicePtr) *vendorapi.Args {
+				return vendorapi.NewArgs().Ptr(dst).F32(-2.5).I64(int64(n))
 			}, func(int) float32 { return -2.5 }},
-			{"fill_u32", func(dst, _, _ vendorapi.DevicePtr) []vendorapi.Arg {
-				return []vendorapi.Arg{vendorapi.PtrArg(dst), vendorapi.U32Arg(0x7fc00001), vendorapi.I64Arg(int64(n))}
+			{"fill_u32", func(dst, _, _ vendorapi.DevicePtr) *vendorapi.Args {
+				return vendorapi.NewArgs().Ptr(dst).U32(0x7fc00001).I64(int64(n))
 			}, func(int) float32 { return math.Float32frombits(0x7fc00001) }},
-			{"add_f32", func(dst, pa, pb vendorapi.DevicePtr) []vendorapi.Arg {
-				return []vendorapi.Arg{vendorapi.PtrArg(dst), vendorapi.PtrArg(pa), vendorapi.PtrArg(pb), vendorapi.I64Arg(int64(n))}
+			{"add_f32", func(dst, pa, pb vendorapi.DevicePtr) *vendorapi.Args {
+				return vendorapi.NewArgs().Ptr(dst).Ptr(pa).Ptr(pb).I64(int64(n))
 			}, func(i int) float32 { return a[i] + b[i] }},
-			{"mul_f32", func(dst, pa, pb vendorapi.DevicePtr) []vendorapi.Arg {
-				return []vendorapi.Arg{vendorapi.PtrArg(dst), vendorapi.PtrArg(pa), vendorapi.PtrArg(pb), vendorapi.I64Arg(int64(n))}
+			{"mul_f32", func(dst, pa, pb vendorapi.DevicePtr) *vendorapi.Args {
+				return vendorapi.NewArgs().Ptr(dst).Ptr(pa).Ptr(pb).I64(int64(n))
 			}, func(i int) float32 { return a[i] * b[i] }},
-			{"scale_f32", func(dst, pa, _ vendorapi.DevicePtr) []vendorapi.Arg {
-				return []vendorapi.Arg{vendorapi.PtrArg(dst), vendorapi.PtrArg(pa), vendorapi.F32Arg(0.3), vendorapi.F32Arg(-1.7), vendorapi.I64Arg(int64(n))}
+			{"scale_f32", func(dst, pa, _ vendorapi.DevicePtr) *vendorapi.Args {
+				return vendorapi.NewArgs().Ptr(dst).Ptr(pa).F32(0.3).F32(-1.7).I64(int64(n))
 			}, func(i int) float32 { return fma32(a[i], 0.3, -1.7) }},
 		} {
 			pa, pb := upload(t, d, 0, a), upload(t, d, 0, b)
@@ -131,7 +246,7 @@ func TestKernels(t *testing.T) {
 				sentinel[i] = 1234.5
 			}
 			dst := upload(t, d, 0, sentinel)
-			require.NoError(t, launch(t, d, s, tc.name, tc.args(dst, pa, pb)...), "%s n=%d", tc.name, n)
+			require.NoError(t, launch(t, d, s, tc.name, tc.args(dst, pa, pb)), "%s n=%d", tc.name, n)
 			require.NoError(t, d.StreamSynchronize(s))
 			got := download(t, d, 0, dst, n+4)
 			for i := range got {

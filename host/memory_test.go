@@ -145,25 +145,25 @@ func TestPointerValidation(t *testing.T) {
 		{"2d async rows past the end", func() error { return d.Copy2DAsync(s, p, 64, p, 64, 64, 5) }},
 		{"2d async width over pitch", func() error { return d.Copy2DAsync(s, p, 8, p, 64, 16, 2) }},
 		{"kernel n past the end", func() error {
-			return d.Launch(fill, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(65)})
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).F32(1).I64(65))
 		}},
 		{"kernel huge n", func() error {
-			return d.Launch(fill, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(1 << 62)})
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).F32(1).I64(1 << 62))
 		}},
 		{"kernel misaligned", func() error {
-			return d.Launch(fill, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(p + 1), vendorapi.F32Arg(1), vendorapi.I64Arg(4)})
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p + 1).F32(1).I64(4))
 		}},
 		{"kernel peer pointer without access", func() error {
-			return d.Launch(add, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.PtrArg(p), vendorapi.PtrArg(q), vendorapi.I64Arg(4)})
+			return d.Launch(add, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).Ptr(p).Ptr(q).I64(4))
 		}},
 		{"kernel stack pointer", func() error {
-			return d.Launch(fill, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(vendorapi.DevicePtr(addr(local[:]))), vendorapi.F32Arg(1), vendorapi.I64Arg(4)})
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(vendorapi.DevicePtr(addr(local[:]))).F32(1).I64(4))
 		}},
 		{"kernel wrong argument kinds", func() error {
-			return d.Launch(fill, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.U32Arg(1), vendorapi.I64Arg(4)})
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).U32(1).I64(4))
 		}},
 		{"kernel too few arguments", func() error {
-			return d.Launch(fill, grid, block, 0, s, []vendorapi.Arg{vendorapi.PtrArg(p)})
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

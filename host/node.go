@@ -44,7 +44,8 @@ type node struct {
 	fn          vendorapi.Function
 	grid, block vendorapi.Dim3
 	shared      uint32
-	args        []vendorapi.Arg
+	args        *vendorapi.Args
+	impl        *hostKernel // resolved by check
 
 	gemm vendorapi.Gemm
 
@@ -86,12 +87,8 @@ func (d *Driver) check(st *stream, n *node, recorded map[uintptr]bool) *vendorap
 		}
 		return nil
 	case nodeKernel:
-		fn := d.funcs[n.fn.Handle]
-		if fn == nil || fn.dev != n.fn.Device || fn.name != n.fn.Name {
-			return newErr(errInvalidHandle, n.call, n.dev, "unknown function %q (handle %d)", n.fn.Name, n.fn.Handle)
-		}
-		if why := checkLaunch(n.grid, n.block, n.shared, fn.maxDyn); why != "" {
-			return newErr(errInvalidConfiguration, n.call, n.dev, "kernel %s: %s", n.fn.Name, why)
+		if err := d.checkKernel(n); err != nil {
+			return err
 		}
 	}
 	_, err := d.prepare(n, false)

@@ -7,7 +7,7 @@ import "github.com/ternion/ternion/vendorapi"
 func init() {
 	// noop(): does nothing.
 	register("noop", &hostKernel{
-		buffers: func([]vendorapi.Arg) []buffer { return nil },
-		run:     func([][]byte, []vendorapi.Arg) {},
+		buffers: func(*vendorapi.Args) []buffer { return nil },
+		block:   func([][]byte, *vendorapi.Args, block) {},
 	})
 }

@@ -14,18 +14,14 @@ func init() {
 	// GPU compilers contract the expression into one fused multiply-add, so
 	// fma32 rounds once, as fmaf does.
 	register("scale_f32", &hostKernel{
-		buffers: func(a []vendorapi.Arg) []buffer {
-			n := a[4].I64()
-			return []buffer{elems("dst", a[0], n, 4), elems("src", a[1], n, 4)}
+		buffers: func(a *vendorapi.Args) []buffer {
+			n := a.I64At(4)
+			return []buffer{elems("dst", a.PtrAt(0), n, 4), elems("src", a.PtrAt(1), n, 4)}
 		},
-		run: func(m [][]byte, a []vendorapi.Arg) {
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
 			dst, src := f32s(m[0]), f32s(m[1])
-			s, b := a[2].F32(), a[3].F32()
-			parallel(len(dst), func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					dst[i] = fma32(src[i], s, b)
-				}
-			})
+			s, c := a.F32At(2), a.F32At(3)
+			b.gridStride(a.I64At(4), func(i int64) { dst[i] = fma32(src[i], s, c) })
 		},
 	})
 }

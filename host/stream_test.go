@@ -35,10 +35,10 @@ func TestStreamOrder(t *testing.T) {
 	require.NoError(t, err)
 	release := gate(t, d, s)
 	require.NoError(t, d.Launch(fill, vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 32}, 0, s,
-		[]vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(n)}))
+		vendorapi.NewArgs().Ptr(p).F32(1).I64(n)))
 	for range 10 {
 		require.NoError(t, d.Launch(scale, vendorapi.Dim3{X: 3}, vendorapi.Dim3{X: 7}, 0, s,
-			[]vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.PtrArg(p), vendorapi.F32Arg(2), vendorapi.F32Arg(1), vendorapi.I64Arg(n)}))
+			vendorapi.NewArgs().Ptr(p).Ptr(p).F32(2).F32(1).I64(n)))
 	}
 	requireHostErr(t, d.StreamQuery(s), vendorapi.ErrNotReady)
 	assert.Equal(t, float32(0), download(t, d, 0, p, 1)[0], "nothing ran while the stream was gated")

@@ -3,6 +3,8 @@ package kernels
 import (
 	"embed"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -19,12 +21,25 @@ type Param struct {
 	Kind vendorapi.ParamKind
 }
 
-// Kernel is one catalog entry: an extern "C" entry point and its parameters.
+// Kernel is one catalog entry: an extern "C" entry point of a family's code
+// object and its parameters. The entry point is written in the family's .cu
+// file, or (when Body is set) generated from a Template: a one-line wrapper
+// that calls the __device__ function template Body with the parameters.
 type Kernel struct {
 	Name   string
-	Source string // .cu file that defines it
+	Family string // the family (and .cu file without extension) that defines it
 	Params []Param
 	Doc    string
+	// Body is the call a generated entry point makes, with its template
+	// arguments in C ("binary<ternion_op_add>"); empty for an entry point the
+	// .cu file defines itself.
+	Body string
+	// Bind holds the template arguments by axis name ({"op": "add"}), for
+	// host implementations; nil for a kernel written in the source.
+	Bind map[string]string
+	// LaunchBounds is the generated entry point's __launch_bounds__ (the most
+	// threads per block a launch may use); 0 for none.
+	LaunchBounds int
 }
 
 // Kinds returns the parameter kinds in order.
@@ -36,33 +51,142 @@ func (k Kernel) Kinds() []vendorapi.ParamKind {
 	return out
 }
 
+// Source is the .cu file that defines k (or its template body).
+func (k Kernel) Source() string { return k.Family + ".cu" }
+
+// Template is a kernel template: one __device__ function template of a
+// family's .cu file, instantiated for every combination of its axes' values.
+// Each instantiation is a catalog kernel with a generated extern "C" entry
+// point, so the catalog, the entry points and the host implementations are
+// all made from this one spec and cannot drift apart.
+type Template struct {
+	// Name is the entry point name with {axis} placeholders: "{op}_f32".
+	Name string
+	// Body is the device function call with {axis} placeholders replaced by
+	// the values' C spelling: "binary<{op}>".
+	Body         string
+	Params       []Param
+	Axes         []Axis
+	Doc          string // may use {axis} placeholders too
+	LaunchBounds int
+}
+
+// Axis is one template parameter and the values it is instantiated for.
+type Axis struct {
+	Name   string
+	Values []Value
+}
+
+// Value is one value of an axis: its name in entry point names and Bind, and
+// its C spelling in the body's template arguments.
+type Value struct {
+	Name string // "f32", "add"
+	C    string // "float", "ternion_op_add"
+}
+
+// Family is one .cu file: its kernels are built into one code object, loaded
+// at the first use of any of them, and compiled at run time (NVRTC, hipRTC)
+// one family at a time, keyed by the family's source hash.
+type Family struct {
+	Name      string // the .cu file without extension: "binary"
+	Doc       string
+	Kernels   []Kernel   // entry points the .cu file defines
+	Templates []Template // entry points generated from templates
+}
+
+// expand returns the kernels of t in family fam, one per combination of the
+// axes' values (the first axis varies slowest).
+func (t Template) expand(fam string) []Kernel {
+	combos := []map[string]Value{{}}
+	for _, ax := range t.Axes {
+		var next []map[string]Value
+		for _, c := range combos {
+			for _, v := range ax.Values {
+				m := make(map[string]Value, len(c)+1)
+				for k, x := range c {
+					m[k] = x
+				}
+				m[ax.Name] = v
+				next = append(next, m)
+			}
+		}
+		combos = next
+	}
+	out := make([]Kernel, 0, len(combos))
+	for _, c := range combos {
+		name, body, doc := t.Name, t.Body, t.Doc
+		bind := make(map[string]string, len(c))
+		for ax, v := range c {
+			name = strings.ReplaceAll(name, "{"+ax+"}", v.Name)
+			body = strings.ReplaceAll(body, "{"+ax+"}", v.C)
+			doc = strings.ReplaceAll(doc, "{"+ax+"}", v.Name)
+			bind[ax] = v.Name
+		}
+		out = append(out, Kernel{Name: name, Family: fam, Params: t.Params, Doc: doc, Body: body, Bind: bind,
+			LaunchBounds: t.LaunchBounds})
+	}
+	return out
+}
+
+// All returns every kernel of f: those its source defines, then the
+// instantiations of its templates.
+func (f Family) All() []Kernel {
+	out := make([]Kernel, 0, len(f.Kernels))
+	for _, k := range f.Kernels {
+		k.Family = f.Name
+		out = append(out, k)
+	}
+	for _, t := range f.Templates {
+		out = append(out, t.expand(f.Name)...)
+	}
+	return out
+}
+
+// Catalog lists every kernel of every family, in the order of Families.
+var Catalog []Kernel
+
+// byName indexes Catalog; familyIndex indexes Families.
 var (
-	ptr = vendorapi.ParamPtr
-	i64 = vendorapi.ParamI64
-	f32 = vendorapi.ParamF32
+	byName      map[string]int
+	familyIndex map[string]int
 )
 
-// Catalog lists every kernel, in the order of their source files.
-var Catalog = []Kernel{
-	{Name: "fill_f32", Source: "fill.cu", Doc: "dst[i] = value for i < n",
-		Params: []Param{{"dst", ptr}, {"value", f32}, {"n", i64}}},
-	{Name: "fill_u32", Source: "fill.cu", Doc: "dst[i] = value bits for i < n (any 4-byte type)",
-		Params: []Param{{"dst", ptr}, {"value", vendorapi.ParamU32}, {"n", i64}}},
-	{Name: "add_f32", Source: "binary.cu", Doc: "dst[i] = a[i] + b[i] for i < n",
-		Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}}},
-	{Name: "mul_f32", Source: "binary.cu", Doc: "dst[i] = a[i] * b[i] for i < n",
-		Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}}},
-	{Name: "noop", Source: "noop.cu", Doc: "does nothing: the smallest launch, for overhead benchmarks"},
-	{Name: "scale_f32", Source: "scale.cu", Doc: "dst[i] = src[i]*scale + bias for i < n",
-		Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n", i64}}},
+func init() {
+	byName = map[string]int{}
+	familyIndex = map[string]int{}
+	for i, f := range Families {
+		familyIndex[f.Name] = i
+		for _, k := range f.All() {
+			byName[k.Name] = len(Catalog) // a duplicate name is caught by TestCatalogNamesAreUnique
+			Catalog = append(Catalog, k)
+		}
+	}
 }
 
 // Lookup returns the catalog entry named name.
 func Lookup(name string) (Kernel, error) {
-	for _, k := range Catalog {
-		if k.Name == name {
-			return k, nil
-		}
+	i, ok := byName[name]
+	if !ok {
+		return Kernel{}, fmt.Errorf("kernel %q is not in the catalog: %w", name, vendorapi.ErrInvalidValue)
 	}
-	return Kernel{}, fmt.Errorf("kernel %q is not in the catalog: %w", name, vendorapi.ErrInvalidValue)
+	return Catalog[i], nil
+}
+
+// LookupFamily returns the family named name.
+func LookupFamily(name string) (Family, error) {
+	i, ok := familyIndex[name]
+	if !ok {
+		return Family{}, fmt.Errorf("kernel family %q does not exist: %w", name, vendorapi.ErrInvalidValue)
+	}
+	return Families[i], nil
+}
+
+// FamilyNames lists the families' names, sorted.
+func FamilyNames() []string {
+	out := make([]string, len(Families))
+	for i, f := range Families {
+		out[i] = f.Name
+	}
+	slices.Sort(out)
+	return out
 }

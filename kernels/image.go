@@ -1,8 +1,6 @@
 package kernels
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,42 +16,71 @@ import (
 // describing it.
 const ManifestName = "manifest.json"
 
-// Image is the prebuilt code of every catalog kernel and the manifest that
-// says what it was built for. CUDA: one fatbin (File, Data) holding machine
-// code per arch plus PTX. HIP and MUSA: one code object per arch (Objects),
-// since a device loads only code built for its own gfx or mp target. The zero
-// Image means none was built.
+// Image is the prebuilt code of the kernel families and the manifest that
+// says what it was built for: per family, CUDA's one fatbin (machine code per
+// arch plus PTX), or HIP's and MUSA's one code object per arch (a device
+// loads only code built for its own gfx or mp target). Code is read from the
+// embedded files when a device first loads a family. The zero Image means
+// none was built.
 type Image struct {
-	Vendor     string    `json:"vendor"`            // "cuda", "hip", "musa"
-	File       string    `json:"file,omitempty"`    // code object file name, next to the manifest (CUDA)
-	Objects    []Object  `json:"objects,omitempty"` // one code object per arch (HIP, MUSA)
-	Archs      []arch.CC `json:"archs"`             // real architectures with machine code (sm_XY, gfx, mp_XY)
-	PTX        arch.CC   `json:"ptx"`               // virtual architecture of the embedded PTX (compute_XY), 0 for none
-	Compiler   string    `json:"compiler"`          // e.g. "nvcc 11.8.89", "hipcc 5.2.21153"
-	SourceHash string    `json:"source_hash"`       // SourceHash of the sources it was built from
-	Data       []byte    `json:"-"`                 // the code object named by File
+	Vendor   string        `json:"vendor"`   // "cuda", "hip", "musa"
+	Archs    []arch.CC     `json:"archs"`    // real architectures with machine code (sm_XY, gfx, mp_XY)
+	PTX      arch.CC       `json:"ptx"`      // virtual architecture of the embedded PTX (compute_XY), 0 for none
+	Compiler string        `json:"compiler"` // e.g. "nvcc 11.8.89", "hipcc 5.2.21153"
+	Families []FamilyImage `json:"families"` // one entry per family built
+}
+
+// FamilyImage is one kernel family's prebuilt code.
+type FamilyImage struct {
+	Name       string   `json:"name"`              // the family
+	SourceHash string   `json:"source_hash"`       // FamilyHash of the sources it was built from
+	File       string   `json:"file,omitempty"`    // one code object for every arch (CUDA fatbin), next to the manifest
+	Objects    []Object `json:"objects,omitempty"` // one code object per arch (HIP, MUSA)
+
+	fsys fs.FS  // where the files are
+	dir  string // their directory in fsys
 }
 
 // Object is the code object of one architecture.
 type Object struct {
 	Arch arch.CC `json:"arch"` // the architecture it was built for
 	File string  `json:"file"` // file name, next to the manifest
-	Data []byte  `json:"-"`
 }
 
 // Empty reports whether im holds no code object.
-func (im Image) Empty() bool { return len(im.Data) == 0 && len(im.Objects) == 0 }
+func (im Image) Empty() bool { return len(im.Families) == 0 }
 
-// Code returns what a device of compute capability cc loads: the object
-// built for cc when the image has per-arch objects, else the single code
-// object (nil when there is none for cc).
-func (im Image) Code(cc arch.CC) []byte {
-	for _, o := range im.Objects {
-		if o.Arch == cc {
-			return o.Data
+// Family returns the prebuilt code of family name.
+func (im Image) Family(name string) (FamilyImage, bool) {
+	for _, f := range im.Families {
+		if f.Name == name {
+			return f, true
 		}
 	}
-	return im.Data
+	return FamilyImage{}, false
+}
+
+// Fresh reports whether f was built from the family's current sources.
+func (f FamilyImage) Fresh() bool { return f.SourceHash != "" && f.SourceHash == FamilyHash(f.Name) }
+
+// Code reads what a device of compute capability cc loads: the object built
+// for cc when the family has per-arch objects, else its single code object.
+// It returns nil and no error when there is none for cc.
+func (f FamilyImage) Code(cc arch.CC) ([]byte, error) {
+	file := f.File
+	for _, o := range f.Objects {
+		if o.Arch == cc {
+			file = o.File
+		}
+	}
+	if file == "" || f.fsys == nil {
+		return nil, nil
+	}
+	b, err := fs.ReadFile(f.fsys, path.Join(f.dir, file))
+	if err != nil {
+		return nil, fmt.Errorf("kernels: family %s: %w", f.Name, err)
+	}
+	return b, nil
 }
 
 // Compiled is the arch list the image carries, as ggml's __CUDA_ARCH_LIST__:
@@ -88,7 +115,21 @@ func (im Image) Describe() string {
 	return s
 }
 
-// LoadImage reads the manifest in dir of fsys and the code objects it names.
+// Prebuilt lists, sorted, the families im holds code for that was built
+// from the current sources.
+func (im Image) Prebuilt() []string {
+	var out []string
+	for _, f := range im.Families {
+		if f.Fresh() {
+			out = append(out, f.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LoadImage reads the manifest in dir of fsys and checks that the code
+// objects it names exist (they are read when a device loads their family).
 // A directory without a manifest (go generate not run) gives the zero Image
 // and no error.
 func LoadImage(fsys fs.FS, dir string) (Image, error) {
@@ -103,49 +144,39 @@ func LoadImage(fsys fs.FS, dir string) (Image, error) {
 	if err := json.Unmarshal(b, &im); err != nil {
 		return Image{}, fmt.Errorf("kernels: %s/%s: %w", dir, ManifestName, err)
 	}
-	if im.File == "" && len(im.Objects) == 0 {
-		return Image{}, fmt.Errorf("kernels: %s/%s names no code object", dir, ManifestName)
+	if len(im.Families) == 0 {
+		return Image{}, fmt.Errorf("kernels: %s/%s names no kernel family", dir, ManifestName)
 	}
-	read := func(name string) ([]byte, error) {
+	check := func(fam, name string) error {
 		if name == "" || strings.ContainsAny(name, "/\\") {
-			return nil, fmt.Errorf("kernels: %s/%s names a bad code object file (%q)", dir, ManifestName, name)
+			return fmt.Errorf("kernels: %s/%s names a bad code object file for family %s (%q)", dir, ManifestName, fam, name)
 		}
-		data, err := fs.ReadFile(fsys, path.Join(dir, name))
-		if err != nil {
-			return nil, fmt.Errorf("kernels: code object named by %s/%s: %w", dir, ManifestName, err)
+		if _, err := fs.Stat(fsys, path.Join(dir, name)); err != nil {
+			return fmt.Errorf("kernels: code object of family %s named by %s/%s: %w", fam, dir, ManifestName, err)
 		}
-		return data, nil
+		return nil
 	}
-	if im.File != "" {
-		if im.Data, err = read(im.File); err != nil {
-			return Image{}, err
+	seen := map[string]bool{}
+	for i := range im.Families {
+		f := &im.Families[i]
+		if f.Name == "" || seen[f.Name] {
+			return Image{}, fmt.Errorf("kernels: %s/%s: family %q is unnamed or listed twice", dir, ManifestName, f.Name)
 		}
-	}
-	for i := range im.Objects {
-		if im.Objects[i].Data, err = read(im.Objects[i].File); err != nil {
-			return Image{}, err
+		seen[f.Name] = true
+		if f.File == "" && len(f.Objects) == 0 {
+			return Image{}, fmt.Errorf("kernels: %s/%s: family %s names no code object", dir, ManifestName, f.Name)
 		}
+		if f.File != "" {
+			if err := check(f.Name, f.File); err != nil {
+				return Image{}, err
+			}
+		}
+		for _, o := range f.Objects {
+			if err := check(f.Name, o.File); err != nil {
+				return Image{}, err
+			}
+		}
+		f.fsys, f.dir = fsys, dir
 	}
 	return im, nil
-}
-
-// SourceHash is a hash of every embedded kernel source (names and contents):
-// it tells whether a code object was built from the current sources, and keys
-// the cache of run-time compiled code.
-func SourceHash() string {
-	h := sha256.New()
-	names, err := fs.Glob(Sources, "*")
-	if err != nil { // only on a malformed pattern
-		return ""
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		b, err := Sources.ReadFile(n)
-		if err != nil {
-			continue // a directory: Sources holds files only
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

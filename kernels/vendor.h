@@ -23,9 +23,25 @@
 #define TERNION_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
 #endif
 
-typedef long long ternion_i64;
-typedef unsigned int ternion_u32;
+#include "abi.h"
 
 // Global linear thread index and total thread count of a 1D launch.
 #define TERNION_TID() ((ternion_i64)blockIdx.x * blockDim.x + threadIdx.x)
 #define TERNION_NTHREADS() ((ternion_i64)gridDim.x * blockDim.x)
+
+// ternion_ptr turns a generated entry point's void * parameter into the typed
+// pointer its kernel body declares (const float *, unsigned short *, ...).
+struct ternion_ptr {
+    void * p;
+    template <typename T> __device__ __forceinline__ operator T *() const { return (T *)p; }
+};
+
+// n / f.d for n < 2^31 (ggml's fastdiv).
+static __device__ __forceinline__ ternion_u32 ternion_fastdiv_div(ternion_u32 n, ternion_fastdiv f) {
+    return (__umulhi(n, f.mp) + n) >> f.l;
+}
+
+// n % f.d for n < 2^31 (ggml's fastmodulo).
+static __device__ __forceinline__ ternion_u32 ternion_fastdiv_mod(ternion_u32 n, ternion_fastdiv f) {
+    return n - ternion_fastdiv_div(n, f) * f.d;
+}

@@ -20,10 +20,13 @@ step() { echo "== $*"; "$@"; local r=$?; [ $r -ne 0 ] && { echo "FAILED ($r): $*
 ) 2>&1 | tee "$OUT/build.log"
 if [ "$what" = test ] || [ "$what" = all ]; then
   ( step go test -tags cuda -count=1 -timeout 300s ./...
-    step go test -tags cuda -count=1 -v -run TestCUDA ./cuda/ ) > "$OUT/test.log" 2>&1
+    step go test -tags cuda -count=1 -v -run TestCUDA ./cuda/
+    # the same suite with every kernel family compiled by NVRTC instead of the embedded fatbins
+    step env TERNION_FORCE_RTC=1 go test -tags cuda -count=1 -v -run TestCUDA/Conformance ./cuda/ ) > "$OUT/test.log" 2>&1
   grep -E "^(ok|FAIL|panic)|--- FAIL|--- SKIP|FAILED" "$OUT/test.log" | head -200
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  ( step go test -tags cuda -count=5 -run NONE -bench . -benchtime=2s ./cuda/ ) 2>&1 | tee "$OUT/bench.log"
+  # ternion_bench adds the raw-cgo floor (RawKernel), which production builds leave out
+  ( step go test -tags cuda,ternion_bench -count=5 -run NONE -bench . -benchtime=2s ./cuda/ ) 2>&1 | tee "$OUT/bench.log"
 fi
 exit $rc

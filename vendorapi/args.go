@@ -1,95 +1,350 @@
 package vendorapi
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
-// ParamKind is the type of one kernel parameter in the catalog.
+// ParamKind is the type of one kernel parameter in the catalog: a scalar, a
+// device pointer, or a struct passed by value (a tensor descriptor, fast
+// division constants). Every kind has a fixed size and alignment, the same
+// in Go and in every device compiler (kernels/abi.h states them in C).
 type ParamKind uint8
 
-// Kernel parameter kinds. Pointers and 64-bit integers take 8 bytes, the rest 4.
+// Kernel parameter kinds.
 const (
-	ParamPtr ParamKind = iota + 1 // device pointer
-	ParamI32                      // int32
-	ParamU32                      // uint32
-	ParamI64                      // int64
-	ParamF32                      // float32
+	ParamPtr     ParamKind = iota + 1 // device pointer (void *)
+	ParamI32                          // int32 (int)
+	ParamU32                          // uint32 (unsigned int)
+	ParamI64                          // int64 (long long)
+	ParamF32                          // float32 (float)
+	ParamTensor                       // TensorDesc (ternion_tensor)
+	ParamFastDiv                      // FastDiv (ternion_fastdiv, ggml's uint3 of init_fastdiv_values)
+	paramKinds                        // one past the last kind
 )
 
-// Size returns the parameter's size in bytes in the kernel's argument buffer.
-func (k ParamKind) Size() int {
-	switch k {
-	case ParamPtr, ParamI64:
-		return 8
-	case ParamI32, ParamU32, ParamF32:
-		return 4
-	}
-	return 0
+// kindInfo is one kind's layout and names.
+type kindInfo struct {
+	size, align int
+	name, ctype string
 }
 
-// String names the kind as a C type.
+var kindTable = [paramKinds]kindInfo{
+	ParamPtr:     {8, 8, "ptr", "void *"},
+	ParamI32:     {4, 4, "int32", "int"},
+	ParamU32:     {4, 4, "uint32", "ternion_u32"},
+	ParamI64:     {8, 8, "int64", "ternion_i64"},
+	ParamF32:     {4, 4, "float32", "float"},
+	ParamTensor:  {TensorDescSize, 8, "tensor", "ternion_tensor"},
+	ParamFastDiv: {FastDivSize, 4, "fastdiv", "ternion_fastdiv"},
+}
+
+// ParamKinds lists every kind, in declaration order.
+func ParamKinds() []ParamKind {
+	out := make([]ParamKind, 0, paramKinds-1)
+	for k := ParamPtr; k < paramKinds; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (k ParamKind) info() kindInfo {
+	if k == 0 || k >= paramKinds {
+		return kindInfo{}
+	}
+	return kindTable[k]
+}
+
+// Size returns the parameter's size in bytes (0 for an unknown kind).
+func (k ParamKind) Size() int { return k.info().size }
+
+// Align returns the parameter's alignment in bytes (0 for an unknown kind).
+func (k ParamKind) Align() int { return k.info().align }
+
+// CType is the C type a kernel declares for the parameter: the type of the
+// generated entry points' parameters (a pointer is void *; a kernel body may
+// take a typed pointer).
+func (k ParamKind) CType() string { return k.info().ctype }
+
+// String names the kind.
 func (k ParamKind) String() string {
-	switch k {
-	case ParamPtr:
-		return "ptr"
-	case ParamI32:
-		return "int32"
-	case ParamU32:
-		return "uint32"
-	case ParamI64:
-		return "int64"
-	case ParamF32:
-		return "float32"
+	if n := k.info().name; n != "" {
+		return n
 	}
 	return fmt.Sprintf("ParamKind(%d)", uint8(k))
 }
 
-// Arg is one kernel argument: its kind and its raw bits.
-type Arg struct {
-	Kind ParamKind
-	Bits uint64
+// MaxArgBytes bounds a launch's packed arguments: the 4 KiB every vendor
+// accepts (CUDA before 12.1, HIP, MUSA).
+const MaxArgBytes = 4096
+
+// TensorDesc is a tensor as a kernel sees it: ggml's data pointer, element
+// counts ne and byte strides nb of its four dimensions. Passed by value as
+// one parameter (ternion_tensor in kernels/abi.h), so a kernel's geometry is
+// one argument that cannot be passed with ne and nb swapped.
+type TensorDesc struct {
+	Data DevicePtr // first element
+	Ne   [4]int64  // elements per dimension
+	Nb   [4]int64  // bytes between consecutive elements of each dimension
 }
 
-// PtrArg passes a device pointer.
-func PtrArg(p DevicePtr) Arg { return Arg{ParamPtr, uint64(p)} }
+// TensorDescSize is the size of TensorDesc and of C's ternion_tensor.
+const TensorDescSize = 72
 
-// I32Arg passes an int32.
-func I32Arg(v int32) Arg { return Arg{ParamI32, uint64(uint32(v))} }
+// FastDiv holds the constants of division by D with a multiply and a shift
+// (ggml's init_fastdiv_values, passed to kernels as a uint3): for n < 2^31,
+// n/D = (umulhi(n, Mp) + n) >> L.
+type FastDiv struct {
+	Mp, L, D uint32
+}
 
-// U32Arg passes a uint32.
-func U32Arg(v uint32) Arg { return Arg{ParamU32, uint64(v)} }
+// FastDivSize is the size of FastDiv and of C's ternion_fastdiv.
+const FastDivSize = 12
 
-// I64Arg passes an int64.
-func I64Arg(v int64) Arg { return Arg{ParamI64, uint64(v)} }
+// NewFastDiv returns the fast-division constants for divisor d (d > 0).
+func NewFastDiv(d uint32) FastDiv {
+	l := uint32(0)
+	for l < 32 && uint64(1)<<l < uint64(d) {
+		l++
+	}
+	mp := uint32((uint64(1)<<32)*((uint64(1)<<l)-uint64(d))/uint64(d) + 1)
+	return FastDiv{Mp: mp, L: l, D: d}
+}
 
-// F32Arg passes a float32.
-func F32Arg(v float32) Arg { return Arg{ParamF32, uint64(math.Float32bits(v))} }
+// Div returns n/D as a kernel computes it (exact for n < 2^31).
+func (f FastDiv) Div(n uint32) uint32 {
+	hi := uint32((uint64(n) * uint64(f.Mp)) >> 32)
+	return uint32((uint64(hi) + uint64(n)) >> f.L)
+}
 
-// Ptr returns the argument as a device pointer.
-func (a Arg) Ptr() DevicePtr { return DevicePtr(a.Bits) }
+// Mod returns n%D as a kernel computes it (exact for n < 2^31).
+func (f FastDiv) Mod(n uint32) uint32 { return n - f.Div(n)*f.D }
 
-// I32 returns the argument as an int32.
-func (a Arg) I32() int32 { return int32(uint32(a.Bits)) }
+// Args is one launch's arguments, packed as a C compiler lays out the
+// kernel's parameter list (each value at the next offset aligned for its
+// kind), with the kind of every argument so Launch can check them against
+// the catalog. Build it with the chaining methods; Reset reuses its memory,
+// so a caller launching in a loop allocates nothing.
+//
+//	var a vendorapi.Args
+//	a.Ptr(dst).F32(scale).I64(n)
+type Args struct {
+	b     []byte
+	kinds []ParamKind
+	offs  []uint32
+}
 
-// U32 returns the argument as a uint32.
-func (a Arg) U32() uint32 { return uint32(a.Bits) }
+// NewArgs returns empty Args.
+func NewArgs() *Args { return &Args{} }
 
-// I64 returns the argument as an int64.
-func (a Arg) I64() int64 { return int64(a.Bits) }
+// Reset empties a, keeping its memory.
+func (a *Args) Reset() *Args {
+	a.b, a.kinds, a.offs = a.b[:0], a.kinds[:0], a.offs[:0]
+	return a
+}
 
-// F32 returns the argument as a float32.
-func (a Arg) F32() float32 { return math.Float32frombits(uint32(a.Bits)) }
+// Bytes returns the packed argument bytes.
+func (a *Args) Bytes() []byte {
+	if a == nil {
+		return nil
+	}
+	return a.b
+}
 
-// CheckArgs reports whether args match the parameter kinds params of kernel name.
-func CheckArgs(name string, params []ParamKind, args []Arg) error {
-	if len(args) != len(params) {
-		return fmt.Errorf("kernel %s takes %d arguments, got %d: %w", name, len(params), len(args), ErrInvalidValue)
+// Kinds returns the kind of each argument, in order.
+func (a *Args) Kinds() []ParamKind {
+	if a == nil {
+		return nil
+	}
+	return a.kinds
+}
+
+// Offsets returns each argument's byte offset in Bytes.
+func (a *Args) Offsets() []uint32 {
+	if a == nil {
+		return nil
+	}
+	return a.offs
+}
+
+// Len returns the number of arguments.
+func (a *Args) Len() int {
+	if a == nil {
+		return 0
+	}
+	return len(a.kinds)
+}
+
+// Clone returns a copy of a that shares no memory with it.
+func (a *Args) Clone() *Args {
+	if a == nil {
+		return &Args{}
+	}
+	return &Args{b: slices.Clone(a.b), kinds: slices.Clone(a.kinds), offs: slices.Clone(a.offs)}
+}
+
+// slot appends the padding before an argument of kind k and room for it,
+// returning the argument's bytes.
+func (a *Args) slot(k ParamKind) []byte {
+	info := &kindTable[k]
+	start := len(a.b)
+	off := (start + info.align - 1) &^ (info.align - 1)
+	n := off + info.size
+	if n > cap(a.b) {
+		a.b = slices.Grow(a.b, n-start+128)
+	}
+	a.b = a.b[:n]
+	for i := start; i < off; i++ {
+		a.b[i] = 0
+	}
+	a.kinds = append(a.kinds, k)
+	a.offs = append(a.offs, uint32(off))
+	return a.b[off:n:n]
+}
+
+// Ptr appends a device pointer.
+func (a *Args) Ptr(p DevicePtr) *Args {
+	binary.LittleEndian.PutUint64(a.slot(ParamPtr), uint64(p))
+	return a
+}
+
+// I32 appends an int32.
+func (a *Args) I32(v int32) *Args {
+	binary.LittleEndian.PutUint32(a.slot(ParamI32), uint32(v))
+	return a
+}
+
+// U32 appends a uint32.
+func (a *Args) U32(v uint32) *Args {
+	binary.LittleEndian.PutUint32(a.slot(ParamU32), v)
+	return a
+}
+
+// I64 appends an int64.
+func (a *Args) I64(v int64) *Args {
+	binary.LittleEndian.PutUint64(a.slot(ParamI64), uint64(v))
+	return a
+}
+
+// F32 appends a float32.
+func (a *Args) F32(v float32) *Args {
+	binary.LittleEndian.PutUint32(a.slot(ParamF32), math.Float32bits(v))
+	return a
+}
+
+// Tensor appends a tensor descriptor.
+func (a *Args) Tensor(t TensorDesc) *Args {
+	b := a.slot(ParamTensor)
+	binary.LittleEndian.PutUint64(b, uint64(t.Data))
+	for i := range 4 {
+		binary.LittleEndian.PutUint64(b[8+8*i:], uint64(t.Ne[i]))
+		binary.LittleEndian.PutUint64(b[40+8*i:], uint64(t.Nb[i]))
+	}
+	return a
+}
+
+// FastDiv appends fast-division constants.
+func (a *Args) FastDiv(f FastDiv) *Args {
+	b := a.slot(ParamFastDiv)
+	binary.LittleEndian.PutUint32(b, f.Mp)
+	binary.LittleEndian.PutUint32(b[4:], f.L)
+	binary.LittleEndian.PutUint32(b[8:], f.D)
+	return a
+}
+
+// at returns argument i's bytes; it panics when i is out of range or not of
+// kind k (a programming error of the reader, who checked the kinds first).
+func (a *Args) at(i int, k ParamKind) []byte {
+	if a.kinds[i] != k {
+		panic(fmt.Sprintf("vendorapi: argument %d is %s, read as %s", i, a.kinds[i], k))
+	}
+	off := int(a.offs[i])
+	return a.b[off : off+k.Size()]
+}
+
+// PtrAt returns argument i, a device pointer.
+func (a *Args) PtrAt(i int) DevicePtr {
+	return DevicePtr(binary.LittleEndian.Uint64(a.at(i, ParamPtr)))
+}
+
+// I32At returns argument i, an int32.
+func (a *Args) I32At(i int) int32 { return int32(binary.LittleEndian.Uint32(a.at(i, ParamI32))) }
+
+// U32At returns argument i, a uint32.
+func (a *Args) U32At(i int) uint32 { return binary.LittleEndian.Uint32(a.at(i, ParamU32)) }
+
+// I64At returns argument i, an int64.
+func (a *Args) I64At(i int) int64 { return int64(binary.LittleEndian.Uint64(a.at(i, ParamI64))) }
+
+// F32At returns argument i, a float32.
+func (a *Args) F32At(i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(a.at(i, ParamF32)))
+}
+
+// TensorAt returns argument i, a tensor descriptor.
+func (a *Args) TensorAt(i int) TensorDesc {
+	b := a.at(i, ParamTensor)
+	t := TensorDesc{Data: DevicePtr(binary.LittleEndian.Uint64(b))}
+	for j := range 4 {
+		t.Ne[j] = int64(binary.LittleEndian.Uint64(b[8+8*j:]))
+		t.Nb[j] = int64(binary.LittleEndian.Uint64(b[40+8*j:]))
+	}
+	return t
+}
+
+// FastDivAt returns argument i, fast-division constants.
+func (a *Args) FastDivAt(i int) FastDiv {
+	b := a.at(i, ParamFastDiv)
+	return FastDiv{Mp: binary.LittleEndian.Uint32(b), L: binary.LittleEndian.Uint32(b[4:]), D: binary.LittleEndian.Uint32(b[8:])}
+}
+
+// Layout returns the offset of each parameter of a list of kinds packed as
+// Args packs them, and the packed size.
+func Layout(kinds []ParamKind) (offsets []uint32, size int) {
+	offsets = make([]uint32, len(kinds))
+	for i, k := range kinds {
+		align := max(k.Align(), 1)
+		size = (size + align - 1) &^ (align - 1)
+		offsets[i] = uint32(size)
+		size += k.Size()
+	}
+	return offsets, size
+}
+
+// CheckArgs reports whether args match the parameter kinds params of kernel
+// name and fit in MaxArgBytes.
+func CheckArgs(name string, params []ParamKind, args *Args) error {
+	kinds := args.Kinds()
+	if slices.Equal(kinds, params) {
+		if len(args.Bytes()) > MaxArgBytes {
+			return fmt.Errorf("kernel %s: %d bytes of arguments exceed the %d a launch passes: %w", name, len(args.Bytes()), MaxArgBytes, ErrInvalidValue)
+		}
+		return nil
+	}
+	if len(kinds) != len(params) {
+		return fmt.Errorf("kernel %s takes %d arguments (%s), got %d (%s): %w", name, len(params), kindList(params), len(kinds), kindList(kinds), ErrInvalidValue)
 	}
 	for i, p := range params {
-		if args[i].Kind != p {
-			return fmt.Errorf("kernel %s argument %d is %s, got %s: %w", name, i, p, args[i].Kind, ErrInvalidValue)
+		if kinds[i] != p {
+			return fmt.Errorf("kernel %s argument %d is %s, got %s: %w", name, i, p, kinds[i], ErrInvalidValue)
 		}
 	}
 	return nil
+}
+
+// kindList formats kinds as "ptr, f32, int64".
+func kindList(kinds []ParamKind) string {
+	if len(kinds) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, k := range kinds {
+		if i > 0 {
+			s += ", "
+		}
+		s += k.String()
+	}
+	return s
 }

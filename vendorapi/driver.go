@@ -169,8 +169,11 @@ type Kernels interface {
 	Kernel(dev int, name string) (Function, error)
 	// SetMaxDynamicSharedMemory allows f launches with up to bytes of dynamic shared memory.
 	SetMaxDynamicSharedMemory(f Function, bytes int) error
-	// Launch queues f on s. args must match the catalog's parameter list for f.
-	Launch(f Function, grid, block Dim3, sharedMem uint32, s Stream, args []Arg) error
+	// Launch queues f on s. args must match the catalog's parameter list for
+	// f (kinds in order; nil for a kernel without parameters); the driver
+	// refuses other arguments with ErrInvalidValue before anything runs.
+	// Launch does not keep args: the caller may reuse them at once.
+	Launch(f Function, grid, block Dim3, sharedMem uint32, s Stream, args *Args) error
 }
 
 // BLAS runs the vendor BLAS library (cuBLAS, rocBLAS, muBLAS; gonum on host).

@@ -33,41 +33,6 @@ func TestErrorFormatAndMatch(t *testing.T) {
 	assert.False(t, errors.Is(noDev, ErrOutOfMemory), "an unclassified error matches no sentinel")
 }
 
-func TestArgs(t *testing.T) {
-	assert.Equal(t, int32(-7), I32Arg(-7).I32())
-	assert.Equal(t, uint32(0xdeadbeef), U32Arg(0xdeadbeef).U32())
-	assert.Equal(t, int64(-1<<40), I64Arg(-1<<40).I64())
-	assert.Equal(t, float32(-2.5), F32Arg(-2.5).F32())
-	assert.Equal(t, DevicePtr(0x1000), PtrArg(0x1000).Ptr())
-	for _, k := range []ParamKind{ParamPtr, ParamI32, ParamU32, ParamI64, ParamF32} {
-		assert.NotZero(t, k.Size(), k.String())
-	}
-	assert.Zero(t, ParamKind(0).Size())
-
-	params := []ParamKind{ParamPtr, ParamF32, ParamI64}
-	cases := []struct {
-		name string
-		args []Arg
-		ok   bool
-	}{
-		{"match", []Arg{PtrArg(8), F32Arg(1), I64Arg(3)}, true},
-		{"too few", []Arg{PtrArg(8), F32Arg(1)}, false},
-		{"too many", []Arg{PtrArg(8), F32Arg(1), I64Arg(3), I32Arg(1)}, false},
-		{"wrong kind", []Arg{PtrArg(8), I32Arg(1), I64Arg(3)}, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			err := CheckArgs("fill_f32", params, c.args)
-			if c.ok {
-				assert.NoError(t, err)
-				return
-			}
-			assert.ErrorIs(t, err, ErrInvalidValue)
-			assert.Contains(t, err.Error(), "fill_f32")
-		})
-	}
-}
-
 func TestGemmValidate(t *testing.T) {
 	good := Gemm{M: 4, N: 3, K: 5, A: 1, AType: F16, LDA: 4, B: 2, BType: F16, LDB: 5, C: 3, CType: F32, LDC: 4, Compute: Compute32F}
 	require.NoError(t, good.Validate())

@@ -1,4 +1,4 @@
-//go:build cuda || hip || musa
+//go:build (cuda || hip || musa) && ternion_bench
 
 package gpushim
 
@@ -15,13 +15,15 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// RawKernel is a resolved function and stream for measuring the floor of a
+// RawKernel (built only with the ternion_bench tag, for the overhead
+// benchmarks) is a resolved function and stream for measuring the floor of a
 // launch from Go: Launch is one cgo call doing exactly one kernel launch, with
 // no argument check, no handle lookup and no device switch.
 type RawKernel struct {
-	d      *Driver
-	dev    int
-	fn, st uint64
+	d       *Driver
+	dev     int
+	fn, st  uint64
+	offsets []uint32
 }
 
 // Raw resolves f and s (of one device) for RawKernel.Launch.
@@ -37,7 +39,7 @@ func (d *Driver) Raw(f vendorapi.Function, s vendorapi.Stream) (RawKernel, error
 	if f.Device != s.Device {
 		return RawKernel{}, d.invalid("Raw", s.Device, "function and stream of different devices")
 	}
-	return RawKernel{d: d, dev: f.Device, fn: hf.raw, st: hs.raw}, nil
+	return RawKernel{d: d, dev: f.Device, fn: hf.raw, st: hs.raw, offsets: hf.offsets}, nil
 }
 
 // Bind makes the kernel's device and its driver context current on the
@@ -46,12 +48,13 @@ func (r RawKernel) Bind() error {
 	return r.d.fail(C.tn_bind_device(C.int32_t(r.dev)), r.dev)
 }
 
-// Launch launches the kernel on a 1×1 grid and block with args, one 64-bit
-// slot per argument (value in the low bytes), on a thread Bind prepared.
-func (r RawKernel) Launch(args []uint64) error {
-	var p *C.uint64_t
-	if len(args) > 0 {
-		p = (*C.uint64_t)(unsafe.Pointer(&args[0]))
+// Launch launches the kernel on a 1×1 grid and block with args (packed
+// as the kernel's parameters, unchecked), on a thread Bind prepared.
+func (r RawKernel) Launch(args *vendorapi.Args) error {
+	var bp *C.uint8_t
+	var op *C.uint32_t
+	if n := args.Len(); n > 0 {
+		bp, op = (*C.uint8_t)(unsafe.Pointer(&args.Bytes()[0])), (*C.uint32_t)(unsafe.Pointer(&r.offsets[0]))
 	}
-	return r.d.fail(C.tn_launch_raw(C.uint64_t(r.fn), C.uint64_t(r.st), p, C.int32_t(len(args))), r.dev)
+	return r.d.fail(C.tn_launch_raw(C.uint64_t(r.fn), C.uint64_t(r.st), bp, op, C.int32_t(args.Len())), r.dev)
 }

@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 
-	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -24,7 +24,6 @@ type Driver struct {
 	vendor      string
 	cfg         Config
 	log         *slog.Logger
-	sourceHash  string
 	devs        []*device
 	features    []vendorapi.Feature
 	h           handles  // streams, events, graphs, BLAS handles, functions, chunks
@@ -37,16 +36,12 @@ type Driver struct {
 // device is one device's fixed properties and its loaded kernels.
 type device struct {
 	props   vendorapi.Props
-	minGran uint64 // minimum VMM granularity (0 without VMM)
-	// archsMu guards props.CompiledArchs, the one property that changes after
-	// Open (Kernel clears it when the embedded code object does not load).
-	archsMu sync.Mutex
-	plan    kernelPlan
+	minGran uint64     // minimum VMM granularity (0 without VMM)
+	plan    kernelPlan // where the device's kernels come from (refined per family by planFamily)
 
-	mu      sync.Mutex // guards the fields below
-	module  uint64     // loaded code object, 0 until the first Kernel
-	loadErr error      // why the code object could not be loaded (kept: loading is slow)
-	funcs   map[string]vendorapi.Function
+	mu       sync.Mutex         // guards the fields below
+	families map[string]*family // kernel families, by name, as they are first used
+	funcs    map[string]vendorapi.Function
 }
 
 // openMu serializes Open and the loading of the BLAS library and the run-time
@@ -79,7 +74,7 @@ func Register(image func() (kernels.Image, error)) {
 func Open(cfg Config) (*Driver, error) {
 	openMu.Lock()
 	defer openMu.Unlock()
-	d := &Driver{vendor: vendor.name, cfg: cfg, log: cfg.Logger, sourceHash: kernels.SourceHash()}
+	d := &Driver{vendor: vendor.name, cfg: cfg, log: cfg.Logger}
 	if d.log == nil {
 		d.log = slog.Default()
 	}
@@ -96,17 +91,19 @@ func Open(cfg Config) (*Driver, error) {
 		runtime = vendor.version(int(rt))
 	}
 	d.log.Info(fmt.Sprintf("%s: driver %s, runtime %s, %d devices", d.vendor, vendor.version(int(drv)), runtime, int(n)))
-	var embedded []bool
+	var plans []kernelPlan
 	for i := range int(n) {
 		dv, err := d.initDevice(i)
 		if err != nil {
 			return nil, err
 		}
 		d.devs = append(d.devs, dv)
-		embedded = append(embedded, dv.plan.embedded)
+		plans = append(plans, dv.plan)
 	}
-	source := kernelSource(embedded, !d.cfg.Image.Empty() && !d.cfg.ForceRTC, vendor.rtcFeature)
+	source, prebuilt, runtime := familySources(plans, d.cfg.Image, d.cfg.ForceRTC, vendor.rtcFeature)
 	d.features = features(d.cfg.Env, vendor, d.cfg.Image.Compiled(), source)
+	d.features = append(d.features, vendorapi.Feature{Name: "PREBUILT", Value: prebuilt},
+		vendorapi.Feature{Name: "RUNTIME_COMPILED", Value: runtime})
 	return d, nil
 }
 
@@ -126,7 +123,7 @@ func (d *Driver) initDevice(i int) (*device, error) {
 		warp = vendor.warpSize
 	}
 	vmmOn, vmmWhy := vendor.vmmEnabled(d.cfg.Env)
-	dv := &device{funcs: map[string]vendorapi.Function{}}
+	dv := &device{families: map[string]*family{}, funcs: map[string]vendorapi.Function{}}
 	dv.props = vendorapi.Props{
 		Index:                  i,
 		Name:                   C.GoString(&p.name[0]),
@@ -148,7 +145,7 @@ func (d *Driver) initDevice(i int) (*device, error) {
 		dv.props.VMMGranularity = uint64(p.vmm_granularity)
 		dv.minGran = max(uint64(p.vmm_min_granularity), 1)
 	}
-	dv.plan = planKernels(a.cc, d.cfg.Image, d.sourceHash, d.cfg.ForceRTC)
+	dv.plan = planKernels(a.cc, d.cfg.Image, d.cfg.ForceRTC)
 	if dv.plan.embedded {
 		dv.props.CompiledArchs = d.cfg.Image.Compiled()
 	}
@@ -204,11 +201,8 @@ func (d *Driver) Props(dev int) (vendorapi.Props, error) {
 	if err := d.checkDev("Props", dev); err != nil {
 		return vendorapi.Props{}, err
 	}
-	dv := d.devs[dev]
-	dv.archsMu.Lock()
-	p := dv.props
-	p.CompiledArchs = append([]arch.CC(nil), p.CompiledArchs...)
-	dv.archsMu.Unlock()
+	p := d.devs[dev].props
+	p.CompiledArchs = slices.Clone(p.CompiledArchs)
 	return p, nil
 }
 

@@ -75,23 +75,3 @@ func features(env Lookup, v vendorInfo, compiled []arch.CC, kernelSource string)
 	add("KERNELS", kernelSource)
 	return f
 }
-
-// kernelSource names where kernels come from for the KERNELS feature, given
-// per device whether it uses the embedded image; with no device, whether an
-// image would be used. rtc is the run-time compiler's feature name.
-func kernelSource(embedded []bool, imageUsable bool, rtc string) string {
-	if len(embedded) == 0 {
-		embedded = []bool{imageUsable}
-	}
-	var emb, viaRTC bool
-	for _, e := range embedded {
-		emb, viaRTC = emb || e, viaRTC || !e
-	}
-	switch {
-	case emb && viaRTC:
-		return "embedded+" + rtc
-	case emb:
-		return "embedded"
-	}
-	return rtc
-}

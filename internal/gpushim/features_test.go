@@ -50,14 +50,6 @@ func TestEnvOn(t *testing.T) {
 	assert.Contains(t, f, vendorapi.Feature{Name: "PEER_MAX_BATCH_SIZE", Value: "128"})
 }
 
-func TestKernelSource(t *testing.T) {
-	assert.Equal(t, "embedded", kernelSource([]bool{true, true}, false, "nvrtc"))
-	assert.Equal(t, "nvrtc", kernelSource([]bool{false}, true, "nvrtc"))
-	assert.Equal(t, "embedded+hiprtc", kernelSource([]bool{true, false}, true, "hiprtc"))
-	assert.Equal(t, "embedded", kernelSource(nil, true, "nvrtc"), "no device: what the image would give")
-	assert.Equal(t, "none", kernelSource(nil, false, "none"))
-}
-
 func TestFeaturesHIP(t *testing.T) {
 	f := features(envMap(nil), hipVendor, []arch.CC{arch.CDNA2, arch.RDNA2}, "embedded")
 	assert.Contains(t, f, vendorapi.Feature{Name: "ARCHS", Value: "gfx90a,gfx1030"})

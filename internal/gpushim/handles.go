@@ -41,12 +41,13 @@ func (k handleKind) String() string {
 
 // handle is what a handle id stands for: the vendor's object and its device.
 type handle struct {
-	kind   handleKind
-	dev    int
-	raw    uint64                // the vendor's handle (cudaStream_t, CUfunction, ...)
-	timing bool                  // events: created with timing
-	size   uint64                // chunks: bytes
-	params []vendorapi.ParamKind // functions: the catalog's parameter kinds
+	kind    handleKind
+	dev     int
+	raw     uint64                // the vendor's handle (cudaStream_t, CUfunction, ...)
+	timing  bool                  // events: created with timing
+	size    uint64                // chunks: bytes
+	params  []vendorapi.ParamKind // functions: the catalog's parameter kinds
+	offsets []uint32              // functions: each parameter's offset in the packed arguments
 }
 
 // handles maps the ids the driver hands out (Stream.Handle, Event.Handle, ...)

@@ -19,8 +19,16 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// Kernel returns catalog kernel name on dev, loading the device's code object
-// (embedded, or compiled at run time) on first use.
+// family is one kernel family's code on one device: its plan and, once
+// loaded, its module.
+type family struct {
+	plan    kernelPlan
+	module  uint64 // 0 until loaded
+	loadErr error  // why it could not be loaded (kept: compiling is slow)
+}
+
+// Kernel returns catalog kernel name on dev, loading its family's code
+// object (embedded, or compiled at run time) on first use.
 func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
 	if err := d.checkDev("Kernel", dev); err != nil {
 		return vendorapi.Function{}, err
@@ -35,7 +43,8 @@ func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
 	if f, ok := dv.funcs[name]; ok {
 		return f, nil
 	}
-	if err := d.loadModule(dev, dv); err != nil {
+	fam, err := d.loadFamily(dev, dv, k.Family)
+	if err != nil {
 		if errors.Is(err, vendorapi.ErrNoKernel) {
 			return vendorapi.Function{}, ownError(d.vendor, "Kernel", dev, vendorapi.ErrNoKernel, "%s",
 				noKernelMessage(name, dv.props.CC, d.cfg.Image, err.Error()))
@@ -45,56 +54,61 @@ func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
 	var raw C.uint64_t
-	if err := d.fail(C.tn_module_function(C.int32_t(dev), C.uint64_t(dv.module), cname, &raw), dev); err != nil {
+	if err := d.fail(C.tn_module_function(C.int32_t(dev), C.uint64_t(fam.module), cname, &raw), dev); err != nil {
 		if errors.Is(err, vendorapi.ErrNoKernel) {
 			return vendorapi.Function{}, ownError(d.vendor, "Kernel", dev, vendorapi.ErrNoKernel, "%s",
-				noKernelMessage(name, dv.props.CC, d.cfg.Image, "the loaded code object lacks it: "+err.Error()))
+				noKernelMessage(name, dv.props.CC, d.cfg.Image, "the loaded code object of family "+k.Family+" lacks it: "+err.Error()))
 		}
 		return vendorapi.Function{}, err
 	}
-	id := d.h.add(handle{kind: kindFunction, dev: dev, raw: uint64(raw), params: k.Kinds()})
+	kinds := k.Kinds()
+	offsets, _ := vendorapi.Layout(kinds)
+	id := d.h.add(handle{kind: kindFunction, dev: dev, raw: uint64(raw), params: kinds, offsets: offsets})
 	f := vendorapi.Function{Device: dev, Name: name, Handle: id}
 	dv.funcs[name] = f
 	return f, nil
 }
 
-// loadModule loads dev's code object once: the embedded image when the plan
-// says so (falling back to run-time compilation if the driver refuses it),
-// else code compiled at run time. A failure matching ErrNoKernel is kept, so
-// later calls do not retry a slow compilation. dv.mu is held.
-func (d *Driver) loadModule(dev int, dv *device) error {
-	if dv.module != 0 {
-		return nil
+// loadFamily loads family name's code object on dev once: the embedded code
+// when the plan says so (compiling at run time instead if the driver refuses
+// it), else code compiled at run time. A failure matching ErrNoKernel is
+// kept, so later calls do not retry a slow compilation. dv.mu is held.
+func (d *Driver) loadFamily(dev int, dv *device, name string) (*family, error) {
+	fam := dv.families[name]
+	if fam == nil {
+		fam = &family{plan: planFamily(dv.plan, d.cfg.Image, name)}
+		dv.families[name] = fam
 	}
-	if dv.loadErr != nil {
-		return dv.loadErr
+	if fam.module != 0 || fam.loadErr != nil {
+		return fam, fam.loadErr
 	}
+	where := fmt.Sprintf("%s: device %d (%s): family %s", d.vendor, dev, dv.props.ArchName, name)
 	var err error
-	if dv.plan.embedded {
-		if err = d.moduleLoad(dev, dv, d.cfg.Image.Code(dv.props.CC)); err == nil {
-			d.log.Info(fmt.Sprintf("%s: device %d (%s): kernels from the embedded code object (%s)", d.vendor, dev,
-				dv.props.ArchName, d.cfg.Image.Describe()))
-			return nil
+	if fam.plan.embedded {
+		img, _ := d.cfg.Image.Family(name)
+		var code []byte
+		if code, err = img.Code(dv.props.CC); err == nil {
+			err = d.moduleLoad(dev, fam, code)
 		}
-		d.log.Warn(fmt.Sprintf("%s: device %d (%s): the embedded code object does not load (%v); compiling at run time",
-			d.vendor, dev, dv.props.ArchName, err))
-		dv.plan = kernelPlan{reason: "the embedded code object does not load: " + err.Error()}
-		dv.archsMu.Lock()
-		dv.props.CompiledArchs = nil
-		dv.archsMu.Unlock()
+		if err == nil {
+			d.log.Info(fmt.Sprintf("%s from the embedded code object (%s)", where, d.cfg.Image.Describe()))
+			return fam, nil
+		}
+		d.log.Warn(fmt.Sprintf("%s: the embedded code object does not load (%v); compiling at run time", where, err))
+		fam.plan = kernelPlan{reason: "the embedded code object of family " + name + " does not load: " + err.Error()}
 	}
-	code, err := d.rtcCode(dev, dv)
+	code, err := d.rtcCode(dev, dv, name, fam.plan.reason)
 	if err == nil {
-		err = d.moduleLoad(dev, dv, code)
+		err = d.moduleLoad(dev, fam, code)
 	}
 	if errors.Is(err, vendorapi.ErrNoKernel) {
-		dv.loadErr = err
+		fam.loadErr = err
 	}
-	return err
+	return fam, err
 }
 
-// moduleLoad loads code on dev; the C side gets a C copy of it.
-func (d *Driver) moduleLoad(dev int, dv *device, code []byte) error {
+// moduleLoad loads code on dev as fam's module; the C side gets a C copy of it.
+func (d *Driver) moduleLoad(dev int, fam *family, code []byte) error {
 	if len(code) == 0 {
 		return ownError(d.vendor, "Kernel", dev, vendorapi.ErrNoKernel, "empty code object")
 	}
@@ -104,7 +118,7 @@ func (d *Driver) moduleLoad(dev int, dv *device, code []byte) error {
 	if err := d.fail(C.tn_module_load(C.int32_t(dev), buf, &mod), dev); err != nil {
 		return err
 	}
-	dv.module = uint64(mod)
+	fam.module = uint64(mod)
 	return nil
 }
 
@@ -121,8 +135,10 @@ func (d *Driver) SetMaxDynamicSharedMemory(f vendorapi.Function, bytes int) erro
 	return d.fail(C.tn_func_set_max_dyn_smem(C.int32_t(f.Device), C.uint64_t(h.raw), C.int32_t(bytes)), f.Device)
 }
 
-// Launch queues f on s after checking args against the catalog: one cgo call.
-func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args []vendorapi.Arg) error {
+// Launch queues f on s after checking args against the catalog: one cgo
+// call, which points the vendor's launch at each argument in the packed
+// bytes.
+func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args *vendorapi.Args) error {
 	hf, hs, okf, oks := d.h.get2(f.Handle, kindFunction, f.Device, s.Handle, kindStream, s.Device)
 	switch {
 	case !okf:
@@ -132,12 +148,22 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 	case f.Device != s.Device:
 		return d.invalid("Launch", s.Device, "function of device %d launched on a stream of device %d", f.Device, s.Device)
 	}
-	var slots argSlots
-	n, err := slots.pack(f.Name, hf.params, args)
-	if err != nil {
+	if err := vendorapi.CheckArgs(f.Name, hf.params, args); err != nil {
 		return contractError(d.vendor, "Launch", f.Device, err)
 	}
 	dm := dims(grid, block)
+	b, n := args.Bytes(), len(hf.offsets)
+	var bp *C.uint8_t
+	var op *C.uint32_t
+	if n > 0 {
+		bp, op = (*C.uint8_t)(unsafe.Pointer(&b[0])), (*C.uint32_t)(unsafe.Pointer(&hf.offsets[0]))
+	}
 	return d.fail(C.tn_launch(C.int32_t(f.Device), C.uint64_t(hf.raw), (*C.uint32_t)(unsafe.Pointer(&dm[0])),
-		C.uint32_t(sharedMem), C.uint64_t(hs.raw), (*C.uint64_t)(unsafe.Pointer(&slots[0])), C.int32_t(n)), f.Device)
+		C.uint32_t(sharedMem), C.uint64_t(hs.raw), bp, op, C.int32_t(n)), f.Device)
+}
+
+// dims packs a launch's grid and block, zero components counted as 1.
+func dims(grid, block vendorapi.Dim3) [6]uint32 {
+	g, b := grid.Norm(), block.Norm()
+	return [6]uint32{g.X, g.Y, g.Z, b.X, b.Y, b.Z}
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,8 @@ import (
 	"github.com/ternion/ternion/kernels"
 )
 
-// kernelPlan says where one device's kernels come from.
+// kernelPlan says where one device's kernels (or one kernel family's) come
+// from.
 type kernelPlan struct {
 	embedded bool   // load the embedded image; otherwise compile at run time
 	reason   string // why, for the log and for errors
@@ -22,18 +22,76 @@ type kernelPlan struct {
 
 // planKernels chooses between the embedded image and run-time compilation
 // for a device of compute capability cc.
-func planKernels(cc arch.CC, img kernels.Image, sourceHash string, forceRTC bool) kernelPlan {
+func planKernels(cc arch.CC, img kernels.Image, forceRTC bool) kernelPlan {
 	switch {
 	case forceRTC:
 		return kernelPlan{reason: "TERNION_FORCE_RTC is set"}
 	case img.Empty():
 		return kernelPlan{reason: "no code object is embedded (go generate ./kernels was not run)"}
-	case img.SourceHash != sourceHash:
-		return kernelPlan{reason: "the embedded code object is stale (the kernel sources changed since go generate)"}
 	case !runsOn(cc, img):
-		return kernelPlan{reason: fmt.Sprintf("the embedded code object (%s) has no code %s runs", img.Describe(), cc.Name())}
+		return kernelPlan{reason: fmt.Sprintf("the embedded code objects (%s) have no code %s runs", img.Describe(), cc.Name())}
 	}
 	return kernelPlan{embedded: true, reason: "embedded code object (" + img.Describe() + ")"}
+}
+
+// planFamily refines a device's plan for one kernel family: a family the
+// image lacks, or whose sources changed since go generate, is compiled at
+// run time; the others keep their embedded code.
+func planFamily(dev kernelPlan, img kernels.Image, family string) kernelPlan {
+	if !dev.embedded {
+		return dev
+	}
+	f, ok := img.Family(family)
+	switch {
+	case !ok:
+		return kernelPlan{reason: "the embedded code objects lack family " + family + " (go generate ./kernels predates it)"}
+	case !f.Fresh():
+		return kernelPlan{reason: "the embedded code of family " + family + " is stale (its sources changed since go generate)"}
+	}
+	return dev
+}
+
+// familySources says where the kernel families come from on devices with
+// the given plans: KERNELS ("embedded", the run-time compiler's feature name
+// rtc, or "embedded+<rtc>" when some families or devices need it), and the
+// families prebuilt for at least one device and those compiled at run time
+// on at least one (comma lists, "none" when empty). With no device, the
+// answer for a device the image covers.
+func familySources(plans []kernelPlan, img kernels.Image, forceRTC bool, rtc string) (source, prebuilt, runtime string) {
+	if len(plans) == 0 {
+		plans = []kernelPlan{{embedded: !img.Empty() && !forceRTC}}
+	}
+	emb, run := map[string]bool{}, map[string]bool{}
+	for _, p := range plans {
+		for _, f := range kernels.Families {
+			if planFamily(p, img, f.Name).embedded {
+				emb[f.Name] = true
+			} else {
+				run[f.Name] = true
+			}
+		}
+	}
+	list := func(m map[string]bool) string {
+		var names []string
+		for _, n := range kernels.FamilyNames() {
+			if m[n] {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return "none"
+		}
+		return strings.Join(names, ",")
+	}
+	switch {
+	case len(emb) > 0 && len(run) > 0:
+		source = "embedded+" + rtc
+	case len(emb) > 0:
+		source = "embedded"
+	default:
+		source = rtc
+	}
+	return source, list(emb), list(run)
 }
 
 // runsOn reports whether a device of compute capability cc runs img. NVIDIA:
@@ -105,41 +163,11 @@ func gfxRTCTarget(archName string, cc arch.CC) rtcTarget {
 	return rtcTarget{name: gfx, opt: "--offload-arch=" + gfx, kind: codeObject}
 }
 
-// rtcProgram builds the run-time compiler's input from the kernel sources: a
-// main file including every .cu file, and every .cu and .h file as an
-// in-memory header (NVRTC has no file system and no standard headers).
-func rtcProgram(fsys fs.FS) (main string, names, bodies []string, err error) {
-	files, err := fs.Glob(fsys, "*")
-	if err != nil {
-		return "", nil, nil, err
-	}
-	slices.Sort(files)
-	var b strings.Builder
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".cu") && !strings.HasSuffix(f, ".h") {
-			continue
-		}
-		body, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		names = append(names, f)
-		bodies = append(bodies, string(body))
-		if strings.HasSuffix(f, ".cu") {
-			fmt.Fprintf(&b, "#include \"%s\"\n", f)
-		}
-	}
-	if b.Len() == 0 {
-		return "", nil, nil, fmt.Errorf("no .cu sources")
-	}
-	return b.String(), names, bodies, nil
-}
-
-// rtcCachePath is where run-time compiled code for (sources, target,
-// compiler version) lives under dir.
-func rtcCachePath(dir, sourceHash string, t rtcTarget, compiler string) string {
-	sum := sha256.Sum256([]byte("ternion-rtc-1\x00" + sourceHash + "\x00" + t.String() + "\x00" + compiler))
-	return filepath.Join(dir, t.String()+"-"+hex.EncodeToString(sum[:12])+t.ext())
+// rtcCachePath is where run-time compiled code of family (whose sources
+// hash to familyHash) for (target, compiler version) lives under dir.
+func rtcCachePath(dir, family, familyHash string, t rtcTarget, compiler string) string {
+	sum := sha256.Sum256([]byte("ternion-rtc-2\x00" + family + "\x00" + familyHash + "\x00" + t.String() + "\x00" + compiler))
+	return filepath.Join(dir, family+"-"+t.String()+"-"+hex.EncodeToString(sum[:12])+t.ext())
 }
 
 // cacheDir resolves Config.CacheDir: "" is the user cache dir's

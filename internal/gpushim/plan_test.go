@@ -15,8 +15,22 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-var testImage = kernels.Image{Vendor: "cuda", File: "k.fatbin", Archs: []arch.CC{750, 800, 860, 890, 900}, PTX: 900,
-	SourceHash: "h", Data: []byte{1}}
+// testImage holds every family, built from the current sources, except
+// scale (from older sources); cpy is missing.
+var testImage = func() kernels.Image {
+	im := kernels.Image{Vendor: "cuda", Archs: []arch.CC{750, 800, 860, 890, 900}, PTX: 900}
+	for _, f := range kernels.Families {
+		switch f.Name {
+		case "cpy":
+		case "scale":
+			im.Families = append(im.Families, kernels.FamilyImage{Name: f.Name, File: "scale.fatbin", SourceHash: "old"})
+		default:
+			im.Families = append(im.Families, kernels.FamilyImage{Name: f.Name, File: f.Name + ".fatbin",
+				SourceHash: kernels.FamilyHash(f.Name)})
+		}
+	}
+	return im
+}()
 
 func TestRunsOn(t *testing.T) {
 	for _, c := range []struct {
@@ -36,25 +50,65 @@ func TestRunsOn(t *testing.T) {
 }
 
 func TestPlanKernels(t *testing.T) {
-	p := planKernels(900, testImage, "h", false)
+	p := planKernels(900, testImage, false)
 	assert.True(t, p.embedded)
 	assert.Contains(t, p.reason, "sm_75 sm_80 sm_86 sm_89 sm_90 + compute_90")
 	for name, c := range map[string]struct {
 		cc     arch.CC
 		img    kernels.Image
-		hash   string
 		force  bool
 		reason string
 	}{
-		"forced":   {900, testImage, "h", true, "TERNION_FORCE_RTC"},
-		"no image": {900, kernels.Image{}, "h", false, "go generate"},
-		"stale":    {900, testImage, "other", false, "stale"},
-		"too old":  {700, testImage, "h", false, "no code sm_70 runs"},
+		"forced":   {900, testImage, true, "TERNION_FORCE_RTC"},
+		"no image": {900, kernels.Image{}, false, "go generate"},
+		"too old":  {700, testImage, false, "no code sm_70 runs"},
 	} {
-		p := planKernels(c.cc, c.img, c.hash, c.force)
+		p := planKernels(c.cc, c.img, c.force)
 		assert.False(t, p.embedded, name)
 		assert.Contains(t, p.reason, c.reason, name)
 	}
+}
+
+func TestPlanFamily(t *testing.T) {
+	dev := planKernels(900, testImage, false)
+	assert.True(t, planFamily(dev, testImage, "fill").embedded, "a fresh family keeps its embedded code")
+	p := planFamily(dev, testImage, "scale")
+	assert.False(t, p.embedded)
+	assert.Contains(t, p.reason, "stale")
+	p = planFamily(dev, testImage, "cpy")
+	assert.False(t, p.embedded)
+	assert.Contains(t, p.reason, "lack family cpy")
+	forced := planKernels(900, testImage, true)
+	assert.Equal(t, forced, planFamily(forced, testImage, "fill"), "the device's reason stands")
+}
+
+func TestFamilySources(t *testing.T) {
+	dev := planKernels(900, testImage, false)
+	src, pre, run := familySources([]kernelPlan{dev}, testImage, false, "nvrtc")
+	assert.Equal(t, "embedded+nvrtc", src)
+	assert.NotContains(t, pre, "scale")
+	assert.Contains(t, pre, "fill")
+	assert.Equal(t, "cpy,scale", run)
+
+	fresh := kernels.Image{Vendor: "cuda", Archs: []arch.CC{900}}
+	for _, f := range kernels.Families {
+		fresh.Families = append(fresh.Families, kernels.FamilyImage{Name: f.Name, File: "x", SourceHash: kernels.FamilyHash(f.Name)})
+	}
+	src, pre, run = familySources([]kernelPlan{planKernels(900, fresh, false)}, fresh, false, "nvrtc")
+	assert.Equal(t, "embedded", src)
+	assert.Equal(t, strings.Join(kernels.FamilyNames(), ","), pre)
+	assert.Equal(t, "none", run)
+
+	src, pre, run = familySources([]kernelPlan{planKernels(900, fresh, false), planKernels(700, fresh, false)}, fresh, false, "nvrtc")
+	assert.Equal(t, "embedded+nvrtc", src, "one device the image does not cover")
+	assert.Equal(t, pre, run)
+
+	src, pre, run = familySources(nil, kernels.Image{}, false, "hiprtc")
+	assert.Equal(t, "hiprtc", src)
+	assert.Equal(t, "none", pre)
+	assert.Equal(t, strings.Join(kernels.FamilyNames(), ","), run)
+	src, _, _ = familySources(nil, fresh, false, "nvrtc")
+	assert.Equal(t, "embedded", src, "no device: as for a device the image covers")
 }
 
 func TestChooseRTCTarget(t *testing.T) {
@@ -81,47 +135,31 @@ func TestGfxRTCTarget(t *testing.T) {
 }
 
 func TestRunsOnExactArch(t *testing.T) {
-	img := kernels.Image{Vendor: "hip", Archs: []arch.CC{arch.CDNA2, arch.RDNA2}, Data: []byte{1}}
+	img := kernels.Image{Vendor: "hip", Archs: []arch.CC{arch.CDNA2, arch.RDNA2}}
 	assert.True(t, runsOn(arch.CDNA2, img))
 	assert.True(t, runsOn(arch.RDNA2, img))
 	assert.False(t, runsOn(arch.OffsetAMD+0x1031, img), "gfx1031 needs its own code (or HSA_OVERRIDE_GFX_VERSION=10.3.0)")
 	assert.False(t, runsOn(arch.CDNA3, img))
-	mt := kernels.Image{Vendor: "musa", Archs: []arch.CC{arch.QY2}, Data: []byte{1}}
+	mt := kernels.Image{Vendor: "musa", Archs: []arch.CC{arch.QY2}}
 	assert.True(t, runsOn(arch.QY2, mt))
 	assert.False(t, runsOn(arch.PH1, mt))
-}
-
-func TestRTCProgram(t *testing.T) {
-	main, names, bodies, err := rtcProgram(kernels.Sources)
-	require.NoError(t, err)
-	assert.Contains(t, names, "vendor.h", "NVRTC gets vendor.h as an in-memory header")
-	require.Len(t, bodies, len(names))
-	for _, k := range kernels.Catalog {
-		assert.Contains(t, main, `#include "`+k.Source+`"`)
-		assert.Contains(t, names, k.Source)
-	}
-	assert.NotContains(t, main, "vendor.h", "headers are included by the sources, not the main file")
-	for i, n := range names {
-		if strings.HasSuffix(n, ".cu") {
-			assert.Contains(t, bodies[i], "extern \"C\" __global__", n)
-		}
-	}
 }
 
 func TestRTCCache(t *testing.T) {
 	dir := t.TempDir()
 	sm90 := rtcTarget{name: "sm_90", kind: cubinCode}
-	a := rtcCachePath(dir, "src1", sm90, "NVRTC 12.8")
-	assert.True(t, strings.HasPrefix(filepath.Base(a), "sm_90-"))
+	a := rtcCachePath(dir, "fill", "src1", sm90, "NVRTC 12.8")
+	assert.True(t, strings.HasPrefix(filepath.Base(a), "fill-sm_90-"))
 	assert.Equal(t, ".cubin", filepath.Ext(a))
 	for _, other := range []string{
-		rtcCachePath(dir, "src2", sm90, "NVRTC 12.8"),
-		rtcCachePath(dir, "src1", rtcTarget{name: "sm_89", kind: cubinCode}, "NVRTC 12.8"),
-		rtcCachePath(dir, "src1", rtcTarget{name: "compute_90"}, "NVRTC 12.8"),
-		rtcCachePath(dir, "src1", sm90, "NVRTC 13.0"),
-		rtcCachePath(dir, "src1", gfxRTCTarget("gfx90a", arch.CDNA2), "hipRTC 5.2"),
+		rtcCachePath(dir, "scale", "src1", sm90, "NVRTC 12.8"),
+		rtcCachePath(dir, "fill", "src2", sm90, "NVRTC 12.8"),
+		rtcCachePath(dir, "fill", "src1", rtcTarget{name: "sm_89", kind: cubinCode}, "NVRTC 12.8"),
+		rtcCachePath(dir, "fill", "src1", rtcTarget{name: "compute_90"}, "NVRTC 12.8"),
+		rtcCachePath(dir, "fill", "src1", sm90, "NVRTC 13.0"),
+		rtcCachePath(dir, "fill", "src1", gfxRTCTarget("gfx90a", arch.CDNA2), "hipRTC 5.2"),
 	} {
-		assert.NotEqual(t, a, other, "the key covers sources, target and compiler")
+		assert.NotEqual(t, a, other, "the key covers family, sources, target and compiler")
 	}
 	_, ok := readCache(a)
 	assert.False(t, ok)

@@ -26,7 +26,13 @@ type rtcState struct {
 	err     error  // why the compiler is unavailable
 	version string // e.g. "NVRTC 12.8"
 	lib     string // library it was loaded from
-	code    map[rtcTarget][]byte
+	code    map[rtcKey][]byte
+}
+
+// rtcKey is one compilation: a family for a target.
+type rtcKey struct {
+	family string
+	target rtcTarget
 }
 
 // noKernel is an own ErrNoKernel error of a device's kernel loading.
@@ -34,12 +40,13 @@ func (d *Driver) noKernel(dev int, format string, args ...any) error {
 	return ownError(d.vendor, "Kernel", dev, vendorapi.ErrNoKernel, format, args...)
 }
 
-// rtcCode returns code for dev compiled at run time from kernels.Sources: from
-// this process's earlier compilations, the on-disk cache, or a compilation,
-// and logs which of the three it was.
-func (d *Driver) rtcCode(dev int, dv *device) ([]byte, error) {
+// rtcCode returns family's code for dev compiled at run time from
+// kernels.Sources: from this process's earlier compilations, the on-disk
+// cache, or a compilation, and logs which of the three it was and why
+// (reason: why the embedded code is not used).
+func (d *Driver) rtcCode(dev int, dv *device, family, reason string) ([]byte, error) {
 	if d.cfg.DisableRTC {
-		return nil, d.noKernel(dev, "run-time compilation is disabled")
+		return nil, d.noKernel(dev, "run-time compilation is disabled (%s)", reason)
 	}
 	r := &d.rtc
 	r.mu.Lock()
@@ -51,33 +58,34 @@ func (d *Driver) rtcCode(dev int, dv *device) ([]byte, error) {
 	if err != nil {
 		return nil, d.noKernel(dev, "%s: %v", r.version, err)
 	}
-	if code, ok := r.code[t]; ok {
+	key := rtcKey{family, t}
+	if code, ok := r.code[key]; ok {
 		return code, nil
 	}
-	where := fmt.Sprintf("%s: device %d (%s): kernels", d.vendor, dev, dv.props.ArchName)
+	where := fmt.Sprintf("%s: device %d (%s): family %s", d.vendor, dev, dv.props.ArchName, family)
 	path := ""
 	if dir := cacheDir(d.cfg.CacheDir); dir != "" {
-		path = rtcCachePath(dir, d.sourceHash, t, r.version)
+		path = rtcCachePath(dir, family, kernels.FamilyHash(family), t, r.version)
 	}
 	if code, ok := readCache(path); ok {
-		d.log.Info(fmt.Sprintf("%s: %s cache hit for %s (%s): %s", where, vendor.rtcName, t, dv.plan.reason, path))
+		d.log.Info(fmt.Sprintf("%s: %s cache hit for %s (%s): %s", where, vendor.rtcName, t, reason, path))
 		code = ptxTerminated(t, code)
-		r.code[t] = code
+		r.code[key] = code
 		return code, nil
 	}
 	start := time.Now()
-	code, err := d.rtcCompile(dev, t)
+	code, err := d.rtcCompile(dev, family, t)
 	if err != nil {
 		return nil, err
 	}
 	d.log.Info(fmt.Sprintf("%s: %s compiled for %s in %v (%s; %s)", where, r.version, t,
-		time.Since(start).Round(time.Millisecond), dv.plan.reason, r.lib))
+		time.Since(start).Round(time.Millisecond), reason, r.lib))
 	if path != "" {
 		if err := writeCache(path, code); err != nil {
 			d.log.Warn(fmt.Sprintf("%s: not cached: %v", where, err))
 		}
 	}
-	r.code[t] = code
+	r.code[key] = code
 	return code, nil
 }
 
@@ -101,7 +109,7 @@ func (d *Driver) rtcOpen(dev int) error {
 	r := &d.rtc
 	if !r.loaded {
 		r.loaded = true
-		r.code = map[rtcTarget][]byte{}
+		r.code = map[rtcKey][]byte{}
 		var major, minor C.int32_t
 		var lib *C.char
 		openMu.Lock() // the C side's library state is process-wide
@@ -117,9 +125,9 @@ func (d *Driver) rtcOpen(dev int) error {
 	return r.err
 }
 
-// rtcCompile compiles every kernel source for t in one program.
-func (d *Driver) rtcCompile(dev int, t rtcTarget) ([]byte, error) {
-	main, names, bodies, err := rtcProgram(kernels.Sources)
+// rtcCompile compiles family's translation unit for t.
+func (d *Driver) rtcCompile(dev int, family string, t rtcTarget) ([]byte, error) {
+	main, names, bodies, err := kernels.RTCProgram(family)
 	if err != nil {
 		return nil, d.noKernel(dev, "kernel sources: %v", err)
 	}
@@ -158,7 +166,7 @@ func (d *Driver) rtcCompile(dev int, t rtcTarget) ([]byte, error) {
 		if len(log) > max {
 			log = log[:max] + "..."
 		}
-		return nil, d.noKernel(dev, "%s for %s failed: %v\n%s", d.rtc.version, t, err, log)
+		return nil, d.noKernel(dev, "%s of family %s for %s failed: %v\n%s", d.rtc.version, family, t, err, log)
 	}
 	return ptxTerminated(t, code), nil
 }

@@ -58,8 +58,9 @@ enum { TN_GEMM_ONE = 0, TN_GEMM_STRIDED = 1, TN_GEMM_BATCHED = 2 };
 
 // The most devices the shim tracks.
 #define TN_MAX_DEVICES 64
-// The most kernel arguments one launch passes.
-#define TN_MAX_ARGS 32
+// The most kernel arguments one launch passes: vendorapi.MaxArgBytes (4096)
+// of 4-byte arguments.
+#define TN_MAX_ARGS 1024
 
 // tn_props is one device's properties.
 typedef struct {
@@ -149,10 +150,12 @@ tn_status tn_module_load(int32_t dev, const void *image, uint64_t *out);
 tn_status tn_module_unload(int32_t dev, uint64_t mod);
 tn_status tn_module_function(int32_t dev, uint64_t mod, const char *name, uint64_t *out);
 tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes);
-tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint64_t *args,
-                    int32_t nargs);
-tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint64_t *args, int32_t nargs);
-tn_status tn_bind_device(int32_t dev); // make dev and its driver context current (benchmarks)
+tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint8_t *args,
+                    const uint32_t *offsets, int32_t nargs);
+// Benchmarks only (shim_bench.c, built with the ternion_bench tag): the
+// floor of a launch, and making dev and its driver context current.
+tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint8_t *args, const uint32_t *offsets, int32_t nargs);
+tn_status tn_bind_device(int32_t dev);
 
 // BLAS (shim_blas.c). tn_blas_open loads the BLAS library where it is opened
 // at run time (rocBLAS) and reports its version; *lib names the library file

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -65,11 +66,18 @@ func TestRTCCompileWithoutDevice(t *testing.T) {
 		"cuda": {name: "compute_75", opt: "--gpu-architecture=compute_75"},
 		"hip":  gfxRTCTarget("gfx90a:sramecc+:xnack-", arch.CDNA2),
 	}[vendor.name]
-	code, err := d.rtcCompile(0, target)
-	require.NoError(t, err)
-	if target.kind == codeObject {
-		assert.True(t, bytes.HasPrefix(code, []byte("\x7fELF")), "an AMD code object is an ELF file")
-	} else {
-		assert.Contains(t, string(code), ".entry fill_f32", "PTX of the catalog kernels")
+	for _, f := range kernels.Families {
+		code, err := d.rtcCompile(0, f.Name, target)
+		require.NoError(t, err, "family %s", f.Name)
+		if target.kind == codeObject {
+			assert.True(t, bytes.HasPrefix(code, []byte("\x7fELF")), "an AMD code object is an ELF file")
+		}
+		for _, k := range f.All() {
+			if target.kind == codeObject {
+				assert.True(t, bytes.Contains(code, []byte(k.Name)), "family %s's code object defines %s", f.Name, k.Name)
+			} else {
+				assert.Contains(t, string(code), ".entry "+k.Name, "PTX of family %s", f.Name)
+			}
+		}
 	}
 }

@@ -38,34 +38,19 @@ tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes) {
     return tn_ok();
 }
 
-// launch is one cuLaunchKernel. args holds one 64-bit slot per argument with
-// the value in its low bytes (little-endian), so a pointer to the slot is a
-// pointer to the value whatever its size; cuLaunchKernel copies the values
-// before it returns.
-static tn_status launch(CUfunction f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint64_t *args,
-                        int32_t nargs) {
+// tn_launch is one cuLaunchKernel. args holds the arguments packed as the
+// kernel's parameter list lays them out, offsets[i] is argument i's offset in
+// it; cuLaunchKernel copies the values before it returns.
+tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint8_t *args,
+                    const uint32_t *offsets, int32_t nargs) {
     if (nargs < 0 || nargs > TN_MAX_ARGS) {
         return tn_shim(TN_STR(cuLaunchKernel), "TERNION_INVALID_VALUE", "too many kernel arguments",
                        TN_HINT_INVALID_VALUE);
     }
+    TN_TRY(tn_use_device_ctx(dev));
     void *params[TN_MAX_ARGS];
-    for (int32_t i = 0; i < nargs; i++) params[i] = (void *)(uintptr_t)&args[i];
-    TN_DR(cuLaunchKernel, (f, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], smem, (CUstream)(uintptr_t)s,
-                           nargs > 0 ? params : NULL, NULL));
+    for (int32_t i = 0; i < nargs; i++) params[i] = (void *)(uintptr_t)(args + offsets[i]);
+    TN_DR(cuLaunchKernel, ((CUfunction)(uintptr_t)f, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], smem,
+                           (CUstream)(uintptr_t)s, nargs > 0 ? params : NULL, NULL));
     return tn_ok();
 }
-
-tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint64_t *args,
-                    int32_t nargs) {
-    TN_TRY(tn_use_device_ctx(dev));
-    return launch((CUfunction)(uintptr_t)f, dims, smem, s, args, nargs);
-}
-
-// tn_launch_raw is the benchmark floor: one cuLaunchKernel of a 1x1 grid and
-// block, nothing else (the caller made the context current on this thread).
-tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint64_t *args, int32_t nargs) {
-    static const uint32_t one[6] = {1, 1, 1, 1, 1, 1};
-    return launch((CUfunction)(uintptr_t)f, one, 0, s, args, nargs);
-}
-
-tn_status tn_bind_device(int32_t dev) { return tn_use_device_ctx(dev); }

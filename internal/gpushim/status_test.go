@@ -80,7 +80,7 @@ func TestOwnAndContractErrors(t *testing.T) {
 	ce := contractError("cuda", "Launch", 0, err)
 	assert.ErrorIs(t, ce, vendorapi.ErrInvalidValue)
 	assert.Equal(t, "TERNION_INVALID_VALUE", ce.CodeName)
-	assert.Equal(t, "kernel add_f32 takes 1 arguments, got 0", ce.Message)
+	assert.Equal(t, "kernel add_f32 takes 1 arguments (ptr), got 0 (none)", ce.Message)
 
 	plain := contractError("cuda", "Kernel", 0, errors.New("odd"))
 	assert.Nil(t, plain.Kind)

@@ -154,17 +154,17 @@ func (s *suite) kernel(t *testing.T, dev int, name string) vendorapi.Function {
 }
 
 // Launch geometry used throughout: deliberately fewer threads than elements,
-// because every catalog kernel is a grid-stride loop.
+// because the element-wise catalog kernels are grid-stride loops.
 var (
 	smallGrid  = vendorapi.Dim3{X: 3, Y: 1, Z: 1}
 	smallBlock = vendorapi.Dim3{X: 64, Y: 1, Z: 1}
 )
 
 // launch queues catalog kernel name on st with the small grid.
-func (s *suite) launch(t *testing.T, st vendorapi.Stream, name string, args ...vendorapi.Arg) {
+func (s *suite) launch(t *testing.T, st vendorapi.Stream, name string, a *vendorapi.Args) {
 	t.Helper()
 	f := s.kernel(t, st.Device, name)
-	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 0, st, args), "Launch(%s)", name)
+	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 0, st, a), "Launch(%s)", name)
 }
 
 // sync waits for st.

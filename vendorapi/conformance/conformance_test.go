@@ -99,9 +99,16 @@ func TestGemmLayoutFitsEveryBatch(t *testing.T) {
 }
 
 func TestScaleReferenceAcceptsBothRoundings(t *testing.T) {
-	c := kernelCases["scale_f32"]
+	c := elementCases["scale_f32"]
+	bits := func(v ...float32) []uint32 {
+		out := make([]uint32, len(v))
+		for i, x := range v {
+			out[i] = math.Float32bits(x)
+		}
+		return out
+	}
 	x, a, b := float32(1+1.0/(1<<23)), float32(1-1.0/(1<<23)), float32(-1)
-	sc := []vendorapi.Arg{vendorapi.F32Arg(a), vendorapi.F32Arg(b)}
+	sc := bits(a, b)
 	want := c.want([][]float32{{x}}, sc, 0)
 	// x*a = 1 - 2^-46 rounds to 1 in float32: unfused gives 0, fused -2^-46.
 	assert.Contains(t, want, math.Float32bits(0))
@@ -111,7 +118,7 @@ func TestScaleReferenceAcceptsBothRoundings(t *testing.T) {
 	// puts the exact sum just above it, so fmaf rounds up. Rounding to
 	// float64 first lands on the halfway point and then rounds to even (down).
 	x = 1 + 1.0/(1<<12)
-	sc = []vendorapi.Arg{vendorapi.F32Arg(x), vendorapi.F32Arg(0x1p-60)}
+	sc = bits(x, 0x1p-60)
 	want = c.want([][]float32{{x}}, sc, 0)
 	assert.Contains(t, want, math.Float32bits(1+1.0/(1<<11)+1.0/(1<<23)), "single-rounded fmaf")
 	assert.Contains(t, want, math.Float32bits(1+1.0/(1<<11)), "unfused: the product rounds to even")

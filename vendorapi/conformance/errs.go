@@ -61,8 +61,8 @@ func (s *suite) healthy(t *testing.T, dev int) {
 	defer func() { assert.NoError(t, s.d.StreamDestroy(st), "StreamDestroy") }()
 	f, err := s.d.Kernel(dev, "scale_f32")
 	require.NoError(t, err, "Kernel")
-	args := []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.PtrArg(p), vendorapi.F32Arg(2), vendorapi.F32Arg(0), vendorapi.I64Arg(n)}
-	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 0, st, args), "device %d no longer launches", dev)
+	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 0, st, args().Ptr(p).Ptr(p).F32(2).F32(0).I64(n)),
+		"device %d no longer launches", dev)
 	require.NoError(t, s.d.StreamSynchronize(st), "StreamSynchronize")
 	require.NoError(t, s.d.DeviceSynchronize(dev), "DeviceSynchronize")
 	got := make([]byte, 4*n)

@@ -40,10 +40,10 @@ func (s *suite) newFillAdd(t *testing.T, r *rand.Rand, dev int) fillAdd {
 // queue queues fill(x, v) then out = x + y, plus a scale of out when extra is set.
 func (s *suite) queue(t *testing.T, st vendorapi.Stream, g fillAdd, extra bool) {
 	t.Helper()
-	s.launch(t, st, "fill_f32", vendorapi.PtrArg(g.x), vendorapi.F32Arg(g.v), vendorapi.I64Arg(graphN))
-	s.launch(t, st, "add_f32", vendorapi.PtrArg(g.out), vendorapi.PtrArg(g.x), vendorapi.PtrArg(g.y), vendorapi.I64Arg(graphN))
+	s.launch(t, st, "fill_f32", args().Ptr(g.x).F32(g.v).I64(graphN))
+	s.launch(t, st, "add_f32", args().Ptr(g.out).Ptr(g.x).Ptr(g.y).I64(graphN))
 	if extra {
-		s.launch(t, st, "scale_f32", vendorapi.PtrArg(g.out), vendorapi.PtrArg(g.out), vendorapi.F32Arg(2), vendorapi.F32Arg(0), vendorapi.I64Arg(graphN))
+		s.launch(t, st, "scale_f32", args().Ptr(g.out).Ptr(g.out).F32(2).F32(0).I64(graphN))
 	}
 }
 
@@ -179,7 +179,7 @@ func (s *suite) captureCopies(t *testing.T, dev int) {
 	graph := s.capture(t, st, func() {
 		require.NoError(t, s.d.MemsetAsync(st, a, v, 4*n), "MemsetAsync")
 		require.NoError(t, s.d.CopyHtoDAsync(st, b, hin), "CopyHtoDAsync")
-		s.launch(t, st, "add_f32", vendorapi.PtrArg(b), vendorapi.PtrArg(a), vendorapi.PtrArg(b), vendorapi.I64Arg(n))
+		s.launch(t, st, "add_f32", args().Ptr(b).Ptr(a).Ptr(b).I64(n))
 		require.NoError(t, s.d.CopyDtoDAsync(st, a, b, 4*n), "CopyDtoDAsync")
 		require.NoError(t, s.d.CopyDtoHAsync(st, hout, a), "CopyDtoHAsync")
 	})

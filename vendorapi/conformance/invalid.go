@@ -67,7 +67,7 @@ func (s *suite) errors(t *testing.T) {
 			s.checkError(t, "StreamQuery of a destroyed stream", s.d.StreamQuery(st), dev, inval)
 			s.checkError(t, "MemsetAsync on a destroyed stream", s.d.MemsetAsync(st, p, 1, 256), dev, inval)
 			s.checkError(t, "Launch on a destroyed stream", s.d.Launch(f, smallGrid, smallBlock, 0, st,
-				[]vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(64)}), dev, inval)
+				args().Ptr(p).F32(1).I64(64)), dev, inval)
 			s.checkError(t, "EventRecord on a destroyed stream", s.d.EventRecord(e, st), dev, inval)
 			s.checkError(t, "BeginCapture of a destroyed stream", s.d.BeginCapture(st), dev, inval)
 			_, err = s.d.BLASCreate(st)
@@ -93,7 +93,7 @@ func (s *suite) errors(t *testing.T) {
 			st := s.stream(t, dev)
 			p := s.malloc(t, dev, 256)
 			require.NoError(t, s.d.BeginCapture(st), "BeginCapture")
-			s.launch(t, st, "fill_f32", vendorapi.PtrArg(p), vendorapi.F32Arg(1), vendorapi.I64Arg(64))
+			s.launch(t, st, "fill_f32", args().Ptr(p).F32(1).I64(64))
 			g, err := s.d.EndCapture(st)
 			require.NoError(t, err, "EndCapture")
 			x, err := s.d.GraphInstantiate(g)

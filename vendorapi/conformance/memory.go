@@ -223,7 +223,7 @@ func (s *suite) peer(t *testing.T) {
 			b := s.malloc(t, dst, 4*nf)
 			ss, sd := s.stream(t, src), s.stream(t, dst)
 			e := s.event(t, src, false)
-			s.launch(t, ss, "fill_f32", vendorapi.PtrArg(a), vendorapi.F32Arg(value), vendorapi.I64Arg(nf))
+			s.launch(t, ss, "fill_f32", args().Ptr(a).F32(value).I64(nf))
 			require.NoError(t, s.d.EventRecord(e, ss), "EventRecord")
 			require.NoError(t, s.d.StreamWaitEvent(sd, e), "StreamWaitEvent on another device's event")
 			require.NoError(t, s.d.CopyPeerAsync(sd, dst, b, src, a, 4*nf), "CopyPeerAsync")

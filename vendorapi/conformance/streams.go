@@ -49,8 +49,8 @@ func (s *suite) oneStream(t *testing.T, dev int) {
 	v := byte(0x40 + r.IntN(4)) // 0x40404040 ... 0x43434343: ordinary floats
 	fill := randValue(r)
 	require.NoError(t, s.d.MemsetAsync(st, x, v, 4*n), "MemsetAsync")
-	s.launch(t, st, "fill_f32", vendorapi.PtrArg(x), vendorapi.F32Arg(fill), vendorapi.I64Arg(k))
-	s.launch(t, st, "add_f32", vendorapi.PtrArg(x), vendorapi.PtrArg(x), vendorapi.PtrArg(y), vendorapi.I64Arg(n))
+	s.launch(t, st, "fill_f32", args().Ptr(x).F32(fill).I64(k))
+	s.launch(t, st, "add_f32", args().Ptr(x).Ptr(x).Ptr(y).I64(n))
 	require.NoError(t, s.d.CopyDtoHAsync(st, hb, x), "CopyDtoHAsync")
 	checkIdleOrNotReady(t, "StreamQuery", s.d.StreamQuery(st))
 	s.sync(t, st)
@@ -80,16 +80,16 @@ func (s *suite) twoStreams(t *testing.T, dev int) {
 	hb, got := s.pinned(t, 4*n)
 
 	init := randValue(r)
-	s.launch(t, s1, "fill_f32", vendorapi.PtrArg(a), vendorapi.F32Arg(init), vendorapi.I64Arg(n))
+	s.launch(t, s1, "fill_f32", args().Ptr(a).F32(init).I64(n))
 	want := init
 	for i := range steps {
 		bias := float32(i + 1)
-		s.launch(t, s1, "scale_f32", vendorapi.PtrArg(a), vendorapi.PtrArg(a), vendorapi.F32Arg(0.5), vendorapi.F32Arg(bias), vendorapi.I64Arg(n))
+		s.launch(t, s1, "scale_f32", args().Ptr(a).Ptr(a).F32(0.5).F32(bias).I64(n))
 		want = want*0.5 + bias // exact in float32: products by 0.5, small integers
 	}
 	require.NoError(t, s.d.EventRecord(e, s1), "EventRecord")
 	require.NoError(t, s.d.StreamWaitEvent(s2, e), "StreamWaitEvent")
-	s.launch(t, s2, "scale_f32", vendorapi.PtrArg(b), vendorapi.PtrArg(a), vendorapi.F32Arg(2), vendorapi.F32Arg(0), vendorapi.I64Arg(n))
+	s.launch(t, s2, "scale_f32", args().Ptr(b).Ptr(a).F32(2).F32(0).I64(n))
 	require.NoError(t, s.d.CopyDtoHAsync(s2, hb, b), "CopyDtoHAsync")
 	s.sync(t, s2) // only s2: the event must have ordered s1's work before it
 	wantAll := make([]float32, n)
@@ -108,7 +108,7 @@ func (s *suite) destroyWaits(t *testing.T, dev int) {
 	require.NoError(t, err, "StreamCreate")
 	x := s.upload(t, dev, randBytes(r, 4*n))
 	value := randValue(r)
-	s.launch(t, st, "fill_f32", vendorapi.PtrArg(x), vendorapi.F32Arg(value), vendorapi.I64Arg(n))
+	s.launch(t, st, "fill_f32", args().Ptr(x).F32(value).I64(n))
 	require.NoError(t, s.d.StreamDestroy(st), "StreamDestroy with queued work")
 	require.NoError(t, s.d.DeviceSynchronize(dev), "DeviceSynchronize")
 	want := make([]float32, n)
@@ -131,7 +131,7 @@ func (s *suite) events(t *testing.T) {
 			start, end := s.event(t, dev, true), s.event(t, dev, true)
 			require.NoError(t, s.d.EventRecord(start, st), "EventRecord start")
 			for range 4 {
-				s.launch(t, st, "fill_f32", vendorapi.PtrArg(x), vendorapi.F32Arg(randValue(r)), vendorapi.I64Arg(n))
+				s.launch(t, st, "fill_f32", args().Ptr(x).F32(randValue(r)).I64(n))
 			}
 			require.NoError(t, s.d.EventRecord(end, st), "EventRecord end")
 			checkIdleOrNotReady(t, "EventQuery", s.d.EventQuery(end))

@@ -60,7 +60,7 @@ func (s *suite) vmmMap(t *testing.T, dev int, gran uint64) {
 	st := s.stream(t, dev)
 	nf := int64(n / 4)
 	value := randValue(r)
-	s.launch(t, st, "fill_f32", vendorapi.PtrArg(vr.Base.Add(off)), vendorapi.F32Arg(value), vendorapi.I64Arg(nf))
+	s.launch(t, st, "fill_f32", args().Ptr(vr.Base.Add(off)).F32(value).I64(nf))
 	s.sync(t, st)
 	want := make([]float32, nf)
 	for i := range want {

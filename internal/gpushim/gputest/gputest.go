@@ -234,8 +234,7 @@ func scaleOnes(d vendorapi.Driver, dev int, v float32, n int) error {
 	if err := d.CopyHtoD(dev, p, buf); err != nil {
 		return err
 	}
-	args := []vendorapi.Arg{vendorapi.PtrArg(p), vendorapi.PtrArg(p), vendorapi.F32Arg(v), vendorapi.F32Arg(0),
-		vendorapi.I64Arg(int64(n))}
+	args := vendorapi.NewArgs().Ptr(p).Ptr(p).F32(v).F32(0).I64(int64(n))
 	if err := d.Launch(f, vendorapi.Dim3{X: 4}, vendorapi.Dim3{X: 128}, 0, s, args); err != nil {
 		return err
 	}

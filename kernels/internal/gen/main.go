@@ -3,13 +3,19 @@
 // gen/<vendor>, where the kernels package embeds them under the vendor's
 // build tag. `go generate ./kernels` runs it from the kernels directory.
 //
-//   - cuda: nvcc compiles every .cu file into one fatbin for
-//     kernels.CUDAArchs (machine code for each arch nvcc accepts, plus PTX of
-//     the newest).
-//   - hip: hipcc --genco builds one code object per gfx of kernels.HIPArchs
-//     (HIP_PLATFORM=amd); a gfx the local hipcc rejects is left out, saying why.
-//   - musa: mcc --cuda-device-only builds one code object per arch of
-//     kernels.MUSAArchs.
+// Every kernel family (kernels.Families: one .cu file and the entry points
+// generated from its templates, kernels.Unit) is built into code objects of
+// its own, so editing one family's source leaves the others' prebuilt code
+// valid (the manifest records each family's kernels.FamilyHash):
+//   - cuda: nvcc builds one fatbin per family for kernels.CUDAArchs (machine
+//     code for each arch nvcc accepts, plus PTX of the newest).
+//   - hip: hipcc --genco builds one code object per family and gfx of
+//     kernels.HIPArchs (HIP_PLATFORM=amd); a gfx the local hipcc rejects is
+//     left out, saying why.
+//   - musa: mcc --cuda-device-only builds one code object per family and arch
+//     of kernels.MUSAArchs.
+//
+// Families are compiled in parallel.
 //
 // A compiler is $NVCC / $HIPCC / $MCC, else found on PATH, else at the
 // toolkit's default location. Without it the vendor is skipped with a
@@ -24,12 +30,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
@@ -51,16 +58,22 @@ type toolchain struct {
 	version func(out string) string
 	// env is the compiler's environment; nil inherits gen's.
 	env func() ([]string, error)
-	// build compiles src (the unity source, including from include) for
-	// archs into an Image whose files are in dir; it reports archs the
+	// build compiles every unit (one per family, including from include)
+	// for archs into an Image whose files are in dir; it reports archs the
 	// compiler rejected in dropped.
-	build func(c compiler, archs []arch.CC, src, include, dir string) (im kernels.Image, dropped []string, err error)
+	build func(c compiler, archs []arch.CC, units []unit, include, dir string) (im kernels.Image, dropped []string, err error)
 }
 
 // compiler is a found compiler: its path, version and environment.
 type compiler struct {
 	path, version string
 	env           []string // nil: gen's own
+}
+
+// unit is one family's translation unit written to a file.
+type unit struct {
+	family string
+	path   string // the generated source (kernels.Unit)
 }
 
 // toolchains are the vendors gen builds, in order.
@@ -81,11 +94,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	files, err := fs.Glob(kernels.Sources, "*.cu")
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no .cu sources (%v)", err)
-	}
-	slices.Sort(files)
 	include, err := os.Getwd()
 	if err != nil {
 		return err
@@ -95,14 +103,14 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "ternion_kernels.cu")
-	if err := os.WriteFile(src, []byte(unitySource(files)), 0o644); err != nil {
+	units, err := writeUnits(tmp)
+	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, tc := range toolchains {
 		if want[tc.vendor] {
-			if err := tc.generate(src, include, filepath.Join(tmp, tc.vendor)); err != nil {
+			if err := tc.generate(units, include, filepath.Join(tmp, tc.vendor)); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", tc.vendor, err))
 			}
 		}
@@ -127,8 +135,25 @@ func vendorSet(env string) (map[string]bool, error) {
 	return set, nil
 }
 
+// writeUnits writes every family's translation unit into dir.
+func writeUnits(dir string) ([]unit, error) {
+	var units []unit
+	for _, f := range kernels.Families {
+		text, err := kernels.Unit(f.Name)
+		if err != nil {
+			return nil, err
+		}
+		u := unit{family: f.Name, path: filepath.Join(dir, kernels.UnitName(f.Name))}
+		if err := os.WriteFile(u.path, []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		units = append(units, u)
+	}
+	return units, nil
+}
+
 // generate builds tc's code objects in tmp and writes them under gen/<vendor>.
-func (tc toolchain) generate(src, include, tmp string) error {
+func (tc toolchain) generate(units []unit, include, tmp string) error {
 	path, err := findTool(os.Getenv(tc.pathEnv), tc.pathEnv, tc.compiler, tc.defPath, exec.LookPath)
 	if err != nil {
 		if os.Getenv(tc.require) == "1" {
@@ -155,14 +180,17 @@ func (tc toolchain) generate(src, include, tmp string) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	im, dropped, err := tc.build(compiler{path, version, env}, want, src, include, tmp)
+	im, dropped, err := tc.build(compiler{path, version, env}, want, units, include, tmp)
 	for _, d := range dropped {
 		fmt.Fprintf(os.Stderr, "kernels: %s %s: %s; left out\n", tc.compiler, version, d)
 	}
 	if err != nil {
 		return err
 	}
-	im.Vendor, im.Compiler, im.SourceHash = tc.vendor, tc.compiler+" "+version, kernels.SourceHash()
+	im.Vendor, im.Compiler = tc.vendor, tc.compiler+" "+version
+	for i := range im.Families {
+		im.Families[i].SourceHash = kernels.FamilyHash(im.Families[i].Name)
+	}
 	dir := filepath.Join("gen", tc.vendor)
 	if err := writeImage(dir, tmp, im); err != nil {
 		return err
@@ -171,7 +199,8 @@ func (tc toolchain) generate(src, include, tmp string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "kernels: wrote %s for %s with %s\n", dir, written.Describe(), written.Compiler)
+	fmt.Fprintf(os.Stderr, "kernels: wrote %s: %d families for %s with %s\n", dir, len(written.Families),
+		written.Describe(), written.Compiler)
 	return nil
 }
 
@@ -232,14 +261,21 @@ func archList(env, envName string, def []arch.CC, parse func(string) (arch.CC, e
 	return slices.Compact(out), nil
 }
 
-// unitySource includes every .cu file, so one compiler run builds them all.
-func unitySource(files []string) string {
-	var b strings.Builder
-	b.WriteString("// generated by kernels/internal/gen: every kernel source in one translation unit\n")
-	for _, f := range files {
-		fmt.Fprintf(&b, "#include \"%s\"\n", f)
+// parallel runs job(i) for i < n on up to GOMAXPROCS goroutines and returns
+// the errors of all jobs, joined.
+func parallel(n int, job func(i int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs[i] = job(i)
+		})
 	}
-	return b.String()
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // writeImage copies im's files from tmp into dir, removes code objects of an
@@ -248,11 +284,13 @@ func unitySource(files []string) string {
 func writeImage(dir, tmp string, im kernels.Image) error {
 	keep := map[string]bool{kernels.ManifestName: true, "README.md": true}
 	files := []string{}
-	if im.File != "" {
-		files = append(files, im.File)
-	}
-	for _, o := range im.Objects {
-		files = append(files, o.File)
+	for _, f := range im.Families {
+		if f.File != "" {
+			files = append(files, f.File)
+		}
+		for _, o := range f.Objects {
+			files = append(files, o.File)
+		}
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(tmp, f))

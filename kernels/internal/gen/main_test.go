@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,11 +67,11 @@ func TestParseMCCVersion(t *testing.T) {
 func TestPerArchArgs(t *testing.T) {
 	args := strings.Join(hipBuild.args(arch.CDNA2, "/k", "/t/all.cu", "/t/o.hsaco"), " ")
 	assert.Equal(t, "--genco --offload-arch=gfx90a -O3 -I /k -o /t/o.hsaco /t/all.cu", args)
-	assert.Equal(t, "kernels-gfx90a.hsaco", hipBuild.objectFile(arch.CDNA2))
+	assert.Equal(t, "fill-gfx90a.hsaco", hipBuild.objectFile("fill", arch.CDNA2))
 	args = strings.Join(musaBuild.args(arch.QY2, "/k", "/t/all.cu", "/t/o.mubin"), " ")
 	assert.Contains(t, args, "--cuda-gpu-arch=mp_22")
 	assert.Contains(t, args, "--cuda-device-only")
-	assert.Equal(t, "kernels-mp_22.mubin", musaBuild.objectFile(arch.QY2))
+	assert.Equal(t, "fill-mp_22.mubin", musaBuild.objectFile("fill", arch.QY2))
 }
 
 func TestHIPEnv(t *testing.T) {
@@ -95,19 +97,59 @@ func TestVendorSet(t *testing.T) {
 
 func TestWriteImage(t *testing.T) {
 	tmp, dir := t.TempDir(), t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(tmp, "kernels-gfx90a.hsaco"), []byte("co"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "kernels-gfx906.hsaco"), []byte("stale"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "fill-gfx90a.hsaco"), []byte("co"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fill-gfx906.hsaco"), []byte("stale"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kernels-gfx90a.hsaco"), []byte("old layout"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("keep"), 0o644))
-	im := kernels.Image{Vendor: "hip", Archs: []arch.CC{arch.CDNA2},
-		Objects: []kernels.Object{{Arch: arch.CDNA2, File: "kernels-gfx90a.hsaco"}}}
+	im := kernels.Image{Vendor: "hip", Archs: []arch.CC{arch.CDNA2}, Families: []kernels.FamilyImage{{Name: "fill",
+		SourceHash: kernels.FamilyHash("fill"), Objects: []kernels.Object{{Arch: arch.CDNA2, File: "fill-gfx90a.hsaco"}}}}}
 	require.NoError(t, writeImage(dir, tmp, im))
 	loaded, err := kernels.LoadImage(os.DirFS(dir), ".")
 	require.NoError(t, err)
-	assert.Equal(t, []byte("co"), loaded.Code(arch.CDNA2))
-	_, err = os.Stat(filepath.Join(dir, "kernels-gfx906.hsaco"))
-	assert.True(t, os.IsNotExist(err), "a stale code object is removed")
+	f, ok := loaded.Family("fill")
+	require.True(t, ok)
+	assert.True(t, f.Fresh())
+	code, err := f.Code(arch.CDNA2)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("co"), code)
+	for _, stale := range []string{"fill-gfx906.hsaco", "kernels-gfx90a.hsaco"} {
+		_, err = os.Stat(filepath.Join(dir, stale))
+		assert.True(t, os.IsNotExist(err), "a stale code object (%s) is removed", stale)
+	}
 	_, err = os.Stat(filepath.Join(dir, "README.md"))
 	assert.NoError(t, err, "the placeholder stays")
+}
+
+func TestWriteUnits(t *testing.T) {
+	units, err := writeUnits(t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, units, len(kernels.Families))
+	for i, u := range units {
+		assert.Equal(t, kernels.Families[i].Name, u.family)
+		b, err := os.ReadFile(u.path)
+		require.NoError(t, err)
+		want, err := kernels.Unit(u.family)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b))
+	}
+}
+
+func TestParallel(t *testing.T) {
+	var mu sync.Mutex
+	ran := map[int]bool{}
+	err := parallel(20, func(i int) error {
+		mu.Lock()
+		ran[i] = true
+		mu.Unlock()
+		if i == 7 || i == 13 {
+			return fmt.Errorf("job %d failed", i)
+		}
+		return nil
+	})
+	assert.Len(t, ran, 20, "every job runs, failed or not")
+	assert.ErrorContains(t, err, "job 7 failed")
+	assert.ErrorContains(t, err, "job 13 failed")
+	assert.NoError(t, parallel(0, func(int) error { return errors.New("never") }))
 }
 
 func TestNVCCArgs(t *testing.T) {
@@ -122,11 +164,6 @@ func TestNVCCArgs(t *testing.T) {
 	}
 	assert.Equal(t, "/t/all.cu", args[len(args)-1])
 	assert.NotContains(t, line, "code=compute_75", "PTX of the newest arch only")
-}
-
-func TestUnitySource(t *testing.T) {
-	s := unitySource([]string{"a.cu", "b.cu"})
-	assert.Contains(t, s, "#include \"a.cu\"\n#include \"b.cu\"\n")
 }
 
 func TestFindTool(t *testing.T) {

@@ -12,9 +12,6 @@ import (
 	"github.com/ternion/ternion/kernels"
 )
 
-// fatbinFile is the CUDA code object's name under gen/cuda.
-const fatbinFile = "kernels.fatbin"
-
 // nvccToolchain builds the CUDA fatbin.
 var nvccToolchain = toolchain{
 	vendor: "cuda", compiler: "nvcc", pathEnv: "NVCC", defPath: "/usr/local/cuda/bin/nvcc",
@@ -45,9 +42,9 @@ func parseVersion(out string) string {
 	return ""
 }
 
-// buildFatbin runs nvcc once for every arch it accepts: machine code for
-// each, PTX for the newest.
-func buildFatbin(c compiler, want []arch.CC, src, include, dir string) (kernels.Image, []string, error) {
+// buildFatbin runs nvcc once per family for every arch it accepts: machine
+// code for each, PTX for the newest, into <family>.fatbin.
+func buildFatbin(c compiler, want []arch.CC, units []unit, include, dir string) (kernels.Image, []string, error) {
 	archs, rejected := supportedArchs(c.path, want)
 	dropped := make([]string, len(rejected))
 	for i, a := range rejected {
@@ -56,13 +53,24 @@ func buildFatbin(c compiler, want []arch.CC, src, include, dir string) (kernels.
 	if len(archs) == 0 {
 		return kernels.Image{}, dropped, fmt.Errorf("nvcc %s accepts none of %v", c.version, names(want))
 	}
-	cmd := exec.Command(c.path, nvccArgs(archs, include, src, filepath.Join(dir, fatbinFile))...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	fmt.Fprintf(os.Stderr, "kernels: %s\n", strings.Join(cmd.Args, " "))
-	if err := cmd.Run(); err != nil {
-		return kernels.Image{}, dropped, fmt.Errorf("nvcc failed: %w", err)
+	im := kernels.Image{Archs: archs, PTX: slices.Max(archs), Families: make([]kernels.FamilyImage, len(units))}
+	err := parallel(len(units), func(i int) error {
+		u := units[i]
+		file := u.family + ".fatbin"
+		cmd := exec.Command(c.path, nvccArgs(archs, include, u.path, filepath.Join(dir, file))...)
+		fmt.Fprintf(os.Stderr, "kernels: %s\n", strings.Join(cmd.Args, " "))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("nvcc failed on family %s: %w\n%s", u.family, err, out)
+		} else if len(out) > 0 {
+			os.Stderr.Write(out)
+		}
+		im.Families[i] = kernels.FamilyImage{Name: u.family, File: file}
+		return nil
+	})
+	if err != nil {
+		return kernels.Image{}, dropped, err
 	}
-	return kernels.Image{File: fatbinFile, Archs: archs, PTX: slices.Max(archs)}, dropped, nil
+	return im, dropped, nil
 }
 
 // supportedArchs splits want into the archs nvcc accepts and those it does

@@ -1,0 +1,56 @@
+package host
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// cpy.go implements kernels/cpy.cu.
+
+// cpyElemSize is the element size of each value of cpy's T axis.
+var cpyElemSize = map[string]uint64{"b8": 1, "b16": 2, "b32": 4, "b64": 8}
+
+// tensorOffset is the byte offset of element i (row-major in t's shape) of
+// t, dividing with the fast-division constants as the kernel does.
+func tensorOffset(i uint32, t vendorapi.TensorDesc, d0, d1, d2 vendorapi.FastDiv) int64 {
+	q0 := d0.Div(i)
+	i0 := i - q0*d0.D
+	q1 := d1.Div(q0)
+	i1 := q0 - q1*d1.D
+	i3 := d2.Div(q1)
+	i2 := q1 - i3*d2.D
+	return int64(i0)*t.Nb[0] + int64(i1)*t.Nb[1] + int64(i2)*t.Nb[2] + int64(i3)*t.Nb[3]
+}
+
+func init() {
+	// cpy_{T}(dst, src, sne0..2, dne0..2, n): element i of src (in src's
+	// shape) to element i of dst (in dst's shape) for i < n.
+	registerTemplate("cpy", func(k kernels.Kernel) (*hostKernel, error) {
+		size := cpyElemSize[k.Bind["T"]]
+		if size == 0 {
+			return nil, fmt.Errorf("kernel %s: element type %q has no host implementation", k.Name, k.Bind["T"])
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				dst, src := tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)
+				if n := a.I64At(8); n > math.MaxInt32 {
+					dst.bad = fmt.Sprintf("n = %d: the kernel copies fewer than 2^31 elements", n)
+				}
+				return []buffer{dst, src}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, src := a.TensorAt(0), a.TensorAt(1)
+				s0, s1, s2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
+				d0, d1, d2 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7)
+				b.gridStride(a.I64At(8), func(i int64) {
+					so := tensorOffset(uint32(i), src, s0, s1, s2)
+					do := tensorOffset(uint32(i), dst, d0, d1, d2)
+					copy(m[0][do:do+int64(size)], m[1][so:so+int64(size)])
+				})
+			},
+		}, nil
+	})
+}
