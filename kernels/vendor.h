@@ -45,3 +45,74 @@ static __device__ __forceinline__ ternion_u32 ternion_fastdiv_div(ternion_u32 n,
 static __device__ __forceinline__ ternion_u32 ternion_fastdiv_mod(ternion_u32 n, ternion_fastdiv f) {
     return n - ternion_fastdiv_div(n, f) * f.d;
 }
+
+// Half-precision storage types: IEEE binary16 and bfloat16 bits, converted
+// with the functions below (no vendor half header needed, so NVRTC compiles
+// the sources without an include path).
+typedef unsigned short ternion_f16;
+typedef unsigned short ternion_bf16;
+
+#if defined(TERNION_VENDOR_CUDA)
+// One cvt instruction each way, round to nearest even.
+static __device__ __forceinline__ float ternion_f16_to_f32(ternion_f16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+static __device__ __forceinline__ ternion_f16 ternion_f32_to_f16(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#elif defined(TERNION_VENDOR_HIP)
+static __device__ __forceinline__ float ternion_f16_to_f32(ternion_f16 h) { return (float)__builtin_bit_cast(_Float16, h); }
+static __device__ __forceinline__ ternion_f16 ternion_f32_to_f16(float f) {
+    return __builtin_bit_cast(unsigned short, (_Float16)f);
+}
+#else
+// Portable conversions (MUSA): exact widening; narrowing rounds to nearest even.
+static __device__ __forceinline__ float ternion_f16_to_f32(ternion_f16 h) {
+    const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
+    unsigned int exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (exp == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+        if (man == 0) return __uint_as_float(sign);
+        return __uint_as_float(sign) + (sign ? -1.0f : 1.0f) * (float)man * 5.9604644775390625e-8f; // man * 2^-24
+    }
+    return __uint_as_float(sign | ((exp + 112u) << 23) | (man << 13));
+}
+static __device__ __forceinline__ ternion_f16 ternion_f32_to_f16(float f) {
+    const unsigned int x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) return (ternion_f16)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+    if (ax >= 0x477ff000u) return (ternion_f16)(sign | 0x7c00u); // rounds to infinity
+    if (ax < 0x38800000u) { // subnormal or zero: round man*2^-24 to nearest even
+        const float m = __uint_as_float(ax) * 16777216.0f;
+        return (ternion_f16)(sign | (unsigned int)__float2uint_rn(m));
+    }
+    const unsigned int r = ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u;
+    return (ternion_f16)(sign | (r >> 13));
+}
+#endif
+
+// bfloat16 is the high half of a float: widening is a shift; narrowing
+// rounds to nearest even and keeps NaN a (quiet) NaN.
+static __device__ __forceinline__ float ternion_bf16_to_f32(ternion_bf16 h) { return __uint_as_float((unsigned int)h << 16); }
+static __device__ __forceinline__ ternion_bf16 ternion_f32_to_bf16(float f) {
+    const unsigned int x = __float_as_uint(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (ternion_bf16)((x >> 16) | 0x40u);
+    return (ternion_bf16)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+// ternion_load and ternion_store read and write an element of any storage
+// type as float, so one template serves f32, f16 and bf16 tensors.
+static __device__ __forceinline__ float ternion_load(const float * p) { return *p; }
+static __device__ __forceinline__ float ternion_load(const ternion_f16 * p) { return ternion_f16_to_f32(*p); }
+static __device__ __forceinline__ void ternion_store(float * p, float v) { *p = v; }
+static __device__ __forceinline__ void ternion_store(ternion_f16 * p, float v) { *p = ternion_f32_to_f16(v); }
+
+// ternion_bf16s is bfloat16 storage as a distinct type for overloading.
+struct ternion_bf16s {
+    ternion_bf16 bits;
+};
+static __device__ __forceinline__ float ternion_load(const ternion_bf16s * p) { return ternion_bf16_to_f32(p->bits); }
+static __device__ __forceinline__ void ternion_store(ternion_bf16s * p, float v) { p->bits = ternion_f32_to_bf16(v); }

@@ -1,0 +1,81 @@
+// mmv.cu - the matrix-vector product of ggml's MUL_MAT for one src1 column
+// (ne11 == 1): dst[row] = Σ_k src0[row][k]·src1[k] with f32, f16 or bf16
+// src0 and f32 src1 and dst, batched over dims 2 and 3 with src0 broadcast
+// by division (i02 = i12 / r2). The entry points are generated from the
+// catalog's templates: mmv_{t} (any row start) and mmvv_{t} (16-byte vector
+// loads: rows a multiple of 16 bytes long and 16-byte aligned in src0 and
+// src1).
+#include "vendor.h"
+
+// Sum of v over the block's threads, returned to thread 0 (blockDim.x a
+// multiple of the warp size, at most 1024).
+static __device__ __forceinline__ float ternion_block_sum(float v) {
+    __shared__ float partial[1024 / 32];
+    for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+        v += TERNION_SHFL_XOR(v, m);
+    }
+    const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
+    if (lane == 0) {
+        partial[warp] = v;
+    }
+    __syncthreads();
+    const int nwarps = blockDim.x / TERNION_WARP_SIZE;
+    v = threadIdx.x < nwarps ? partial[threadIdx.x] : 0.0f;
+    if (warp == 0) {
+        for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+            v += TERNION_SHFL_XOR(v, m);
+        }
+    }
+    return v;
+}
+
+// One block per dst element: block (x, y, z) computes row x of matrix (y, z).
+template <typename T, int V>
+static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
+                                           ternion_fastdiv r3) {
+    const ternion_u32 row = blockIdx.x, i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    const char * x = (const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
+    const float * y = (const float *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
+    const ternion_i64 k = src0.ne[0];
+    float sum = 0.0f;
+    if (V == 1) {
+        for (ternion_i64 i = threadIdx.x; i < k; i += blockDim.x) {
+            sum += ternion_load((const T *)x + i) * y[i];
+        }
+    } else {
+        const uint4 * xv = (const uint4 *)x;
+        const float4 * yv = (const float4 *)y;
+#pragma unroll 4
+        for (ternion_i64 i = threadIdx.x; i < k / V; i += blockDim.x) {
+            const uint4 raw = xv[i];
+            const T * e = (const T *)&raw;
+#pragma unroll
+            for (int j = 0; j < V / 4; j++) {
+                const float4 f = yv[i * (V / 4) + j];
+                sum += ternion_load(e + 4 * j) * f.x + ternion_load(e + 4 * j + 1) * f.y + ternion_load(e + 4 * j + 2) * f.z +
+                       ternion_load(e + 4 * j + 3) * f.w;
+            }
+        }
+    }
+    sum = ternion_block_sum(sum);
+    if (threadIdx.x == 0) {
+        *(float *)((char *)dst.data + row * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum;
+    }
+}
+
+// The pointer arrays of a batched gemm (ggml's k_compute_batched_ptrs): for
+// batch i = i12 + i13*ne12 < ne12*ne13, out[i] = a + (i12/r2)*nba2 +
+// (i13/r3)*nba3, out[n + i] = b + i12*nbb2 + i13*nbb3, out[2n + i] = c +
+// i12*nbc2 + i13*nbc3 (n = ne12*ne13; grid-stride loop).
+extern "C" __global__ void batched_ptrs(ternion_i64 * out, ternion_i64 a, ternion_i64 b, ternion_i64 c, ternion_i64 ne12,
+                                        ternion_i64 ne13, ternion_i64 nba2, ternion_i64 nba3, ternion_i64 nbb2, ternion_i64 nbb3,
+                                        ternion_i64 nbc2, ternion_i64 nbc3, ternion_i64 r2, ternion_i64 r3) {
+    const ternion_i64 n = ne12 * ne13;
+    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
+        const ternion_i64 i12 = i % ne12, i13 = i / ne12;
+        out[i] = a + (i12 / r2) * nba2 + (i13 / r3) * nba3;
+        out[n + i] = b + i12 * nbb2 + i13 * nbb3;
+        out[2 * n + i] = c + i12 * nbc2 + i13 * nbc3;
+    }
+}
