@@ -146,6 +146,26 @@ func tensorBuf(param string, t vendorapi.TensorDesc, size uint64) buffer {
 	return b
 }
 
+// vecRows is the buffer of a tensor a kernel reads or writes in vectors of
+// vec bytes along its rows: elements of size bytes packed in rows a multiple
+// of vec bytes long, rows starting vec-byte aligned.
+func vecRows(param string, t vendorapi.TensorDesc, size, vec uint64) buffer {
+	b := tensorBuf(param, t, size)
+	if b.bad != "" {
+		return b
+	}
+	b.align = vec
+	if uint64(t.Nb[0]) != size || uint64(t.Ne[0])*size%vec != 0 {
+		b.bad = fmt.Sprintf("rows must be packed %d-byte elements, a multiple of %d bytes long", size, vec)
+	}
+	for i := 1; i < 4; i++ {
+		if uint64(t.Nb[i])%vec != 0 && t.Ne[i] > 1 {
+			b.bad = fmt.Sprintf("nb[%d] = %d is not a multiple of %d", i, t.Nb[i], vec)
+		}
+	}
+	return b
+}
+
 // f32s views b as float32s; b's address is 4-byte aligned (checked by span).
 func f32s(b []byte) []float32 {
 	if len(b) < 4 {
