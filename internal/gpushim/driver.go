@@ -15,6 +15,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -86,7 +87,11 @@ func Open(cfg Config) (*Driver, error) {
 	if d.cfg.Env == nil {
 		d.cfg.Env = os.LookupEnv
 	}
-	d.cfg.ForceRTC = d.cfg.ForceRTC || envOn(d.cfg.Env, "TERNION_FORCE_RTC")
+	d.cfg.ForceRTC = d.cfg.ForceRTC || switches.On(d.cfg.Env, switches.ForceRTC)
+	sw, err := switchFeatures(d.cfg.Env, vendor)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", d.vendor, err, vendorapi.ErrInvalidValue)
+	}
 	var n, drv, rt C.int32_t
 	if err := d.fail(C.tn_open(&n, &drv, &rt), -1); err != nil {
 		return nil, err
@@ -106,7 +111,7 @@ func Open(cfg Config) (*Driver, error) {
 		embedded = append(embedded, dv.plan.embedded)
 	}
 	source := kernelSource(embedded, !d.cfg.Image.Empty() && !d.cfg.ForceRTC, vendor.rtcFeature)
-	d.features = features(d.cfg.Env, vendor, d.cfg.Image.Compiled(), source)
+	d.features = features(d.cfg.Image.Compiled(), sw, source)
 	return d, nil
 }
 

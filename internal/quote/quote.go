@@ -52,8 +52,11 @@ func Q(s string) string {
 // Text returns s when it has at most Max bytes; a longer s keeps its first
 // Max bytes (cut at a rune boundary) followed by an ellipsis and a count of
 // the rest: gfx90aaaaa… (1048500 more bytes). It does not escape anything.
-func Text(s string) string {
-	head, more := Cut(s, Max)
+func Text(s string) string { return Clip(s, Max) }
+
+// Clip is Text with a limit of n bytes instead of Max.
+func Clip(s string, n int) string {
+	head, more := Cut(s, n)
 	if more == 0 {
 		return s
 	}

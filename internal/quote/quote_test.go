@@ -61,6 +61,8 @@ func TestText(t *testing.T) {
 	assert.Equal(t, "-5", Text("-5"))
 	assert.Equal(t, strings.Repeat("é", Max/2)+"… (2 more bytes)", Text(strings.Repeat("é", Max/2+1)))
 	assert.Equal(t, "a\n", Text("a\n"), "nothing escaped")
+	assert.Equal(t, "abc… (3 more bytes)", Clip("abcdef", 3))
+	assert.Equal(t, "abcdef", Clip("abcdef", 6))
 }
 
 func FuzzQ(f *testing.F) {
