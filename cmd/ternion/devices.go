@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/split"
 	"github.com/ternion/ternion/internal/quote"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
@@ -99,9 +100,9 @@ func collect(vendors []string, probes []vendorapi.Probe) inventory {
 		default:
 			r.Opened = true
 		}
-		var split []float64
+		var starts []float64
 		if n > 0 {
-			if split, err = vendorapi.DefaultTensorSplit(p.Driver); err != nil {
+			if starts, err = split.Default(p.Driver); err != nil {
 				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("tensor split: %w", err)))
 			}
 		}
@@ -111,9 +112,9 @@ func collect(vendors []string, probes []vendorapi.Probe) inventory {
 				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("device %d: %w", dev, err)))
 				continue
 			}
-			if dev < len(split) {
-				row.TensorSplit = split[dev]
-				r.Split = append(r.Split, split[dev])
+			if dev < len(starts) {
+				row.TensorSplit = starts[dev]
+				r.Split = append(r.Split, starts[dev])
 			}
 			row.Index = len(inv.Devices)
 			inv.Devices = append(inv.Devices, row)
