@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/internal/quote"
 )
 
 func TestParseBool(t *testing.T) {
@@ -236,7 +237,7 @@ func FuzzParseSize(f *testing.F) {
 		if err == nil && (n == 0 || n > math.MaxInt64) {
 			t.Fatalf("parseSize(%q) = %d without error", s, n)
 		}
-		if err != nil && len(err.Error()) > 400 {
+		if err != nil && len(err.Error()) > 4*quote.Max+200 { // each quoted byte at most 4 characters (\xff)
 			t.Fatalf("parseSize: %d-byte error", len(err.Error()))
 		}
 		if strings.HasPrefix(strings.TrimSpace(s), "-") && (err == nil || !strings.Contains(err.Error(), "negative")) {
