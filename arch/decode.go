@@ -3,6 +3,8 @@ package arch
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ternion/ternion/internal/quote"
 )
 
 // Decoded is everything this package can say about one architecture, for the
@@ -103,7 +105,7 @@ func decodeCC(in string) (cc CC, gfx string, err error) {
 			}
 			return MThreads(major, minor), "", nil
 		}
-		return 0, "", parseErr(what, in, "unknown prefix %q (want kfd, hsa, nv, amd or mt)", prefix)
+		return 0, "", parseErr(what, in, "unknown prefix %s (want kfd, hsa, nv, amd or mt)", quote.Q(prefix))
 	}
 	return decodeRaw(in)
 }

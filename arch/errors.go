@@ -3,6 +3,8 @@ package arch
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ternion/ternion/internal/quote"
 )
 
 // ErrSyntax is wrapped by every error this package returns for input it
@@ -17,12 +19,13 @@ type ParseError struct {
 	Reason string // what is wrong with it
 }
 
-// Error names the input, where it came from and what is wrong with it.
+// Error names the input (quoted, at most quote.Max bytes of it), where it
+// came from and what is wrong with it.
 func (e *ParseError) Error() string {
 	if e.Env != "" {
-		return fmt.Sprintf("arch: %s=%q: invalid %s: %s", e.Env, e.Input, e.What, e.Reason)
+		return fmt.Sprintf("arch: %s=%s: invalid %s: %s", e.Env, quote.Q(e.Input), e.What, e.Reason)
 	}
-	return fmt.Sprintf("arch: invalid %s %q: %s", e.What, e.Input, e.Reason)
+	return fmt.Sprintf("arch: invalid %s %s: %s", e.What, quote.Q(e.Input), e.Reason)
 }
 
 // Unwrap returns ErrSyntax.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/ternion/ternion/internal/quote"
 )
 
 // Gfx is an AMD target id read by [ParseGfx], e.g. "gfx90a:sramecc+:xnack-".
@@ -47,6 +49,8 @@ const genericSuffix = "-generic"
 // 0x900). Otherwise the last two characters are the minor version and the
 // stepping, one hex digit each, and the rest is the major version in hex
 // (gfx90a → 0x90a, gfx1100 → 0x1100). The major version must be 0x1..0xff.
+// As in LLVM's target-id parser, a feature may appear once: a repeated flag
+// ("xnack+:xnack+") or one both on and off ("xnack+:xnack-") is an error.
 func ParseGfx(name string) (Gfx, error) {
 	const what = "gfx name"
 	if len(name) < 3 || !strings.EqualFold(name[:3], "gfx") {
@@ -58,7 +62,10 @@ func ParseGfx(name string) (Gfx, error) {
 	if hasFlags {
 		for f := range strings.SplitSeq(flags, ":") {
 			if !validFeature(f) {
-				return Gfx{}, parseErr(what, name, "feature flag %q is not a name followed by '+' or '-'", f)
+				return Gfx{}, parseErr(what, name, "feature flag %s is not a name followed by '+' or '-'", quote.Q(f))
+			}
+			if reason := repeatedFeature(g.Features, f); reason != "" {
+				return Gfx{}, parseErr(what, name, "%s", reason)
 			}
 			g.Features = append(g.Features, f)
 		}
@@ -70,7 +77,7 @@ func ParseGfx(name string) (Gfx, error) {
 		}
 		fields := strings.Split(body, "-")
 		if len(fields) > 2 {
-			return Gfx{}, parseErr(what, name, "generic name %q has more than major and minor", body)
+			return Gfx{}, parseErr(what, name, "generic name %s has more than major and minor", quote.Q(body))
 		}
 		major, err := gfxMajor(fields[0])
 		if err != "" {
@@ -79,7 +86,7 @@ func ParseGfx(name string) (Gfx, error) {
 		minor := 0
 		if len(fields) == 2 {
 			if len(fields[1]) != 1 || !isHex(fields[1][0]) {
-				return Gfx{}, parseErr(what, name, "generic minor %q is not one hex digit", fields[1])
+				return Gfx{}, parseErr(what, name, "generic minor %s is not one hex digit", quote.Q(fields[1]))
 			}
 			minor = hexVal(fields[1][0])
 		}
@@ -94,7 +101,7 @@ func ParseGfx(name string) (Gfx, error) {
 	}
 	for i := 0; i < len(id); i++ {
 		if !isHex(id[i]) {
-			return Gfx{}, parseErr(what, name, "%q is not hexadecimal", id)
+			return Gfx{}, parseErr(what, name, "%s is not hexadecimal", quote.Q(id))
 		}
 	}
 	major, err := gfxMajor(id[:len(id)-2])
@@ -115,11 +122,11 @@ func gfxMajor(s string) (int, string) {
 	v := 0
 	for i := 0; i < len(s); i++ {
 		if !isHex(s[i]) {
-			return 0, fmt.Sprintf("major version %q is not hexadecimal", s)
+			return 0, fmt.Sprintf("major version %s is not hexadecimal", quote.Q(s))
 		}
 		v = v<<4 | hexVal(s[i])
 		if v > 0xff {
-			return 0, fmt.Sprintf("major version %q is above 0xff", s)
+			return 0, fmt.Sprintf("major version %s is above 0xff", quote.Q(s))
 		}
 	}
 	if v == 0 {
@@ -128,6 +135,22 @@ func gfxMajor(s string) (int, string) {
 	return v, ""
 }
 
+// repeatedFeature returns why flag f (e.g. "xnack-") may not follow flags,
+// or "" when its feature is not among them. Names compare without case.
+func repeatedFeature(flags []string, f string) string {
+	name := f[:len(f)-1]
+	for _, g := range flags {
+		if strings.EqualFold(g[:len(g)-1], name) {
+			if g[len(g)-1] == f[len(f)-1] {
+				return fmt.Sprintf("feature %s is given twice", quote.Q(name))
+			}
+			return fmt.Sprintf("feature %s is both on and off (%s and %s)", quote.Q(name), quote.Q(g), quote.Q(f))
+		}
+	}
+	return ""
+}
+
+// validFeature reports whether f is a feature name followed by '+' or '-'.
 func validFeature(f string) bool {
 	if len(f) < 2 || (f[len(f)-1] != '+' && f[len(f)-1] != '-') {
 		return false
@@ -211,7 +234,7 @@ func ParseHSAOverride(s string) (CC, error) {
 	var n [3]int
 	for i, p := range parts {
 		if p == "" || len(p) > 4 || strings.TrimLeft(p, "0123456789") != "" {
-			return 0, parseErr(what, s, "%q is not a decimal number", p)
+			return 0, parseErr(what, s, "%s is not a decimal number", quote.Q(p))
 		}
 		n[i], _ = strconv.Atoi(p) // at most 4 digits: cannot fail
 	}

@@ -2,6 +2,7 @@ package arch_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/internal/quote"
 )
 
 func TestParseGfx(t *testing.T) {
@@ -86,6 +88,12 @@ func TestParseGfxMalformed(t *testing.T) {
 		"gfx90a::xnack-",
 		"gfx90a:+",
 		"gfx90a:xn ack+",
+		"gfx90a:xnack+:xnack-",          // contradictory
+		"gfx90a:xnack-:xnack+",          // contradictory
+		"gfx90a:xnack+:xnack+",          // repeated
+		"gfx90a:sramecc+:xnack-:xnack-", // repeated, not adjacent to the first
+		"gfx942:xnack+:XNACK-",          // names compare without case
+		"gfx9-4-generic:sramecc-:sramecc+",
 		":gfx90a",
 		" gfx90a",
 	} {
@@ -93,7 +101,7 @@ func TestParseGfxMalformed(t *testing.T) {
 			_, err := arch.ParseGfx(in)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, arch.ErrSyntax)
-			assert.ErrorContains(t, err, strconv.Quote(in), "error names the input")
+			assert.ErrorContains(t, err, quote.Q(in), "error names the input")
 		})
 	}
 }
@@ -184,7 +192,7 @@ func TestParseKFDTargetVersion(t *testing.T) {
 		t.Run("malformed "+strconv.Quote(in), func(t *testing.T) {
 			_, err := arch.ParseKFDTargetVersion(in)
 			require.ErrorIs(t, err, arch.ErrSyntax)
-			assert.ErrorContains(t, err, strconv.Quote(in))
+			assert.ErrorContains(t, err, quote.Q(in))
 		})
 	}
 }
@@ -215,7 +223,7 @@ func TestParseHSAOverride(t *testing.T) {
 		t.Run("malformed "+strconv.Quote(in), func(t *testing.T) {
 			_, err := arch.ParseHSAOverride(in)
 			require.ErrorIs(t, err, arch.ErrSyntax)
-			assert.ErrorContains(t, err, strconv.Quote(in))
+			assert.ErrorContains(t, err, quote.Q(in))
 		})
 	}
 }
@@ -306,4 +314,32 @@ func TestHSAOverrideFor(t *testing.T) {
 		assert.True(t, ok)
 		assert.Equal(t, arch.RDNA3, got.CC)
 	})
+}
+
+func TestParseErrorBounded(t *testing.T) {
+	big := strings.Repeat("a", 1<<20)
+	for _, tc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"gfx id", func() error { _, err := arch.ParseGfx("gfx90a" + big); return err }},
+		{"gfx feature", func() error { _, err := arch.ParseGfx("gfx90a:" + big); return err }},
+		{"repeated long feature", func() error { _, err := arch.ParseGfx("gfx90a:" + big + "+:" + big + "-"); return err }},
+		{"generic", func() error { _, err := arch.ParseGfx("gfx" + big + "-generic"); return err }},
+		{"sm", func() error { _, err := arch.ParseSM("sm_" + big); return err }},
+		{"hsa", func() error { _, err := arch.ParseHSAOverride(big + ".0.0"); return err }},
+		{"decode prefix", func() error { _, err := arch.Decode(big+":1", ""); return err }},
+		{"kfd", func() error { _, err := arch.ParseKFDTargetVersion(big); return err }},
+		{"env", func() error {
+			_, _, err := arch.HSAOverrideFor(func(string) (string, bool) { return big, true }, -1)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			require.ErrorIs(t, err, arch.ErrSyntax)
+			assert.Less(t, len(err.Error()), 600, "error: %.300s", err)
+			assert.Contains(t, err.Error(), "more bytes)", "says how much was cut")
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/internal/quote"
 )
 
 func TestParseSM(t *testing.T) {
@@ -40,7 +41,7 @@ func TestParseSM(t *testing.T) {
 		t.Run("malformed "+strconv.Quote(in), func(t *testing.T) {
 			_, err := arch.ParseSM(in)
 			require.ErrorIs(t, err, arch.ErrSyntax)
-			assert.ErrorContains(t, err, strconv.Quote(in))
+			assert.ErrorContains(t, err, quote.Q(in))
 		})
 	}
 }
@@ -68,7 +69,7 @@ func TestParseMP(t *testing.T) {
 		t.Run("malformed "+strconv.Quote(in), func(t *testing.T) {
 			_, err := arch.ParseMP(in)
 			require.ErrorIs(t, err, arch.ErrSyntax)
-			assert.ErrorContains(t, err, strconv.Quote(in))
+			assert.ErrorContains(t, err, quote.Q(in))
 		})
 	}
 }

@@ -4,7 +4,8 @@
 // policy (see DESIGN.md, "core highlights"). It imports vendorapi and arch,
 // never a vendor shim.
 //
-// Status: not written yet. Nothing here is importable beyond this comment;
-// the driver contract it will build on (vendorapi), the host device and the
-// CUDA/HIP/MUSA shims exist and pass vendorapi/conformance.
+// Status: mostly not written yet. core/split (ggml's default row split by
+// device memory) exists; the driver contract core will build on (vendorapi),
+// the host device and the CUDA/HIP/MUSA shims exist and pass
+// vendorapi/conformance.
 package core

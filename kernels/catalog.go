@@ -34,6 +34,8 @@ type Kernel struct {
 	// arguments in C ("binary<ternion_op_add>"); empty for an entry point the
 	// .cu file defines itself.
 	Body string
+	// Fixture is the family's Fixture flag.
+	Fixture bool
 	// Bind holds the template arguments by axis name ({"op": "add"}), for
 	// host implementations; nil for a kernel written in the source.
 	Bind map[string]string
@@ -88,8 +90,12 @@ type Value struct {
 // at the first use of any of them, and compiled at run time (NVRTC, hipRTC)
 // one family at a time, keyed by the family's source hash.
 type Family struct {
-	Name      string // the .cu file without extension: "binary"
-	Doc       string
+	Name string // the .cu file without extension: "binary"
+	Doc  string
+	// Fixture marks the families whose kernels vendorapi/conformance runs on
+	// every vendor (argument ABI, launch geometry, copies); the others hold
+	// op kernels, which core's op tests check against references.
+	Fixture   bool
 	Kernels   []Kernel   // entry points the .cu file defines
 	Templates []Template // entry points generated from templates
 }
@@ -138,6 +144,9 @@ func (f Family) All() []Kernel {
 	}
 	for _, t := range f.Templates {
 		out = append(out, t.expand(f.Name)...)
+	}
+	for i := range out {
+		out[i].Fixture = f.Fixture
 	}
 	return out
 }

@@ -14,8 +14,11 @@ var (
 
 // Families is the kernel catalog's spec: every .cu file and the entry points
 // it defines or instantiates, sorted by name. Catalog is made from it.
+// Fixture families hold the kernels the driver contract's conformance suite
+// checks every vendor with; the others are op kernels, checked by core's op
+// tests (TestEveryOpKernelIsTested in core/ops makes sure).
 var Families = []Family{
-	{Name: "abi", Doc: "the kernel argument ABI, checked on the device",
+	{Name: "abi", Fixture: true, Doc: "the kernel argument ABI, checked on the device",
 		Kernels: []Kernel{
 			{Name: "abi_echo",
 				Doc: "writes every argument it received, and the layout of ternion_tensor and ternion_fastdiv as the compiler laid them out, to out (AbiEchoLen int64s)",
@@ -25,7 +28,7 @@ var Families = []Family{
 				Doc:    "out[b*T + t] = b*1024 + t + 1 for every block b and thread t of the launch with b*T + t < n (b, t linear with x fastest, T threads per block): which threads ran",
 				Params: []Param{{"out", ptr}, {"n", i64}}},
 		}},
-	{Name: "binary", Doc: "element-wise binary ops on contiguous f32 buffers",
+	{Name: "binary", Fixture: true, Doc: "element-wise binary ops on contiguous f32 buffers",
 		Templates: []Template{{Name: "{op}_f32", Body: "binary_f32<{op}>", Doc: "dst[i] = a[i] {op} b[i] for i < n",
 			Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}},
 			Axes:   []Axis{{Name: "op", Values: []Value{{"add", "ternion_op_add"}, {"mul", "ternion_op_mul"}}}}}}},
@@ -42,17 +45,12 @@ var Families = []Family{
 					{"ne11", fastdiv}, {"ne12", fastdiv}, {"ne13", fastdiv}, {"nrows", i64}},
 				Axes: []Axis{binOps}},
 		}},
-	{Name: "cpy", Doc: "copies between tensors, any shapes of equal size and any strides, with conversion between f32, f16 and bf16 (ggml's CPY, CONT, DUP)",
+	{Name: "convert", Doc: "ggml's CPY, CONT and DUP between f32, f16 and bf16: by element, by row, by transposing tile; 16-byte row copies",
 		Kernels: []Kernel{{Name: "rows4_b32",
 			Doc: "row r of src to row r of dst for r < nrows, 4-byte elements, rows a multiple of 4 long and 16-byte aligned in both; sne/dne divide by ne[1], ne[2]",
 			Params: []Param{{"dst", tensor}, {"src", tensor}, {"sne1", fastdiv}, {"sne2", fastdiv},
 				{"dne1", fastdiv}, {"dne2", fastdiv}, {"nrows", i64}}}},
-		Templates: []Template{{Name: "cpy_{T}", Body: "cpy<{T}>",
-			Doc: "element i of src (in src's shape) to element i of dst (in dst's shape), {T} elements, for i < n = nelements(dst) < 2^31; sne/dne are fast divisions by ne[0], ne[1], ne[2] of src and dst",
-			Params: []Param{{"dst", tensor}, {"src", tensor}, {"sne0", fastdiv}, {"sne1", fastdiv}, {"sne2", fastdiv},
-				{"dne0", fastdiv}, {"dne1", fastdiv}, {"dne2", fastdiv}, {"n", i64}},
-			Axes: []Axis{{Name: "T", Values: []Value{{"b8", "unsigned char"}, {"b16", "unsigned short"},
-				{"b32", "ternion_u32"}, {"b64", "unsigned long long"}}}}},
+		Templates: []Template{
 			{Name: "cvt_{ts}_{td}", Body: "cvt<{ts}, {td}>",
 				Doc: "element i of src ({ts}, in src's shape) converted to element i of dst ({td}, in dst's shape), for i < n = nelements < 2^31",
 				Params: []Param{{"dst", tensor}, {"src", tensor}, {"sne0", fastdiv}, {"sne1", fastdiv}, {"sne2", fastdiv},
@@ -68,8 +66,14 @@ var Families = []Family{
 				Params: []Param{{"dst", tensor}, {"src", tensor}, {"c", i32}, {"na", fastdiv}, {"nbatch", i64}},
 				Axes:   []Axis{floatTypes("ts"), floatTypes("td")}},
 		}},
-
-	{Name: "fill", Doc: "set every element of a buffer to one value",
+	{Name: "cpy", Fixture: true, Doc: "copies between tensors of one element type, any shapes of equal size and any strides",
+		Templates: []Template{{Name: "cpy_{T}", Body: "cpy<{T}>",
+			Doc: "element i of src (in src's shape) to element i of dst (in dst's shape), {T} elements, for i < n = nelements(dst) < 2^31; sne/dne are fast divisions by ne[0], ne[1], ne[2] of src and dst",
+			Params: []Param{{"dst", tensor}, {"src", tensor}, {"sne0", fastdiv}, {"sne1", fastdiv}, {"sne2", fastdiv},
+				{"dne0", fastdiv}, {"dne1", fastdiv}, {"dne2", fastdiv}, {"n", i64}},
+			Axes: []Axis{{Name: "T", Values: []Value{{"b8", "unsigned char"}, {"b16", "unsigned short"},
+				{"b32", "ternion_u32"}, {"b64", "unsigned long long"}}}}}}},
+	{Name: "fill", Fixture: true, Doc: "set every element of a buffer to one value",
 		Kernels: []Kernel{
 			{Name: "fill_f32", Doc: "dst[i] = value for i < n",
 				Params: []Param{{"dst", ptr}, {"value", f32}, {"n", i64}}},
@@ -92,9 +96,9 @@ var Families = []Family{
 				Axes: []Axis{{Name: "t", Values: []Value{{"f32", "float, 4"}, {"f16", "ternion_f16, 8"},
 					{"bf16", "ternion_bf16s, 8"}}}}},
 		}},
-	{Name: "noop", Doc: "an empty kernel: the smallest launch, for overhead benchmarks",
+	{Name: "noop", Fixture: true, Doc: "an empty kernel: the smallest launch, for overhead benchmarks",
 		Kernels: []Kernel{{Name: "noop", Doc: "does nothing"}}},
-	{Name: "scale", Doc: "ggml's SCALE op on contiguous f32",
+	{Name: "scale", Doc: "ggml's SCALE op on contiguous f32 (also a conformance fixture)", Fixture: true,
 		Kernels: []Kernel{{Name: "scale_f32", Doc: "dst[i] = src[i]*scale + bias for i < n",
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n", i64}}}}},
 }

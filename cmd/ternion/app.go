@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/ternion/ternion/internal/quote"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -73,7 +75,7 @@ func (a *app) run(args []string) int {
 	case "arch":
 		return a.arch(rest)
 	default:
-		fmt.Fprintf(a.stderr, "ternion: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(a.stderr, "ternion: unknown command %s\n\n%s", quote.Q(cmd), usage)
 		return exitUsage
 	}
 }
@@ -99,16 +101,41 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// newFlagSet returns a flag set that reports errors on a's stderr and
-// returns them instead of exiting.
+// newFlagSet returns a flag set that reports errors on a's stderr (each
+// message cut to maxFlagMessage bytes: the flag package repeats a whole bad
+// argument) and returns them instead of exiting.
 func (a *app) newFlagSet(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("ternion "+name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs.SetOutput(clipWriter{a.stderr})
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: ternion %s %s\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// maxFlagMessage is the longest message of the flag package clipWriter
+// passes whole; usage lines are shorter.
+const maxFlagMessage = 200
+
+// clipWriter writes each message (one Write) of at most maxFlagMessage bytes
+// whole, and a longer one cut at a rune boundary with a count of what was cut.
+type clipWriter struct{ w io.Writer }
+
+// Write writes p, or its first maxFlagMessage bytes and how many more there were.
+func (c clipWriter) Write(p []byte) (int, error) {
+	if len(p) <= maxFlagMessage {
+		return c.w.Write(p)
+	}
+	msg, nl := strings.CutSuffix(string(p), "\n")
+	line := quote.Clip(msg, maxFlagMessage)
+	if nl {
+		line += "\n"
+	}
+	if _, err := io.WriteString(c.w, line); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // flagStatus maps a flag parse error to an exit status: -h is success.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -148,6 +149,45 @@ func TestArchMalformed(t *testing.T) {
 	stdout, stderr, status := runCLI(t, testApp(), "arch", "gfxzz", "sm_90")
 	if status != exitFail || !strings.Contains(stderr, "gfxzz") || !strings.Contains(stdout, "Hopper") {
 		t.Errorf("text: status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+	}
+}
+
+func TestArchRepeatedFeature(t *testing.T) {
+	for _, in := range []string{"gfx90a:xnack+:xnack-", "gfx90a:xnack+:xnack+"} {
+		_, stderr, status := runCLI(t, testApp(), "arch", in)
+		if status != exitFail || !strings.Contains(stderr, `feature "xnack" is`) {
+			t.Errorf("%s: status %d, stderr:\n%s", in, status, stderr)
+		}
+	}
+}
+
+// TestArchBoundedErrors feeds a megabyte of input: errors stay short, and
+// the JSON holds the input once plus a short error.
+func TestArchBoundedErrors(t *testing.T) {
+	big := "gfx90a" + strings.Repeat("a", 1<<20)
+	for i, args := range [][]string{
+		{"arch", big},
+		{"arch", "gfx90a:xnack+:" + big[6:]},
+		{"arch", "--override", big, "gfx90a"},
+		{"arch", "--" + big, "gfx90a"},
+		{"arch", "--json=" + big, "gfx90a"},
+		{"devices", big},
+		{big},
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			stdout, stderr, status := runCLI(t, testApp(), args...)
+			if status == exitOK || len(stderr) > 4000 || !strings.Contains(stderr, "more bytes)") {
+				t.Errorf("status %d, %d bytes of stderr:\n%.1000s", status, len(stderr), stderr)
+			}
+			if len(stdout) > 4000 {
+				t.Errorf("%d bytes of stdout", len(stdout))
+			}
+		})
+	}
+	stdout, _, status := runCLI(t, testApp(), "arch", "--json", big)
+	got := decodeArchJSON(t, stdout)
+	if status != exitFail || len(got) != 1 || got[0].Input != big || len(got[0].Error) > 400 || len(stdout) > len(big)+1000 {
+		t.Errorf("status %d, %d bytes of JSON, error %.500q", status, len(stdout), got[0].Error)
 	}
 }
 

@@ -11,6 +11,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/split"
+	"github.com/ternion/ternion/internal/quote"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -97,9 +100,9 @@ func collect(vendors []string, probes []vendorapi.Probe) inventory {
 		default:
 			r.Opened = true
 		}
-		var split []float64
+		var starts []float64
 		if n > 0 {
-			if split, err = vendorapi.DefaultTensorSplit(p.Driver); err != nil {
+			if starts, err = split.Default(p.Driver); err != nil {
 				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("tensor split: %w", err)))
 			}
 		}
@@ -109,9 +112,9 @@ func collect(vendors []string, probes []vendorapi.Probe) inventory {
 				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("device %d: %w", dev, err)))
 				continue
 			}
-			if dev < len(split) {
-				row.TensorSplit = split[dev]
-				r.Split = append(r.Split, split[dev])
+			if dev < len(starts) {
+				row.TensorSplit = starts[dev]
+				r.Split = append(r.Split, starts[dev])
 			}
 			row.Index = len(inv.Devices)
 			inv.Devices = append(inv.Devices, row)
@@ -208,24 +211,31 @@ func (a *app) devices(args []string) int {
 		return flagStatus(err)
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(a.stderr, "ternion devices: unexpected argument %q\n", pos[0])
+		fmt.Fprintf(a.stderr, "ternion devices: unexpected argument %s\n", quote.Q(pos[0]))
 		fs.Usage()
 		return exitUsage
 	}
 	inv := collect(a.vendors(), a.probe())
+	settings := switches.Settings(a.lookupEnv, a.environ())
 	if *asJSON {
 		if err := writeDevicesJSON(a.stdout, inv); err != nil {
 			fmt.Fprintf(a.stderr, "ternion devices: %v\n", err)
 			return exitFail
 		}
+	} else {
+		writeDevicesText(a.stdout, inv, settings, *features)
+	}
+	malformed := reportSwitches(a.stderr, settings)
+	if *asJSON {
 		for _, p := range inv.problems() {
 			fmt.Fprintln(a.stderr, p)
 		}
-	} else {
-		writeDevicesText(a.stdout, inv, a.lookupEnv, a.environ(), *features)
 	}
 	if !inv.opened() {
 		fmt.Fprintf(a.stderr, "ternion devices: no vendor opened (compiled in: %s)\n", strings.Join(inv.Vendors, ", "))
+		return exitFail
+	}
+	if malformed {
 		return exitFail
 	}
 	return exitOK
@@ -243,9 +253,10 @@ func writeDevicesJSON(w io.Writer, inv inventory) error {
 }
 
 // writeDevicesText prints the device table, then the build's vendors, its
-// switches and every vendor problem. With all, every known environment switch
-// is listed with its value and meaning, set or not.
-func writeDevicesText(w io.Writer, inv inventory, lookup func(string) (string, bool), environ []string, all bool) {
+// switches, the environment settings in effect and every vendor problem.
+// With all, every environment switch is listed with its value and meaning,
+// set or not (writeSwitches).
+func writeDevicesText(w io.Writer, inv inventory, settings []switches.Setting, all bool) {
 	if len(inv.Devices) == 0 {
 		fmt.Fprintln(w, "no devices")
 	} else {
@@ -291,32 +302,7 @@ func writeDevicesText(w io.Writer, inv inventory, lookup func(string) (string, b
 	if !listed {
 		fmt.Fprintln(w, "  (none reported by the drivers)")
 	}
-	inEffect := switchesInEffect(lookup, environ)
-	if all {
-		fmt.Fprintln(w, "environment switches:")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, s := range allSwitches(lookup) {
-			v := s.Name + " (unset)"
-			if s.Set {
-				v = s.Name + "=" + s.Value
-			}
-			fmt.Fprintf(tw, "  %s\t%s\n", v, meaning(s.Name))
-		}
-		for _, s := range inEffect {
-			if meaning(s.Name) == "" {
-				fmt.Fprintf(tw, "  %s=%s\t%s\n", s.Name, s.Value, "(not a switch ternion devices knows)")
-			}
-		}
-		tw.Flush()
-	} else {
-		fmt.Fprintln(w, "environment switches in effect:")
-		for _, s := range inEffect {
-			fmt.Fprintf(w, "  %s=%s\n", s.Name, s.Value)
-		}
-		if len(inEffect) == 0 {
-			fmt.Fprintln(w, "  (none; ternion devices --features lists every switch)")
-		}
-	}
+	writeSwitches(w, settings, all)
 
 	if probs := inv.problems(); len(probs) > 0 {
 		fmt.Fprintln(w, "vendors not usable:")
@@ -324,16 +310,6 @@ func writeDevicesText(w io.Writer, inv inventory, lookup func(string) (string, b
 			fmt.Fprintln(w, "  "+p)
 		}
 	}
-}
-
-// meaning returns a known switch's description, "" for others.
-func meaning(name string) string {
-	for _, s := range envSwitches {
-		if s.Name == name {
-			return s.Meaning
-		}
-	}
-	return ""
 }
 
 // featureNames returns the JSON names of the features that are on, in the

@@ -13,14 +13,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/host"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// TestMain doubles as the ternion binary: with TERNION_CLI_MAIN=1 the test
+// TestMain doubles as the ternion binary: with CMD_TERNION_TEST_MAIN=1 the test
 // binary runs the CLI on its arguments and exits, so tests can run the real
 // registry (vendorapi.Open caches per process) with their own environment.
 func TestMain(m *testing.M) {
-	if os.Getenv("TERNION_CLI_MAIN") == "1" {
+	if os.Getenv("CMD_TERNION_TEST_MAIN") == "1" {
 		os.Exit(newApp(os.Stdout, os.Stderr).run(os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -169,13 +170,71 @@ func TestDevicesFeatures(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("status %d", status)
 	}
-	for _, s := range envSwitches {
-		if !strings.Contains(stdout, s.Name) {
-			t.Errorf("--features does not list %s", s.Name)
+	_, listing, _ := strings.Cut(stdout, "environment switches:\n")
+	lines := strings.Split(strings.TrimSuffix(listing, "\n"), "\n")
+	all := switches.All()
+	if len(lines) != len(all) {
+		t.Fatalf("--features lists %d switches, want %d:\n%s", len(lines), len(all), listing)
+	}
+	for i, s := range all {
+		value := s.Name + " (unset)"
+		if s == switches.PeerMaxBatchSize.Switch {
+			value = s.Name + "=64"
+		}
+		if f := strings.Fields(lines[i]); len(f) < 3 || !strings.HasPrefix(lines[i], "  "+value+"  ") ||
+			!strings.Contains(lines[i], "  "+s.ReadBy.String()+"  ") || !strings.HasSuffix(lines[i], s.Describe()) {
+			t.Errorf("line %d: %q, want %s, read by %s, %s", i, lines[i], value, s.ReadBy, s.Describe())
 		}
 	}
-	if !strings.Contains(stdout, "  TERNION_PEER_MAX_BATCH_SIZE=64  ") || !strings.Contains(stdout, "  TERNION_NO_VMM (unset)  ") {
-		t.Errorf("--features values:\n%s", stdout)
+}
+
+func TestDevicesBadSwitch(t *testing.T) {
+	big := strings.Repeat("9", 1<<20)
+	for _, tc := range []struct {
+		name, key, value string
+		args             []string
+		stdout           string // a line of stdout
+		stderr           string // a substring of stderr
+	}{
+		{"malformed int, text", "TERNION_PEER_MAX_BATCH_SIZE", "abc", nil,
+			"  TERNION_PEER_MAX_BATCH_SIZE=abc (malformed)", `ternion devices: TERNION_PEER_MAX_BATCH_SIZE="abc": want an integer from 0 to 2147483647`},
+		{"malformed int, json", "TERNION_PEER_MAX_BATCH_SIZE", "abc", []string{"--json"},
+			"[", `ternion devices: TERNION_PEER_MAX_BATCH_SIZE="abc": want an integer`},
+		{"malformed, features", "TERNION_TENSOR_SPLIT", "1,x", []string{"--features"},
+			"  TERNION_TENSOR_SPLIT=1,x (malformed)", `TERNION_TENSOR_SPLIT="1,x": proportion 1, "x", is not a finite number`},
+		{"negative size", "TERNION_HOST_MEMORY", "-5", nil,
+			"  TERNION_HOST_MEMORY=-5 (malformed)", `TERNION_HOST_MEMORY="-5": the size is negative`},
+		{"a megabyte", "TERNION_HOST_DEVICES", big, nil,
+			"  TERNION_HOST_DEVICES=" + big[:80] + "… (1048496 more bytes) (malformed)", `TERNION_HOST_DEVICES="` + big[:80] + `…" (1048496 more bytes): want an integer from 1 to 16`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := devicesApp(map[string]string{tc.key: tc.value}, vendorapi.Probe{Vendor: "host", Driver: hostFake(1)})
+			stdout, stderr, status := runCLI(t, a, append([]string{"devices"}, tc.args...)...)
+			if status != exitFail {
+				t.Errorf("status %d, want %d", status, exitFail)
+			}
+			if !slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, tc.stdout) }) {
+				t.Errorf("stdout lacks %q:\n%.2000s", tc.stdout, stdout)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%.2000s", tc.stderr, stderr)
+			}
+			if len(stdout)+len(stderr) > 8000 {
+				t.Errorf("%d bytes of output", len(stdout)+len(stderr))
+			}
+		})
+	}
+}
+
+func TestDevicesUnknownSwitch(t *testing.T) {
+	a := devicesApp(map[string]string{"TERNION_FORCE_CUBLAS": "1"}, vendorapi.Probe{Vendor: "host", Driver: hostFake(1)})
+	stdout, stderr, status := runCLI(t, a, "devices")
+	if status != exitOK {
+		t.Errorf("status %d: an unknown variable is reported, not an error", status)
+	}
+	want := "TERNION_FORCE_CUBLAS: not a ternion switch; TERNION_FORCE_BLAS is ggml's GGML_CUDA_FORCE_CUBLAS"
+	if !strings.Contains(stderr, "ternion devices: "+want) || !strings.Contains(stdout, "  TERNION_FORCE_CUBLAS=1  (not a ternion switch;") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 }
 
@@ -302,7 +361,7 @@ func cli(t *testing.T, env []string, args ...string) (stdout, stderr string, sta
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "TERNION_CLI_MAIN=1")
+	cmd.Env = append(cmd.Env, "CMD_TERNION_TEST_MAIN=1")
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -354,7 +413,16 @@ func TestHostDevices(t *testing.T) {
 }
 
 func TestHostDevicesBadEnv(t *testing.T) {
+	for _, env := range []string{"TERNION_HOST_MEMORY=-5", "TERNION_HOST_MEMORY=-1GiB"} {
+		stdout, stderr, status := cli(t, []string{env}, "devices")
+		if status != exitFail || !strings.Contains(stdout, "the size is negative") || !strings.Contains(stderr, "the size is negative") {
+			t.Errorf("%s: status %d\nstdout:\n%s\nstderr:\n%s", env, status, stdout, stderr)
+		}
+	}
 	stdout, stderr, status := cli(t, []string{"TERNION_HOST_DEVICES=abc"}, "devices")
+	if !strings.Contains(stderr, `ternion devices: TERNION_HOST_DEVICES="abc": want an integer from 1 to 16`) {
+		t.Errorf("text mode explains the bad variable on stderr too:\n%s", stderr)
+	}
 	// With host the only vendor nothing opens; a GPU build's vendor may still open.
 	if strings.Contains(stdout, "vendors compiled in: host\n") && status != exitFail {
 		t.Errorf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", status, exitFail, stdout, stderr)

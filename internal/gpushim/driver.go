@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -81,7 +82,11 @@ func Open(cfg Config) (*Driver, error) {
 	if d.cfg.Env == nil {
 		d.cfg.Env = os.LookupEnv
 	}
-	d.cfg.ForceRTC = d.cfg.ForceRTC || envOn(d.cfg.Env, "TERNION_FORCE_RTC")
+	d.cfg.ForceRTC = d.cfg.ForceRTC || switches.On(d.cfg.Env, switches.ForceRTC)
+	sw, err := switchFeatures(d.cfg.Env, vendor)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", d.vendor, err, vendorapi.ErrInvalidValue)
+	}
 	var n, drv, rt C.int32_t
 	if err := d.fail(C.tn_open(&n, &drv, &rt), -1); err != nil {
 		return nil, err
@@ -101,7 +106,7 @@ func Open(cfg Config) (*Driver, error) {
 		plans = append(plans, dv.plan)
 	}
 	source, prebuilt, runtime := familySources(plans, d.cfg.Image, d.cfg.ForceRTC, vendor.rtcFeature)
-	d.features = features(d.cfg.Env, vendor, d.cfg.Image.Compiled(), source)
+	d.features = features(d.cfg.Image.Compiled(), sw, source)
 	d.features = append(d.features, vendorapi.Feature{Name: "PREBUILT", Value: prebuilt},
 		vendorapi.Feature{Name: "RUNTIME_COMPILED", Value: runtime})
 	return d, nil

@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -13,8 +15,16 @@ func envMap(m map[string]string) Lookup {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
+// envFeatures is features over the switches env sets.
+func envFeatures(t *testing.T, env map[string]string, v vendorInfo, compiled []arch.CC, source string) []vendorapi.Feature {
+	t.Helper()
+	sw, err := switchFeatures(envMap(env), v)
+	require.NoError(t, err)
+	return features(compiled, sw, source)
+}
+
 func TestFeaturesDefault(t *testing.T) {
-	f := features(envMap(nil), cudaVendor, []arch.CC{750, 800, 900}, "embedded")
+	f := envFeatures(t, nil, cudaVendor, []arch.CC{750, 800, 900}, "embedded")
 	assert.Equal(t, []vendorapi.Feature{
 		{Name: "ARCHS", Value: "750,800,900"},
 		{Name: "USE_GRAPHS", Value: "1"},
@@ -24,11 +34,11 @@ func TestFeaturesDefault(t *testing.T) {
 }
 
 func TestFeaturesFromEnv(t *testing.T) {
-	env := envMap(map[string]string{
-		"TERNION_FORCE_MMQ": "1", "TERNION_FORCE_BLAS": "yes", "TERNION_NO_VMM": "1", "TERNION_NO_PEER_COPY": "on",
-		"TERNION_F16": "1", "TERNION_DISABLE_GRAPHS": "1", "TERNION_PEER_MAX_BATCH_SIZE": "64",
-	})
-	f := features(env, cudaVendor, nil, "nvrtc")
+	env := map[string]string{
+		switches.ForceMMQ.Name: "1", switches.ForceBLAS.Name: "yes", switches.NoVMM.Name: "1", switches.NoPeerCopy.Name: "on",
+		switches.F16.Name: "1", switches.DisableGraphs.Name: "1", switches.PeerMaxBatchSize.Name: "64",
+	}
+	f := envFeatures(t, env, cudaVendor, nil, "nvrtc")
 	assert.Equal(t, []vendorapi.Feature{
 		{Name: "FORCE_MMQ", Value: "1"},
 		{Name: "FORCE_CUBLAS", Value: "1"},
@@ -40,24 +50,25 @@ func TestFeaturesFromEnv(t *testing.T) {
 	}, f)
 }
 
-func TestEnvOn(t *testing.T) {
-	env := envMap(map[string]string{"A": "1", "B": "0", "C": "", "D": "false", "E": "Off", "F": "x"})
-	for k, want := range map[string]bool{"A": true, "B": false, "C": false, "D": false, "E": false, "F": true, "G": false} {
-		assert.Equal(t, want, envOn(env, k), k)
+func TestFeaturesMalformedSwitch(t *testing.T) {
+	for _, v := range []string{"lots", "-1", "1.5"} {
+		_, err := switchFeatures(envMap(map[string]string{switches.PeerMaxBatchSize.Name: v}), cudaVendor)
+		assert.ErrorIs(t, err, switches.ErrMalformed, "a bad batch size is an error, not the default")
+		assert.ErrorContains(t, err, switches.PeerMaxBatchSize.Name)
 	}
-	// A bad batch size keeps the default.
-	f := features(envMap(map[string]string{"TERNION_PEER_MAX_BATCH_SIZE": "lots"}), cudaVendor, nil, "nvrtc")
-	assert.Contains(t, f, vendorapi.Feature{Name: "PEER_MAX_BATCH_SIZE", Value: "128"})
+	// The dropped alias is not read: ggml's FORCE_CUBLAS is TERNION_FORCE_BLAS.
+	f := envFeatures(t, map[string]string{"TERNION_FORCE_CUBLAS": "1"}, cudaVendor, nil, "nvrtc")
+	assert.NotContains(t, f, vendorapi.Feature{Name: "FORCE_CUBLAS", Value: "1"})
 }
 
 func TestFeaturesHIP(t *testing.T) {
-	f := features(envMap(nil), hipVendor, []arch.CC{arch.CDNA2, arch.RDNA2}, "embedded")
+	f := envFeatures(t, nil, hipVendor, []arch.CC{arch.CDNA2, arch.RDNA2}, "embedded")
 	assert.Contains(t, f, vendorapi.Feature{Name: "ARCHS", Value: "gfx90a,gfx1030"})
 	assert.Contains(t, f, vendorapi.Feature{Name: "NO_VMM", Value: "1"}, "HIP: VMM is off by default")
-	f = features(envMap(map[string]string{"TERNION_HIP_VMM": "1"}), hipVendor, nil, "hiprtc")
+	f = envFeatures(t, map[string]string{switches.HIPVMM.Name: "1"}, hipVendor, nil, "hiprtc")
 	assert.NotContains(t, f, vendorapi.Feature{Name: "NO_VMM", Value: "1"})
-	f = features(envMap(map[string]string{"TERNION_HIP_VMM": "1", "TERNION_NO_VMM": "1"}), hipVendor, nil, "hiprtc")
+	f = envFeatures(t, map[string]string{switches.HIPVMM.Name: "1", switches.NoVMM.Name: "1"}, hipVendor, nil, "hiprtc")
 	assert.Contains(t, f, vendorapi.Feature{Name: "NO_VMM", Value: "1"}, "TERNION_NO_VMM wins")
-	f = features(envMap(nil), musaVendor, []arch.CC{arch.QY2}, "embedded")
+	f = envFeatures(t, nil, musaVendor, []arch.CC{arch.QY2}, "embedded")
 	assert.Contains(t, f, vendorapi.Feature{Name: "ARCHS", Value: "mp_22"})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 // kernelPlan says where one device's kernels (or one kernel family's) come
@@ -25,7 +26,7 @@ type kernelPlan struct {
 func planKernels(cc arch.CC, img kernels.Image, forceRTC bool) kernelPlan {
 	switch {
 	case forceRTC:
-		return kernelPlan{reason: "TERNION_FORCE_RTC is set"}
+		return kernelPlan{reason: switches.ForceRTC.Name + " is set"}
 	case img.Empty():
 		return kernelPlan{reason: "no code object is embedded (go generate ./kernels was not run)"}
 	case !runsOn(cc, img):

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/switches"
 )
 
 // vendorInfo is what the Go side of the shim knows about one vendor. The
@@ -17,8 +18,8 @@ type vendorInfo struct {
 	rtcFeature string           // the KERNELS feature value of run-time compiled kernels
 	version    func(int) string // formats a driver or runtime version number
 	// vmmOptIn, when set, is the switch without which VMM stays off (HIP:
-	// ggml builds HIP without VMM by default); TERNION_NO_VMM always turns it off.
-	vmmOptIn string
+	// ggml builds HIP without VMM by default); switches.NoVMM always turns it off.
+	vmmOptIn switches.Of[bool]
 	// unmapEach unmaps each VMM mapping with its own call (HIP cannot unmap a
 	// range spanning several mappings: ROCm/ROCR-Runtime#285, as the seed).
 	unmapEach bool
@@ -51,7 +52,7 @@ var (
 	// hipVendor is AMD's HIP: versions like 50221153 ("5.2.21153"), gfx
 	// target ids, VMM only on request.
 	hipVendor = vendorInfo{name: "hip", blasName: "rocBLAS", rtcName: "hipRTC", rtcFeature: "hiprtc",
-		version: hipVersion, vmmOptIn: "TERNION_HIP_VMM", unmapEach: true, arch: amdArch}
+		version: hipVersion, vmmOptIn: switches.HIPVMM, unmapEach: true, arch: amdArch}
 	// musaVendor is Moore Threads' MUSA: CUDA-like versions, no run-time
 	// compiler ternion can use, warp size 32.
 	musaVendor = vendorInfo{name: "musa", blasName: "muBLAS", rtcFeature: "none", version: cudaVersion,
@@ -130,10 +131,10 @@ func gfxTarget(archName string, cc arch.CC) string {
 // not otherwise ("" when it is).
 func (v vendorInfo) vmmEnabled(env Lookup) (bool, string) {
 	switch {
-	case envOn(env, "TERNION_NO_VMM"):
-		return false, "TERNION_NO_VMM"
-	case v.vmmOptIn != "" && !envOn(env, v.vmmOptIn):
-		return false, "off by default; " + v.vmmOptIn + "=1 enables it"
+	case switches.On(env, switches.NoVMM):
+		return false, switches.NoVMM.Name
+	case v.vmmOptIn.Switch != nil && !switches.On(env, v.vmmOptIn):
+		return false, "off by default; " + v.vmmOptIn.Name + "=1 enables it"
 	}
 	return true, ""
 }

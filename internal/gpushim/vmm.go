@@ -7,7 +7,10 @@ package gpushim
 */
 import "C"
 
-import "github.com/ternion/ternion/vendorapi"
+import (
+	"github.com/ternion/ternion/switches"
+	"github.com/ternion/ternion/vendorapi"
+)
 
 // vmmDevice checks dev and that it has VMM enabled.
 func (d *Driver) vmmDevice(call string, dev int) (*device, error) {
@@ -16,7 +19,7 @@ func (d *Driver) vmmDevice(call string, dev int) (*device, error) {
 	}
 	dv := d.devs[dev]
 	if !dv.props.VMM {
-		return nil, ownError(d.vendor, call, dev, vendorapi.ErrNotSupported, "device %d has no virtual memory management (or TERNION_NO_VMM is set)", dev)
+		return nil, ownError(d.vendor, call, dev, vendorapi.ErrNotSupported, "device %d has no virtual memory management (or %s is set)", dev, switches.NoVMM.Name)
 	}
 	return dv, nil
 }

@@ -5,35 +5,31 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"testing"
 	"unsafe"
 
 	"github.com/ternion/ternion/internal/le"
 
 	"github.com/ternion/ternion/internal/half"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// SeedEnv names the environment variable that fixes the random seed of every
-// test (decimal uint64), to replay a failure.
-const SeedEnv = "TERNION_CONFORMANCE_SEED"
-
-// newRand returns a generator with a fresh seed for t and prints the seed
+// newRand returns a generator with a fresh seed for t (or the one
+// switches.ConformanceSeed fixes, to replay a failure) and prints the seed
 // when t fails.
 func newRand(t *testing.T) *rand.Rand {
 	t.Helper()
-	seed := rand.Uint64()
-	if v := os.Getenv(SeedEnv); v != "" {
-		s, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("%s=%q: %v", SeedEnv, v, err)
-		}
-		seed = s
+	seed, set, err := switches.Get(os.LookupEnv, switches.ConformanceSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set {
+		seed = rand.Uint64()
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("random seed %d (replay with %s=%d)", seed, SeedEnv, seed)
+			t.Logf("random seed %d (replay with %s=%d)", seed, switches.ConformanceSeed.Name, seed)
 		}
 	})
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/internal/quote"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 // hipBuild builds one AMD code object per gfx with hipcc --genco.
@@ -19,15 +21,8 @@ var hipBuild = perArch{
 
 // hipccToolchain builds the AMD code objects.
 var hipccToolchain = toolchain{
-	vendor: "hip", compiler: "hipcc", pathEnv: "HIPCC", defPath: "/opt/rocm/bin/hipcc",
-	require: "TERNION_REQUIRE_HIPCC", archEnv: "TERNION_HIP_ARCHS", archs: kernels.HIPArchs,
-	parse: func(s string) (arch.CC, error) {
-		if !strings.HasPrefix(strings.ToLower(s), "gfx") {
-			s = "gfx" + s
-		}
-		g, err := arch.ParseGfx(s)
-		return g.CC, err
-	},
+	vendor: "hip", compiler: "hipcc", path: switches.HIPCC, defPath: "/opt/rocm/bin/hipcc",
+	require: switches.RequireHIPCC, archEnv: switches.HIPArchs, archs: kernels.HIPArchs,
 	fallback: "kernels will be compiled with hipRTC at run time",
 	version:  parseHIPVersion,
 	env:      hipEnv,
@@ -37,11 +32,12 @@ var hipccToolchain = toolchain{
 // hipEnv is hipcc's environment: HIP_PLATFORM=amd, since hipcc picks the
 // NVIDIA platform when it finds nvcc, and the code objects are AMD's.
 func hipEnv() ([]string, error) {
-	switch p := os.Getenv("HIP_PLATFORM"); p {
+	name := switches.HIPPlatform.Name
+	switch p, _, _ := switches.Get(os.LookupEnv, switches.HIPPlatform); p {
 	case "", "amd", "hcc":
-		return append(os.Environ(), "HIP_PLATFORM=amd"), nil
+		return append(os.Environ(), name+"=amd"), nil
 	default:
-		return nil, fmt.Errorf("HIP_PLATFORM=%s: ternion's HIP code objects are for AMD GPUs; unset it or set amd", p)
+		return nil, fmt.Errorf("%s=%s: ternion's HIP code objects are for AMD GPUs; unset it or set amd", name, quote.Q(p))
 	}
 }
 

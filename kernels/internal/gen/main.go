@@ -20,10 +20,11 @@
 // A compiler is $NVCC / $HIPCC / $MCC, else found on PATH, else at the
 // toolkit's default location. Without it the vendor is skipped with a
 // message (its driver compiles at run time where it can), unless
-// TERNION_REQUIRE_NVCC / TERNION_REQUIRE_HIPCC / TERNION_REQUIRE_MCC is 1.
+// TERNION_REQUIRE_NVCC / TERNION_REQUIRE_HIPCC / TERNION_REQUIRE_MCC is on.
 // TERNION_CUDA_ARCHS ("75,80" or "sm_75 sm_90"), TERNION_HIP_ARCHS
 // ("gfx90a,gfx1100") and TERNION_MUSA_ARCHS ("mp_22") replace the arch lists;
-// TERNION_GEN_VENDORS ("hip" or "cuda,hip") limits the vendors built.
+// TERNION_GEN_VENDORS ("hip" or "cuda,hip") limits the vendors built. Every
+// variable is read through package switches.
 package main
 
 import (
@@ -39,20 +40,21 @@ import (
 	"sync"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/internal/quote"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 // toolchain is one vendor's kernel compiler as the generator drives it.
 type toolchain struct {
-	vendor   string                        // "cuda": also the output directory gen/<vendor>
-	compiler string                        // "nvcc": the command looked up on PATH
-	pathEnv  string                        // "NVCC": an explicit path to the compiler
-	defPath  string                        // "/usr/local/cuda/bin/nvcc": where the toolkit installs it
-	require  string                        // "TERNION_REQUIRE_NVCC": =1 makes a missing compiler an error
-	archEnv  string                        // "TERNION_CUDA_ARCHS": replaces the arch list
-	archs    []arch.CC                     // the default arch list
-	parse    func(string) (arch.CC, error) // one arch of archEnv
-	fallback string                        // what happens at run time without these code objects
+	vendor   string                 // "cuda": also the output directory gen/<vendor>
+	compiler string                 // "nvcc": the command looked up on PATH
+	path     switches.Of[string]    // switches.NVCC: an explicit path to the compiler
+	defPath  string                 // "/usr/local/cuda/bin/nvcc": where the toolkit installs it
+	require  switches.Of[bool]      // switches.RequireNVCC: on makes a missing compiler an error
+	archEnv  switches.Of[[]arch.CC] // switches.CUDAArchs: replaces the arch list
+	archs    []arch.CC              // the default arch list
+	fallback string                 // what happens at run time without these code objects
 	// version finds the version in the compiler's --version output ("" when
 	// there is none).
 	version func(out string) string
@@ -90,7 +92,7 @@ func run() error {
 	if _, err := os.Stat("catalog.go"); err != nil {
 		return fmt.Errorf("run me from the kernels directory (go generate ./kernels): %w", err)
 	}
-	want, err := vendorSet(os.Getenv("TERNION_GEN_VENDORS"))
+	want, err := vendorSet(os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -118,14 +120,15 @@ func run() error {
 	return errors.Join(errs...)
 }
 
-// vendorSet parses TERNION_GEN_VENDORS; empty means every vendor.
-func vendorSet(env string) (map[string]bool, error) {
+// vendorSet reads switches.GenVendors through l; unset means every vendor.
+func vendorSet(l switches.Lookup) (map[string]bool, error) {
+	vendors, _, err := switches.Get(l, switches.GenVendors)
+	if err != nil {
+		return nil, err
+	}
 	set := map[string]bool{}
-	for _, f := range strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' }) {
-		if !slices.ContainsFunc(toolchains, func(tc toolchain) bool { return tc.vendor == f }) {
-			return nil, fmt.Errorf("TERNION_GEN_VENDORS: unknown vendor %q (want cuda, hip, musa)", f)
-		}
-		set[f] = true
+	for _, v := range vendors {
+		set[v] = true
 	}
 	if len(set) == 0 {
 		for _, tc := range toolchains {
@@ -154,13 +157,14 @@ func writeUnits(dir string) ([]unit, error) {
 
 // generate builds tc's code objects in tmp and writes them under gen/<vendor>.
 func (tc toolchain) generate(units []unit, include, tmp string) error {
-	path, err := findTool(os.Getenv(tc.pathEnv), tc.pathEnv, tc.compiler, tc.defPath, exec.LookPath)
+	explicit, _, _ := switches.Get(os.LookupEnv, tc.path) // any text is a path
+	path, err := findTool(explicit, tc.path.Name, tc.compiler, tc.defPath, exec.LookPath)
 	if err != nil {
-		if os.Getenv(tc.require) == "1" {
+		if switches.On(os.LookupEnv, tc.require) {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "kernels: %v; skipping the %s code objects (%s; set $%s, or %s=1 to fail instead)\n",
-			err, tc.vendor, tc.fallback, tc.pathEnv, tc.require)
+			err, tc.vendor, tc.fallback, tc.path.Name, tc.require.Name)
 		return nil
 	}
 	var env []string
@@ -173,9 +177,12 @@ func (tc toolchain) generate(units []unit, include, tmp string) error {
 	if err != nil {
 		return err
 	}
-	want, err := archList(os.Getenv(tc.archEnv), tc.archEnv, tc.archs, tc.parse)
+	want, set, err := switches.Get(os.LookupEnv, tc.archEnv)
 	if err != nil {
 		return err
+	}
+	if !set {
+		want = slices.Clone(tc.archs)
 	}
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
@@ -230,7 +237,7 @@ func toolVersion(path string, env []string, parse func(string) string) (string, 
 func findTool(env, envName, name, def string, lookPath func(string) (string, error)) (string, error) {
 	if env != "" {
 		if _, err := os.Stat(env); err != nil {
-			return "", fmt.Errorf("$%s=%s: %w", envName, env, err)
+			return "", fmt.Errorf("$%s=%s: %w", envName, quote.Q(env), err)
 		}
 		return env, nil
 	}
@@ -241,24 +248,6 @@ func findTool(env, envName, name, def string, lookPath func(string) (string, err
 		return def, nil
 	}
 	return "", fmt.Errorf("%s not found ($%s unset, not on PATH, not at %s)", name, envName, def)
-}
-
-// archList parses an arch-list override (separated by commas, spaces or
-// semicolons) with parse, or returns def; sorted, without duplicates.
-func archList(env, envName string, def []arch.CC, parse func(string) (arch.CC, error)) ([]arch.CC, error) {
-	if strings.TrimSpace(env) == "" {
-		return slices.Clone(def), nil
-	}
-	var out []arch.CC
-	for _, f := range strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		cc, err := parse(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envName, err)
-		}
-		out = append(out, cc)
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }
 
 // parallel runs job(i) for i < n on up to GOMAXPROCS goroutines and returns

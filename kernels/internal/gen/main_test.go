@@ -14,6 +14,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -31,25 +32,15 @@ func TestParseGPUCodes(t *testing.T) {
 	assert.False(t, codes["sm_70"], "CUDA 13 lists no sm_70")
 }
 
-func TestArchList(t *testing.T) {
-	def := []arch.CC{750, 900}
-	got, err := archList("", "X", def, nvccToolchain.parse)
-	require.NoError(t, err)
-	assert.Equal(t, def, got)
-	got, err = archList("90,80 sm_86;80", "X", def, nvccToolchain.parse)
-	require.NoError(t, err)
-	assert.Equal(t, []arch.CC{800, 860, 900}, got, "sorted, deduplicated")
-	_, err = archList("nine", "TERNION_CUDA_ARCHS", def, nvccToolchain.parse)
-	assert.ErrorContains(t, err, "TERNION_CUDA_ARCHS")
-
-	got, err = archList("gfx1100, 90a", "X", nil, hipccToolchain.parse)
-	require.NoError(t, err)
-	assert.Equal(t, []arch.CC{arch.CDNA2, arch.RDNA3}, got)
-	_, err = archList("gfx", "X", nil, hipccToolchain.parse)
-	assert.Error(t, err)
-	got, err = archList("mp_31 22", "X", nil, mccToolchain.parse)
-	require.NoError(t, err)
-	assert.Equal(t, []arch.CC{arch.QY2, arch.PH1}, got)
+func TestToolchainSwitches(t *testing.T) {
+	var vendors []string
+	for _, tc := range toolchains {
+		vendors = append(vendors, tc.vendor)
+		assert.Equal(t, strings.ToUpper(tc.compiler), tc.path.Name)
+		assert.Equal(t, "TERNION_REQUIRE_"+strings.ToUpper(tc.compiler), tc.require.Name)
+		assert.Equal(t, "TERNION_"+strings.ToUpper(tc.vendor)+"_ARCHS", tc.archEnv.Name)
+	}
+	assert.Equal(t, switches.Vendors, vendors, "TERNION_GEN_VENDORS accepts exactly the toolchains' vendors")
 }
 
 func TestParseHIPVersion(t *testing.T) {
@@ -85,14 +76,25 @@ func TestHIPEnv(t *testing.T) {
 }
 
 func TestVendorSet(t *testing.T) {
-	all, err := vendorSet("")
-	require.NoError(t, err)
-	assert.Equal(t, map[string]bool{"cuda": true, "hip": true, "musa": true}, all)
-	one, err := vendorSet("hip")
-	require.NoError(t, err)
-	assert.Equal(t, map[string]bool{"hip": true}, one)
-	_, err = vendorSet("rocm")
-	assert.Error(t, err)
+	env := func(v string) switches.Lookup {
+		return func(k string) (string, bool) { return v, k == switches.GenVendors.Name }
+	}
+	for _, tc := range []struct {
+		name, value string
+		want        map[string]bool
+	}{
+		{"unset means all", "", map[string]bool{"cuda": true, "hip": true, "musa": true}},
+		{"one", "hip", map[string]bool{"hip": true}},
+		{"two", "cuda, hip", map[string]bool{"cuda": true, "hip": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := vendorSet(env(tc.value))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	_, err := vendorSet(env("rocm"))
+	assert.ErrorContains(t, err, `TERNION_GEN_VENDORS="rocm": unknown value "rocm"`)
 }
 
 func TestWriteImage(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 // musaBuild builds one Moore Threads code object per arch with mcc (a clang:
@@ -20,14 +21,8 @@ var musaBuild = perArch{
 
 // mccToolchain builds the MUSA code objects.
 var mccToolchain = toolchain{
-	vendor: "musa", compiler: "mcc", pathEnv: "MCC", defPath: "/usr/local/musa/bin/mcc",
-	require: "TERNION_REQUIRE_MCC", archEnv: "TERNION_MUSA_ARCHS", archs: kernels.MUSAArchs,
-	parse: func(s string) (arch.CC, error) {
-		if !strings.HasPrefix(strings.ToLower(s), "mp_") {
-			s = "mp_" + s
-		}
-		return arch.ParseMP(s)
-	},
+	vendor: "musa", compiler: "mcc", path: switches.MCC, defPath: "/usr/local/musa/bin/mcc",
+	require: switches.RequireMCC, archEnv: switches.MUSAArchs, archs: kernels.MUSAArchs,
 	fallback: "MUSA has no run-time compiler ternion uses: its kernels will be missing",
 	version:  parseMCCVersion,
 	build:    musaBuild.build,

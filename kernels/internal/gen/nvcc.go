@@ -10,18 +10,13 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 // nvccToolchain builds the CUDA fatbin.
 var nvccToolchain = toolchain{
-	vendor: "cuda", compiler: "nvcc", pathEnv: "NVCC", defPath: "/usr/local/cuda/bin/nvcc",
-	require: "TERNION_REQUIRE_NVCC", archEnv: "TERNION_CUDA_ARCHS", archs: kernels.CUDAArchs,
-	parse: func(s string) (arch.CC, error) {
-		if !strings.HasPrefix(s, "sm_") {
-			s = "sm_" + s
-		}
-		return arch.ParseSM(s)
-	},
+	vendor: "cuda", compiler: "nvcc", path: switches.NVCC, defPath: "/usr/local/cuda/bin/nvcc",
+	require: switches.RequireNVCC, archEnv: switches.CUDAArchs, archs: kernels.CUDAArchs,
 	fallback: "kernels will be compiled with NVRTC at run time",
 	version:  parseVersion,
 	build:    buildFatbin,

@@ -1,12 +1,15 @@
-package vendorapi
+package split
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/host"
 )
 
-func TestTensorSplitFromMemory(t *testing.T) {
+func TestFromMemory(t *testing.T) {
 	cases := []struct {
 		name   string
 		totals []uint64
@@ -20,11 +23,20 @@ func TestTensorSplitFromMemory(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := TensorSplitFromMemory(c.totals)
+			got := FromMemory(c.totals)
 			assert.Len(t, got, len(c.want))
 			for i := range c.want {
 				assert.InDelta(t, c.want[i], got[i], 1e-12, "device %d", i)
 			}
 		})
 	}
+}
+
+func TestDefault(t *testing.T) {
+	d, err := host.New(host.Options{Devices: 4, MemoryLimit: 1 << 30})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Close() })
+	got, err := Default(d)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 0.25, 0.5, 0.75}, got)
 }

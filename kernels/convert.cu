@@ -1,0 +1,87 @@
+// convert.cu - ggml's CPY, CONT and DUP between f32, f16 and bf16: element by
+// element for any shapes and strides, row by row when rows are packed on both
+// sides, through shared-memory tiles when the packed dimensions differ (a
+// transpose), and 16-byte row copies of 4-byte elements. The entry points of
+// the templates are generated from the catalog.
+#include "index.h"
+
+// Element i of src (in src's shape) converted to element i of dst (in dst's
+// shape), for i < n (n < 2^31; grid-stride loop): ggml's CPY between f32,
+// f16 and bf16, any shapes of equal size and any strides.
+template <typename TS, typename TD>
+static __device__ __forceinline__ void cvt(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne0, ternion_fastdiv sne1,
+                                           ternion_fastdiv sne2, ternion_fastdiv dne0, ternion_fastdiv dne1, ternion_fastdiv dne2,
+                                           ternion_i64 n) {
+    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
+        const TS * s = (const TS *)((const char *)src.data + ternion_offset((ternion_u32)i, src, sne0, sne1, sne2));
+        TD * d = (TD *)((char *)dst.data + ternion_offset((ternion_u32)i, dst, dne0, dne1, dne2));
+        ternion_store(d, ternion_load(s));
+    }
+}
+
+// Row r of src to row r of dst, converted, for r < nrows: src and dst rows
+// hold ne0 elements each, packed (nb[0] is the element size in both). Blocks
+// (x) and threads (y) index rows, threads (x) the elements of a row.
+template <typename TS, typename TD>
+static __device__ __forceinline__ void cvt_rows(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne1, ternion_fastdiv sne2,
+                                                ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows) {
+    const ternion_i64 ne0 = dst.ne[0];
+    for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;
+         row += (ternion_i64)gridDim.x * blockDim.y) {
+        const TS * s = (const TS *)((const char *)src.data + ternion_row_offset((ternion_u32)row, src, sne1, sne2));
+        TD * d = (TD *)((char *)dst.data + ternion_row_offset((ternion_u32)row, dst, dne1, dne2));
+        for (ternion_i64 i0 = threadIdx.x; i0 < ne0; i0 += blockDim.x) {
+            ternion_store(d + i0, ternion_load(s + i0));
+        }
+    }
+}
+
+// Row r of src to row r of dst for r < nrows, rows of 4-byte elements, a
+// multiple of 4 long and 16-byte aligned in both: 16-byte loads and stores.
+extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne1, ternion_fastdiv sne2,
+                                                 ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows) {
+    const ternion_i64 n4 = dst.ne[0] / 4;
+    for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;
+         row += (ternion_i64)gridDim.x * blockDim.y) {
+        const uint4 * s = (const uint4 *)((const char *)src.data + ternion_row_offset((ternion_u32)row, src, sne1, sne2));
+        uint4 * d = (uint4 *)((char *)dst.data + ternion_row_offset((ternion_u32)row, dst, dne1, dne2));
+        for (ternion_i64 k = threadIdx.x; k < n4; k += blockDim.x) {
+            d[k] = s[k];
+        }
+    }
+}
+
+#define TERNION_TILE 32
+
+// dst = src converted, tensors of one shape where dst's elements are packed
+// along dimension 0 and src's along dimension c (1, 2 or 3): a transpose of
+// dims 0 and c through a shared-memory tile, so both sides are read and
+// written along their packed dimension. Blocks: x tiles dim c, y tiles dim 0,
+// z walks the other two dims (nbatch = their product; na divides by the
+// lower one's size). Block 32x8 threads.
+template <typename TS, typename TD>
+static __device__ __forceinline__ void cvt_tile(ternion_tensor dst, ternion_tensor src, int c, ternion_fastdiv na, ternion_i64 nbatch) {
+    __shared__ float tile[TERNION_TILE][TERNION_TILE + 1];
+    const int a = c == 1 ? 2 : 1, b = c == 3 ? 2 : 3; // the other two dims, a < b
+    const ternion_i64 nc = dst.ne[c], n0 = dst.ne[0];
+    const ternion_i64 ic0 = (ternion_i64)blockIdx.x * TERNION_TILE, i00 = (ternion_i64)blockIdx.y * TERNION_TILE;
+    for (ternion_i64 z = blockIdx.z; z < nbatch; z += gridDim.z) {
+        const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
+        const char * s = (const char *)src.data + ia * src.nb[a] + ib * src.nb[b];
+        char * d = (char *)dst.data + ia * dst.nb[a] + ib * dst.nb[b];
+        for (int k = threadIdx.y; k < TERNION_TILE; k += blockDim.y) {
+            const ternion_i64 i0 = i00 + k, ic = ic0 + threadIdx.x;
+            if (i0 < n0 && ic < nc) {
+                tile[k][threadIdx.x] = ternion_load((const TS *)(s + i0 * src.nb[0] + ic * src.nb[c]));
+            }
+        }
+        __syncthreads();
+        for (int k = threadIdx.y; k < TERNION_TILE; k += blockDim.y) {
+            const ternion_i64 i0 = i00 + threadIdx.x, ic = ic0 + k;
+            if (i0 < n0 && ic < nc) {
+                ternion_store((TD *)(d + i0 * dst.nb[0] + ic * dst.nb[c]), tile[threadIdx.x][k]);
+            }
+        }
+        __syncthreads();
+    }
+}

@@ -1,0 +1,213 @@
+package switches
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/ternion/ternion/arch"
+)
+
+// Vendors are the GPU vendors TERNION_GEN_VENDORS may name. (Declared
+// before the switches: a switch whose initializer waits for a later variable
+// would be registered out of order.)
+var Vendors = []string{"cuda", "hip", "musa"}
+
+// all is every switch, in the order they are declared below: the order of
+// All, `ternion devices --features` and README.md's table.
+var all []*Switch
+
+// define registers s with its parser and the value that applies when it is
+// unset; a switch exists only through define, so All lists every one, in
+// the order of the declarations below as long as no initializer waits for a
+// package variable declared later (Go would then run it later): TestREADME
+// checks the order.
+func define[T any](s Switch, kind Kind, parse func(string) (T, error), def T) Of[T] {
+	s.Kind = kind
+	s.check = func(v string) error { _, err := parse(v); return err }
+	all = append(all, &s)
+	return Of[T]{Switch: &s, parse: parse, def: def}
+}
+
+// boolSwitch defines an on/off switch that is off by default.
+func boolSwitch(s Switch) Of[bool] {
+	s.Default = "off"
+	return define(s, KindBool, parseBool, false)
+}
+
+// intSwitch defines an integer switch from lo to hi with default def.
+func intSwitch(s Switch, def, lo, hi int) Of[int] {
+	s.Default = strconv.Itoa(def)
+	return define(s, KindInt, intParser(lo, hi), def)
+}
+
+// archSwitch defines an arch list for one vendor's compiler.
+func archSwitch(s Switch, prefix string, parse func(string) (arch.CC, error)) Of[[]arch.CC] {
+	return define(s, KindArchs, archParser(prefix, parse), nil)
+}
+
+// textSwitch defines a switch that takes any text.
+func textSwitch(s Switch) Of[string] { return define(s, KindText, parseText, "") }
+
+// ggml's backend switches, read at run time under the TERNION_ prefix.
+var (
+	// DisableGraphs never captures GPU graphs: every node launches eagerly.
+	DisableGraphs = boolSwitch(Switch{Name: "TERNION_DISABLE_GRAPHS",
+		Meaning: "never capture GPU graphs; launch eagerly",
+		GGML:    "GGML_CUDA_DISABLE_GRAPHS", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+	// EnableUnifiedMemory allocates device buffers as managed memory.
+	EnableUnifiedMemory = boolSwitch(Switch{Name: "TERNION_ENABLE_UNIFIED_MEMORY",
+		Meaning: "allocate device buffers as managed (unified) memory, which may spill to system RAM",
+		GGML:    "GGML_CUDA_ENABLE_UNIFIED_MEMORY", ReadBy: LayerCore, NoEffectYet: true})
+	// NoPinned makes host buffers pageable.
+	NoPinned = boolSwitch(Switch{Name: "TERNION_NO_PINNED",
+		Meaning: "host buffers are pageable instead of pinned",
+		GGML:    "GGML_CUDA_NO_PINNED", ReadBy: LayerCore, NoEffectYet: true})
+	// RegisterHost page-locks host buffers such as mmap'd model files.
+	RegisterHost = boolSwitch(Switch{Name: "TERNION_REGISTER_HOST",
+		Meaning: "page-lock (register) host buffers such as mmap'd model files for faster copies",
+		GGML:    "GGML_CUDA_REGISTER_HOST", ReadBy: LayerCore, NoEffectYet: true})
+	// ForceMMQ sends quantized mul_mat to the mmq kernels, never to BLAS.
+	ForceMMQ = boolSwitch(Switch{Name: "TERNION_FORCE_MMQ",
+		Meaning: "quantized mul_mat always uses the mmq kernels, never BLAS",
+		GGML:    "GGML_CUDA_FORCE_MMQ", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+	// ForceBLAS sends mul_mat to BLAS wherever it can (ggml's FORCE_CUBLAS;
+	// BLAS is cuBLAS, rocBLAS or muBLAS).
+	ForceBLAS = boolSwitch(Switch{Name: "TERNION_FORCE_BLAS",
+		Meaning: "mul_mat uses BLAS wherever it can",
+		GGML:    "GGML_CUDA_FORCE_CUBLAS", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+	// NoVMM uses the legacy pool instead of the VMM pool; the GPU vendors
+	// already report VMM off in the device properties.
+	NoVMM = boolSwitch(Switch{Name: "TERNION_NO_VMM",
+		Meaning: "use the legacy best-fit pool instead of the VMM pool (the GPU vendors already report VMM off)",
+		GGML:    "GGML_CUDA_NO_VMM", ReadBy: LayerCore | LayerGPU})
+	// NoPeerCopy copies between devices through the host.
+	NoPeerCopy = boolSwitch(Switch{Name: "TERNION_NO_PEER_COPY",
+		Meaning: "copies between devices go through the host instead of peer copies",
+		GGML:    "GGML_CUDA_NO_PEER_COPY", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+	// PeerMaxBatchSize enables peer access only for batches of at most this
+	// many rows.
+	PeerMaxBatchSize = intSwitch(Switch{Name: "TERNION_PEER_MAX_BATCH_SIZE",
+		Meaning: "enable peer access only for batches of at most N rows",
+		GGML:    "GGML_CUDA_PEER_MAX_BATCH_SIZE", ReadBy: LayerCore | LayerGPU, NoEffectYet: true},
+		128, 0, math.MaxInt32)
+	// F16 uses half-precision intermediates in dequantize and mul_mat_vec.
+	F16 = boolSwitch(Switch{Name: "TERNION_F16",
+		Meaning: "half-precision intermediates in the dequantize and mul_mat_vec kernels",
+		GGML:    "GGML_CUDA_F16", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+	// TensorSplit is each device's proportion of a split tensor's rows.
+	TensorSplit = define(Switch{Name: "TERNION_TENSOR_SPLIT",
+		Meaning: "each device's proportion of a split tensor's rows, e.g. 0.7,0.3 or 3/1",
+		Default: "by total memory", GGML: "--tensor-split", ReadBy: LayerCore, NoEffectYet: true},
+		KindProportions, parseProportions, nil)
+)
+
+// The GPU vendors' own switches, and ROCm's override they report.
+var (
+	// ForceRTC compiles the kernels at run time even where an embedded code
+	// object would run.
+	ForceRTC = boolSwitch(Switch{Name: "TERNION_FORCE_RTC",
+		Meaning: "compile the kernels at run time (NVRTC, hipRTC) even when an embedded code object would run",
+		ReadBy:  LayerGPU})
+	// HIPVMM turns VMM on for AMD devices that support it.
+	HIPVMM = boolSwitch(Switch{Name: "TERNION_HIP_VMM",
+		Meaning: "use VMM on AMD devices that support it (ggml builds HIP without VMM)",
+		ReadBy:  LayerGPU})
+	// HSAOverride is ROCm's HSA_OVERRIDE_GFX_VERSION (and _<n> for device
+	// n): ROCm loads code for that gfx; the hip vendor reports it. Read it
+	// with arch.HSAOverrideFor, which applies the per-device rule.
+	HSAOverride = define(Switch{Name: arch.HSAOverrideEnv,
+		Meaning: "treat every AMD device as this gfx version (10.3.0 → gfx1030); " + arch.HSAOverrideEnv + "_<n> for device n only",
+		Owner:   "ROCm", ReadBy: LayerGPU, PerDevice: true},
+		KindGfxVersion, parseGfxVersion, 0)
+)
+
+// The host vendor's switches.
+var (
+	// HostDevices is the number of simulated host devices.
+	HostDevices = intSwitch(Switch{Name: "TERNION_HOST_DEVICES",
+		Meaning: "number of simulated host devices; multi-device split and peer copies are tested this way",
+		ReadBy:  LayerHost}, 1, 1, 16)
+	// HostMemory is each host device's memory limit.
+	HostMemory = define(Switch{Name: "TERNION_HOST_MEMORY",
+		Meaning: "memory limit of each host device (512MiB, 2GB or plain bytes), to exercise out-of-memory paths",
+		Default: "the smaller of 8 GiB and a quarter of RAM", ReadBy: LayerHost},
+		KindSize, parseSize, 0)
+)
+
+// The kernel generator's switches (go generate ./kernels).
+var (
+	// RequireNVCC makes a missing nvcc an error instead of a skip.
+	RequireNVCC = boolSwitch(Switch{Name: "TERNION_REQUIRE_NVCC",
+		Meaning: "go generate ./kernels fails instead of skipping when nvcc is missing", ReadBy: LayerGenerator})
+	// RequireHIPCC makes a missing hipcc an error instead of a skip.
+	RequireHIPCC = boolSwitch(Switch{Name: "TERNION_REQUIRE_HIPCC",
+		Meaning: "go generate ./kernels fails instead of skipping when hipcc is missing", ReadBy: LayerGenerator})
+	// RequireMCC makes a missing mcc an error instead of a skip.
+	RequireMCC = boolSwitch(Switch{Name: "TERNION_REQUIRE_MCC",
+		Meaning: "go generate ./kernels fails instead of skipping when mcc is missing", ReadBy: LayerGenerator})
+	// CUDAArchs replaces kernels.CUDAArchs for one generate run.
+	CUDAArchs = archSwitch(Switch{Name: "TERNION_CUDA_ARCHS",
+		Meaning: "go generate ./kernels: the arch list for nvcc (75,80,90 or sm_75 sm_90)",
+		Default: "kernels.CUDAArchs", GGML: "CMAKE_CUDA_ARCHITECTURES", ReadBy: LayerGenerator},
+		"sm_", arch.ParseSM)
+	// HIPArchs replaces kernels.HIPArchs for one generate run.
+	HIPArchs = archSwitch(Switch{Name: "TERNION_HIP_ARCHS",
+		Meaning: "go generate ./kernels: the gfx list for hipcc (gfx90a,gfx1100)",
+		Default: "kernels.HIPArchs", GGML: "GPU_TARGETS", ReadBy: LayerGenerator},
+		"gfx", parseGfxCC)
+	// MUSAArchs replaces kernels.MUSAArchs for one generate run.
+	MUSAArchs = archSwitch(Switch{Name: "TERNION_MUSA_ARCHS",
+		Meaning: "go generate ./kernels: the arch list for mcc (mp_22 or 22)",
+		Default: "kernels.MUSAArchs", GGML: "MUSA_ARCHITECTURES", ReadBy: LayerGenerator},
+		"mp_", arch.ParseMP)
+	// GenVendors limits the vendors go generate ./kernels builds.
+	GenVendors = define(Switch{Name: "TERNION_GEN_VENDORS",
+		Meaning: "go generate ./kernels builds only these vendors (hip, or cuda,hip)",
+		Default: "every vendor whose compiler is installed", ReadBy: LayerGenerator},
+		KindList, listParser(Vendors), nil)
+	// NVCC is the nvcc the generator runs.
+	NVCC = textSwitch(Switch{Name: "NVCC",
+		Meaning: "go generate ./kernels: the nvcc to run",
+		Default: "nvcc on PATH, then /usr/local/cuda/bin/nvcc", ReadBy: LayerGenerator})
+	// HIPCC is the hipcc the generator runs.
+	HIPCC = textSwitch(Switch{Name: "HIPCC",
+		Meaning: "go generate ./kernels: the hipcc to run",
+		Default: "hipcc on PATH, then /opt/rocm/bin/hipcc", ReadBy: LayerGenerator})
+	// MCC is the mcc the generator runs.
+	MCC = textSwitch(Switch{Name: "MCC",
+		Meaning: "go generate ./kernels: the mcc to run",
+		Default: "mcc on PATH, then /usr/local/musa/bin/mcc", ReadBy: LayerGenerator})
+	// HIPPlatform is hipcc's platform; the generator sets amd when it is
+	// unset and refuses any other.
+	HIPPlatform = textSwitch(Switch{Name: "HIP_PLATFORM",
+		Meaning: "hipcc's target platform; go generate ./kernels sets amd when unset and refuses nvidia",
+		Owner:   "HIP", ReadBy: LayerGenerator})
+)
+
+// The conformance suite's switches.
+var (
+	// ConformanceSeed fixes the random seed of every conformance test.
+	ConformanceSeed = define(Switch{Name: "TERNION_CONFORMANCE_SEED",
+		Meaning: "the random seed of every conformance test (decimal), to replay a failure",
+		Default: "random, printed when a test fails", ReadBy: LayerConformance},
+		KindUint64, parseUint64, 0)
+)
+
+// All returns every switch, in the order listings print them.
+func All() []*Switch { return append([]*Switch(nil), all...) }
+
+// Find returns the switch named name, or nil. A per-device variant
+// (HSA_OVERRIDE_GFX_VERSION_1) finds its switch.
+func Find(name string) *Switch {
+	for _, s := range all {
+		if s.Name == name {
+			return s
+		}
+	}
+	for _, s := range all {
+		if _, ok := deviceOf(s, name); ok {
+			return s
+		}
+	}
+	return nil
+}
