@@ -17,6 +17,10 @@ type AllocOptions struct {
 	// Size is how many bytes t needs in the buffer (default: its layout's
 	// Bytes; a buffer type may pad quantized rows).
 	Size func(t *Tensor) uint64
+	// Scratch reports buffers whose placements a plan does not keep: a
+	// tensor placed in one (by an earlier plan) is planned anew. nil keeps
+	// every placement.
+	Scratch func(b Buffer) bool
 }
 
 // Plan places a graph's tensors in one buffer (ggml's graph allocator): the
@@ -106,7 +110,9 @@ func (g *Graph) Plan(o AllocOptions) (*Plan, error) {
 	}
 	p := &Plan{Offsets: map[*Tensor]uint64{}}
 	a := &arena{align: o.Align}
-	placed := func(t *Tensor) bool { return t.place.Buf != nil }
+	placed := func(t *Tensor) bool {
+		return t.place.Buf != nil && (o.Scratch == nil || !o.Scratch(t.place.Buf))
+	}
 	own := map[*Tensor]bool{}     // tensors this plan allocated and has not freed
 	children := map[*Tensor]int{} // nodes still to run that read the tensor
 	views := map[*Tensor]int{}    // views still live that read the tensor's memory
@@ -144,6 +150,7 @@ func (g *Graph) Plan(o AllocOptions) (*Plan, error) {
 		case n.failed:
 			return nil, fmt.Errorf("graph: node %s comes from a failed op", n.describe())
 		case n.viewSrc != nil, placed(n):
+		case own[n]: // a node the graph repeats: computed again in place
 		default:
 			if parent := inplaceParent(n, own, children, views, o.Size); parent != nil {
 				p.Offsets[n] = p.Offsets[parent]

@@ -53,8 +53,8 @@ func (c *Context) Build(outputs ...*Tensor) (*Graph, error) {
 			return nil, &OpError{Op: OpNone, Msg: fmt.Sprintf("output %d is nil", i)}
 		case o.failed:
 			return nil, &OpError{Op: o.op, Msg: fmt.Sprintf("output %d comes from a failed op", i)}
-		case o.ctx != c:
-			return nil, &OpError{Op: o.op, Msg: fmt.Sprintf("output %d (%s) belongs to another context", i, o.describe())}
+		case o.ctx != c && o.op != OpNone:
+			return nil, &OpError{Op: o.op, Msg: fmt.Sprintf("output %d (%s) was computed in another context", i, o.describe())}
 		}
 		o.output = true
 		if o.viewSrc != nil {
@@ -78,3 +78,20 @@ func (g *Graph) Outputs() []*Tensor { return g.outputs }
 
 // Context returns the context the graph was built in.
 func (g *Graph) Context() *Context { return g.ctx }
+
+// Repeat appends node n, already in g, times more times to g's nodes: it
+// is computed again each time (what `ternion ops perf` times, as ggml's
+// test-backend-ops does). n must not be computed in place over a source.
+func (g *Graph) Repeat(n *Tensor, times int) error {
+	found := false
+	for _, m := range g.nodes {
+		found = found || m == n
+	}
+	if !found {
+		return &OpError{Op: n.op, Msg: "Repeat: the node is not in the graph"}
+	}
+	for range times {
+		g.nodes = append(g.nodes, n)
+	}
+	return nil
+}

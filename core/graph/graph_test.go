@@ -147,11 +147,16 @@ func TestErrorsCarryOn(t *testing.T) {
 	_, err := ctx.Build(out)
 	assert.ErrorIs(t, err, ErrInvalidOp)
 
-	// A tensor of another context, and nil operands.
-	other := NewContext().Empty(tensor.F32, 8, 6)
+	// Leaves of another context (weights) combine; op nodes of two contexts do not.
+	weights := NewContext().Empty(tensor.F32, 8, 6)
 	ctx2 := NewContext()
 	b := ctx2.Empty(tensor.F32, 8, 6)
-	assert.True(t, b.Add(other).Failed())
+	sum := weights.Add(b)
+	require.False(t, sum.Failed())
+	assert.Same(t, ctx2, sum.Context(), "the node joins the forward pass's context")
+	other := NewContext()
+	o := other.Empty(tensor.F32, 8, 6).Scale(2)
+	assert.True(t, sum.Add(o).Failed())
 	assert.ErrorContains(t, ctx2.Err(), "another context")
 	ctx3 := NewContext()
 	c := ctx3.Empty(tensor.F32, 8, 6)
@@ -193,7 +198,7 @@ func TestBuildOrder(t *testing.T) {
 	assert.False(t, h.IsOutput())
 	_, err = ctx.Build()
 	assert.Error(t, err)
-	_, err = ctx.Build(NewContext().Empty(tensor.F32, 1))
+	_, err = ctx.Build(NewContext().Empty(tensor.F32, 1).Scale(2))
 	assert.ErrorContains(t, err, "another context")
 }
 

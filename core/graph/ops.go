@@ -4,14 +4,24 @@ import (
 	"github.com/ternion/ternion/core/tensor"
 )
 
-// operands checks the sources of a new op node: none nil, none failed, all
-// of one context. It returns that context, or a failed tensor to return.
+// operands checks the sources of a new op node: none nil, none failed, and
+// every source that is itself an op node of one context. It returns the
+// context the node goes into (its op sources' context; with only leaf
+// sources, the last one's, so weights from a long-lived context combine with
+// a forward pass's inputs), or a failed tensor to return.
 func operands(op Op, srcs ...*Tensor) (*Context, *Tensor) {
 	var c *Context
 	for _, s := range srcs {
-		if s != nil && s.ctx != nil {
+		if s != nil && s.ctx != nil && s.op != OpNone {
 			c = s.ctx
 			break
+		}
+	}
+	if c == nil {
+		for _, s := range srcs {
+			if s != nil && s.ctx != nil {
+				c = s.ctx
+			}
 		}
 	}
 	if c == nil {
@@ -25,8 +35,8 @@ func operands(op Op, srcs ...*Tensor) (*Context, *Tensor) {
 			return c, c.fail(op, srcs, "src%d is nil", i)
 		case s.failed:
 			return c, c.failed(op)
-		case s.ctx != c:
-			return c, c.fail(op, srcs, "src%d %s belongs to another context", i, s.describe())
+		case s.op != OpNone && s.ctx != c:
+			return c, c.fail(op, srcs, "src%d %s was computed in another context", i, s.describe())
 		}
 	}
 	return c, nil

@@ -1,0 +1,173 @@
+// Package backend runs graphs on a device: it holds one device's stream,
+// memory pool, BLAS handle, loaded kernels and buffers, places a graph's
+// tensors in device memory (core/graph's allocator), uploads its inputs and
+// runs its nodes through core/ops, checking every node before anything is
+// launched. It is ggml's backend for one device (ggml_backend_cuda_context).
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/ops"
+	"github.com/ternion/ternion/core/pool"
+	"github.com/ternion/ternion/switches"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// Options configures a backend.
+type Options struct {
+	// Logger receives the backend's messages; nil means slog.Default().
+	Logger *slog.Logger
+	// Env reads the TERNION_ switches; nil means os.LookupEnv.
+	Env switches.Lookup
+}
+
+// Backend is one device of a driver with the state ggml keeps per device:
+// a stream (every op is queued on it), a memory pool for temporaries, a
+// BLAS handle (made on first use), the kernels loaded so far and the buffer
+// graphs are computed in. A Backend is safe for concurrent use; Compute
+// calls run one at a time.
+type Backend struct {
+	drv    vendorapi.Driver
+	dev    int
+	props  vendorapi.Props
+	name   string
+	log    *slog.Logger
+	stream vendorapi.Stream
+	pool   pool.Pool
+
+	mu      sync.Mutex // serializes Compute and guards the fields below
+	funcs   map[string]vendorapi.Function
+	args    vendorapi.Args
+	blas    vendorapi.BLASHandle
+	hasBLAS bool
+	work    *Buffer // graphs are computed here (grown as needed)
+	staging *staging
+	closed  bool
+}
+
+// Open opens vendor's driver (vendorapi.Open) and returns a backend on its
+// device dev.
+func Open(vendor string, dev int, o Options) (*Backend, error) {
+	d, err := vendorapi.Open(vendor)
+	if err != nil {
+		return nil, err
+	}
+	return New(d, dev, o)
+}
+
+// New returns a backend on device dev of driver d and logs it as the seed
+// logs a device.
+func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Env == nil {
+		o.Env = os.LookupEnv
+	}
+	p, err := d.Props(dev)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{drv: d, dev: dev, props: p, name: fmt.Sprintf("%s:%d", d.Vendor(), dev), log: o.Logger,
+		funcs: map[string]vendorapi.Function{}}
+	if b.stream, err = d.StreamCreate(dev); err != nil {
+		return nil, err
+	}
+	noVMM := switches.On(o.Env, switches.NoVMM)
+	if b.pool, err = pool.New(d, dev, pool.Options{NoVMM: noVMM, Logger: o.Logger}); err != nil {
+		_ = d.StreamDestroy(b.stream)
+		return nil, err
+	}
+	pinned := !switches.On(o.Env, switches.NoPinned)
+	b.staging = &staging{be: b, pinned: pinned}
+	b.log.Info(fmt.Sprintf("ternion: backend %s: %s (%s), %d SMs, warp %d, VMM pool %v, pinned staging %v", b.name,
+		p.Name, p.ArchName, p.SMs, p.WarpSize, p.VMM && !noVMM, pinned))
+	return b, nil
+}
+
+// Name identifies the backend: "cuda:0", "host:1".
+func (b *Backend) Name() string { return b.name }
+
+// Driver returns the vendor driver (ops.Device).
+func (b *Backend) Driver() vendorapi.Driver { return b.drv }
+
+// Device returns the device index within the driver.
+func (b *Backend) Device() int { return b.dev }
+
+// Props returns the device's properties (ops.Device).
+func (b *Backend) Props() vendorapi.Props { return b.props }
+
+// Stream returns the stream the backend queues work on (ops.Device).
+func (b *Backend) Stream() vendorapi.Stream { return b.stream }
+
+// Pool returns the pool of temporaries (ops.Device).
+func (b *Backend) Pool() pool.Pool { return b.pool }
+
+// Args returns the backend's argument buffer, reset (ops.Device; used
+// under the Compute lock).
+func (b *Backend) Args() *vendorapi.Args { return b.args.Reset() }
+
+// Kernel returns catalog kernel name on the device, loaded once (ops.Device).
+func (b *Backend) Kernel(name string) (vendorapi.Function, error) {
+	if f, ok := b.funcs[name]; ok {
+		return f, nil
+	}
+	f, err := b.drv.Kernel(b.dev, name)
+	if err != nil {
+		return vendorapi.Function{}, err
+	}
+	b.funcs[name] = f
+	return f, nil
+}
+
+// BLAS returns the backend's BLAS handle, made on first use (ops.Device).
+func (b *Backend) BLAS() (vendorapi.BLASHandle, error) {
+	if b.hasBLAS {
+		return b.blas, nil
+	}
+	h, err := b.drv.BLASCreate(b.stream)
+	if err != nil {
+		return vendorapi.BLASHandle{}, err
+	}
+	b.blas, b.hasBLAS = h, true
+	return h, nil
+}
+
+// Synchronize waits for the work queued on the backend and returns the
+// first error of that work.
+func (b *Backend) Synchronize() error { return b.drv.StreamSynchronize(b.stream) }
+
+// Supports returns nil when node n can run here, else an error matching
+// ops.ErrNotSupported that names the op, its types and the reason.
+func (b *Backend) Supports(n *graph.Tensor) error { return ops.Supports(n, b.props) }
+
+// ErrClosed is returned by a closed backend.
+var ErrClosed = errors.New("backend closed")
+
+// Close waits for queued work and releases the stream, the pool, the BLAS
+// handle and the compute buffer. Buffers from Alloc stay valid until freed.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	errs := []error{b.drv.StreamSynchronize(b.stream)}
+	if b.work != nil {
+		errs = append(errs, b.work.Free())
+		b.work = nil
+	}
+	errs = append(errs, b.staging.close())
+	if b.hasBLAS {
+		errs = append(errs, b.drv.BLASDestroy(b.blas))
+	}
+	errs = append(errs, b.pool.Close(), b.drv.StreamDestroy(b.stream))
+	return errors.Join(errs...)
+}

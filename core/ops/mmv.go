@@ -1,0 +1,209 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/pool"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// mmv.go plans MUL_MAT for f32, f16 and bf16 weights (kernels/mmv.cu and the
+// vendor BLAS): the vector kernel for one src1 column, else a gemm.
+
+func init() {
+	register(graph.OpMulMat, impl{supports: supportsMulMat, run: runMulMat})
+}
+
+func supportsMulMat(n *graph.Tensor, _ vendorapi.Props) string {
+	a, b := n.Src(0), n.Src(1)
+	if a.Type().IsQuantized() {
+		return fmt.Sprintf("quantized src0 (%s): the quantized mul_mat family comes with Wave 2 · 4/7", a.Type())
+	}
+	if _, ok := floatType(a.Type()); !ok {
+		return fmt.Sprintf("src0 of type %s", a.Type())
+	}
+	if b.Type() != tensor.F32 && b.Type() != a.Type() {
+		return fmt.Sprintf("src1 %s with src0 %s (src1 must be f32 or src0's type)", b.Type(), a.Type())
+	}
+	if a.Nb()[0] != a.Type().BlockBytes() {
+		return "src0's rows must be packed"
+	}
+	an, bn := a.Ne(), b.Ne()
+	if an[0] > math.MaxInt32 || an[1] > math.MaxInt32 || bn[1] > math.MaxInt32 || bn[2]*bn[3] > math.MaxInt32 {
+		return "a dimension exceeds 2^31"
+	}
+	return ""
+}
+
+// runMulMat launches the vector kernel when src1 is one f32 column, else a gemm.
+func runMulMat(d Device, n *graph.Tensor) error {
+	ds, err := descs(n, n.Src(0), n.Src(1))
+	if err != nil {
+		return err
+	}
+	dst, a, b := ds[0], ds[1], ds[2]
+	if dst.Ne[0]*dst.Ne[1]*dst.Ne[2]*dst.Ne[3] == 0 {
+		return nil
+	}
+	if b.Ne[1] == 1 && n.Src(1).Type() == tensor.F32 && b.Nb[0] == 4 && b.Ne[2] <= 65535 && b.Ne[3] <= 65535 {
+		return runMMV(d, n.Src(0).Type(), dst, a, b)
+	}
+	return runGemm(d, n.Src(0).Type(), n.Src(1).Type(), dst, a, b)
+}
+
+// runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
+// block per dst element, threads striding over k.
+func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	t, _ := floatType(at)
+	es := at.BlockBytes()
+	vecElems := 16 / es
+	k := a.Ne[0]
+	vec := k%vecElems == 0 && k%4 == 0 && aligned(a, 16) && aligned(b, 16)
+	name := "mmv_" + t
+	steps := k
+	if vec {
+		name, steps = "mmvv_"+t, k/vecElems
+	}
+	warp := int64(d.Props().WarpSize)
+	threads := warp
+	for threads < steps && threads < 256 {
+		threads *= 2
+	}
+	grid := vendorapi.Dim3{X: uint32(a.Ne[1]), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
+	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
+}
+
+// blasType is the vendor type of a float tensor type.
+func blasType(t tensor.Type) vendorapi.DataType {
+	switch t {
+	case tensor.F16:
+		return vendorapi.F16
+	case tensor.BF16:
+		return vendorapi.BF16
+	}
+	return vendorapi.F32
+}
+
+// gemmType is the type the gemm multiplies in, the seed's choice: bf16 with
+// f32 accumulation for bf16 weights where the hardware has bf16 matrix
+// units, f16 with f32 accumulation for f16 weights where fp16 is fast, f32
+// otherwise. (The seed accumulates f16 in f16 and converts an f16 result;
+// ternion accumulates in f32 and writes dst directly: as fast on tensor
+// cores, more accurate, one pass less.)
+func gemmType(at tensor.Type, p vendorapi.Props) tensor.Type {
+	host := p.CC == 0
+	switch {
+	case at == tensor.BF16 && (host || arch.BF16MMAHardware(p.CC)):
+		return tensor.BF16
+	case at == tensor.F16 && (host || arch.FastFP16Hardware(p.CC)):
+		return tensor.F16
+	}
+	return tensor.F32
+}
+
+// contiguousTemp allocates a contiguous tensor of type t and shape ne from
+// d's pool and returns its descriptor; free it after queueing its last use.
+func contiguousTemp(d Device, t tensor.Type, ne [4]int64) (vendorapi.TensorDesc, pool.Buffer, error) {
+	nb := tensor.RowMajorStrides(t, ne)
+	buf, err := d.Pool().Alloc(uint64(nb[3] * ne[3]))
+	if err != nil {
+		return vendorapi.TensorDesc{}, pool.Buffer{}, err
+	}
+	return vendorapi.TensorDesc{Data: buf.Ptr, Ne: ne, Nb: nb}, buf, nil
+}
+
+// operand returns t as the gemm needs it: of type want with packed rows, the
+// tensor itself when it already is, else a converted contiguous copy (free
+// the returned buffer after the gemm is queued).
+func operand(d Device, t vendorapi.TensorDesc, have, want tensor.Type) (vendorapi.TensorDesc, pool.Buffer, error) {
+	if have == want && t.Nb[0] == want.BlockBytes() {
+		return t, pool.Buffer{}, nil
+	}
+	tmp, buf, err := contiguousTemp(d, want, t.Ne)
+	if err != nil {
+		return vendorapi.TensorDesc{}, pool.Buffer{}, err
+	}
+	if err := copyTensor(d, tmp, want, t, have); err != nil {
+		_ = buf.Free()
+		return vendorapi.TensorDesc{}, pool.Buffer{}, err
+	}
+	return tmp, buf, nil
+}
+
+// flatStride returns the element stride between consecutive matrices of t
+// over dims 2 and 3 taken as one batch dimension, if one exists.
+func flatStride(t vendorapi.TensorDesc, es int64) (int64, bool) {
+	if t.Ne[3] > 1 && t.Ne[2] > 1 && t.Nb[3] != t.Nb[2]*t.Ne[2] {
+		return 0, false
+	}
+	s := t.Nb[2]
+	if t.Ne[2] == 1 {
+		s = t.Nb[3]
+	}
+	if s%es != 0 {
+		return 0, false
+	}
+	return s / es, true
+}
+
+// runGemm computes dst = src0ᵀ·src1 per matrix with the vendor BLAS (column
+// major: C[m×n] = Aᵀ[m×k]·B[k×n] with A = src0 [k×m], B = src1 [k×n]):
+// one gemm, a strided batch when src0 is not broadcast and the batches have
+// one stride, else a batch of pointer arrays built by batched_ptrs.
+func runGemm(d Device, at, bt tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	gt := gemmType(at, d.Props())
+	a, abuf, err := operand(d, a, at, gt)
+	if err != nil {
+		return err
+	}
+	defer abuf.Free()
+	b, bbuf, err := operand(d, b, bt, gt)
+	if err != nil {
+		return err
+	}
+	defer bbuf.Free()
+	h, err := d.BLAS()
+	if err != nil {
+		return err
+	}
+	es := gt.BlockBytes()
+	g := vendorapi.Gemm{TransA: true, M: int(a.Ne[1]), N: int(b.Ne[1]), K: int(a.Ne[0]), Alpha: 1,
+		A: a.Data, AType: blasType(gt), LDA: int(a.Nb[1] / es),
+		B: b.Data, BType: blasType(gt), LDB: int(b.Nb[1] / es),
+		C: dst.Data, CType: vendorapi.F32, LDC: int(dst.Nb[1] / 4), Compute: vendorapi.Compute32F}
+	if g.N == 1 {
+		g.LDB = max(g.LDB, g.K)
+	}
+	drv := d.Driver()
+	batch := b.Ne[2] * b.Ne[3]
+	if batch == 1 {
+		return drv.Gemm(h, g)
+	}
+	sa, oka := flatStride(a, es)
+	sb, okb := flatStride(b, es)
+	sc, okc := flatStride(dst, 4)
+	if a.Ne[2] == b.Ne[2] && a.Ne[3] == b.Ne[3] && oka && okb && okc {
+		g.StrideA, g.StrideB, g.StrideC, g.BatchCount = sa, sb, sc, int(batch)
+		return drv.GemmStridedBatched(h, g)
+	}
+	ptrs, err := d.Pool().Alloc(uint64(3 * 8 * batch))
+	if err != nil {
+		return err
+	}
+	defer ptrs.Free()
+	grid, block := flatGeometry(batch)
+	args := d.Args().Ptr(ptrs.Ptr).I64(int64(a.Data)).I64(int64(b.Data)).I64(int64(dst.Data)).I64(b.Ne[2]).I64(b.Ne[3]).
+		I64(a.Nb[2]).I64(a.Nb[3]).I64(b.Nb[2]).I64(b.Nb[3]).I64(dst.Nb[2]).I64(dst.Nb[3]).
+		I64(b.Ne[2] / a.Ne[2]).I64(b.Ne[3] / a.Ne[3])
+	if err := launch(d, "batched_ptrs", grid, block, 0, args); err != nil {
+		return err
+	}
+	g.A, g.B, g.C = ptrs.Ptr, ptrs.Ptr.Add(uint64(8*batch)), ptrs.Ptr.Add(uint64(16*batch))
+	g.BatchCount = int(batch)
+	return drv.GemmBatched(h, g)
+}

@@ -1,0 +1,214 @@
+// Package ops plans and launches ggml's ops on a device: for each op, which
+// kernel variant runs, with which grid, block and arguments, or which BLAS
+// call (the seed's per-op .cu host code). core/backend's compute loop calls
+// Supports for every node before anything runs, then Run node by node.
+//
+// Each op lives in the file named like its kernel family (binbcast.go ↔
+// kernels/binbcast.cu ↔ host/binbcast.go).
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/pool"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// Device is what ops launch on: one device and one stream of a driver, with
+// its kernels, a BLAS handle, a memory pool for temporaries and an argument
+// buffer (core/backend's Backend implements it).
+type Device interface {
+	// Driver is the vendor driver.
+	Driver() vendorapi.Driver
+	// Props are the device's properties.
+	Props() vendorapi.Props
+	// Stream is the stream every op is queued on.
+	Stream() vendorapi.Stream
+	// Kernel returns catalog kernel name, loaded on the device.
+	Kernel(name string) (vendorapi.Function, error)
+	// Args returns the device's argument buffer, reset.
+	Args() *vendorapi.Args
+	// BLAS returns the device's BLAS handle, bound to Stream.
+	BLAS() (vendorapi.BLASHandle, error)
+	// Pool hands out temporary device memory ordered on Stream.
+	Pool() pool.Pool
+}
+
+// ErrNotSupported is matched (errors.Is) by the error of an op the device
+// cannot run (with the reason, the op, its types and shapes).
+var ErrNotSupported = errors.New("op not supported")
+
+// impl is one op's host code: whether a node can run and how.
+type impl struct {
+	// supports returns "" when the node can run on a device with props p,
+	// else the reason it cannot.
+	supports func(n *graph.Tensor, p vendorapi.Props) string
+	// run queues the node's work on d.
+	run func(d Device, n *graph.Tensor) error
+}
+
+// table holds the ops that launch work; view ops and leaves launch nothing.
+var table = map[graph.Op]impl{}
+
+// register adds op's implementation (from each op file's init).
+func register(op graph.Op, i impl) { table[op] = i }
+
+// Supports returns nil when node n can run on a device with props p, else an
+// error matching ErrNotSupported naming the op, the node's and its sources'
+// types and shapes, and the reason.
+func Supports(n *graph.Tensor, p vendorapi.Props) error {
+	if n.Op() == graph.OpNone || n.Op().IsView() {
+		return nil
+	}
+	i, ok := table[n.Op()]
+	why := "ternion has no implementation of this op yet"
+	if ok {
+		why = i.supports(n, p)
+	}
+	if why == "" {
+		return nil
+	}
+	return &UnsupportedError{Node: describe(n), Reason: why}
+}
+
+// UnsupportedError says why a node cannot run.
+type UnsupportedError struct {
+	Node   string // op, types and shapes of the node and its sources
+	Reason string
+}
+
+// Error reads "ternion: MUL_MAT (src0 q4_0 [...], src1 f32 [...] → f32 [...]) not supported: reason".
+func (e *UnsupportedError) Error() string {
+	return "ternion: " + e.Node + " not supported: " + e.Reason
+}
+
+// Unwrap makes errors.Is(err, ErrNotSupported) true.
+func (e *UnsupportedError) Unwrap() error { return ErrNotSupported }
+
+// Run queues node n's work on d (a view or leaf queues nothing). Call
+// Supports first.
+func Run(d Device, n *graph.Tensor) error {
+	if n.Op() == graph.OpNone || n.Op().IsView() {
+		return nil
+	}
+	i, ok := table[n.Op()]
+	if !ok {
+		return fmt.Errorf("ternion: %s: %w", describe(n), ErrNotSupported)
+	}
+	if err := i.run(d, n); err != nil {
+		return fmt.Errorf("ternion: %s: %w", describe(n), err)
+	}
+	return nil
+}
+
+// describe names a node for errors: "ADD (src0 f32 [8,6,1,1], src1 f32
+// [8,1,1,1] → f32 [8,6,1,1])".
+func describe(n *graph.Tensor) string {
+	s := n.Op().String() + " ("
+	for i := range graph.MaxSrc {
+		src := n.Src(i)
+		if src == nil {
+			continue
+		}
+		s += fmt.Sprintf("src%d %s %s, ", i, src.Type(), src.Layout().Shape())
+	}
+	s += fmt.Sprintf("→ %s %s)", n.Type(), n.Layout().Shape())
+	if n.Name() != "" {
+		s = fmt.Sprintf("%s %q", s, n.Name())
+	}
+	return s
+}
+
+// desc is the kernel descriptor of t's memory: its address, ne and nb.
+func desc(t *graph.Tensor) (vendorapi.TensorDesc, error) {
+	p, ok := t.Data()
+	if !ok {
+		return vendorapi.TensorDesc{}, fmt.Errorf("%s is not allocated", t)
+	}
+	return vendorapi.TensorDesc{Data: p, Ne: t.Ne(), Nb: t.Nb()}, nil
+}
+
+// descs returns the descriptors of ts.
+func descs(ts ...*graph.Tensor) ([]vendorapi.TensorDesc, error) {
+	out := make([]vendorapi.TensorDesc, len(ts))
+	for i, t := range ts {
+		var err error
+		if out[i], err = desc(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// launch loads and launches kernel name on d's stream.
+func launch(d Device, name string, grid, block vendorapi.Dim3, shared uint32, a *vendorapi.Args) error {
+	f, err := d.Kernel(name)
+	if err != nil {
+		return err
+	}
+	return d.Driver().Launch(f, grid, block, shared, d.Stream(), a)
+}
+
+// fd is the fast division by n (n ≥ 1; a zero dimension divides by 1).
+func fd(n int64) vendorapi.FastDiv { return vendorapi.NewFastDiv(uint32(max(n, 1))) }
+
+// fits32 reports whether every count of l fits the kernels' 32-bit fast
+// division (elements and rows below 2^31).
+func fits32(l tensor.Layout) bool { return l.Elements() < math.MaxInt32 }
+
+// floatType reports whether t is F32, F16 or BF16 and names its kernel
+// storage type ("f32", "f16", "bf16").
+func floatType(t tensor.Type) (string, bool) {
+	switch t {
+	case tensor.F32:
+		return "f32", true
+	case tensor.F16:
+		return "f16", true
+	case tensor.BF16:
+		return "bf16", true
+	}
+	return "", false
+}
+
+// rowsGeometry is the block and grid of a kernel whose threads (x) share a
+// row of ne0 elements (vec elements per thread step) and whose blocks (x)
+// and threads (y) walk rows: about 256 threads a block, at most maxBlocks blocks.
+func rowsGeometry(ne0, nrows int64, vec int64, warp int) (grid, block vendorapi.Dim3) {
+	per := (ne0 + vec - 1) / vec
+	bx := int64(warp)
+	for bx < per && bx < 256 {
+		bx *= 2
+	}
+	by := max(int64(256)/bx, 1)
+	blocks := min((nrows+by-1)/by, maxBlocks)
+	return vendorapi.Dim3{X: uint32(max(blocks, 1))}, vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
+}
+
+// flatGeometry is the block and grid of a 1D grid-stride kernel over n
+// elements: 256 threads, at most maxBlocks blocks.
+func flatGeometry(n int64) (grid, block vendorapi.Dim3) {
+	blocks := min((n+255)/256, maxBlocks)
+	return vendorapi.Dim3{X: uint32(max(blocks, 1))}, vendorapi.Dim3{X: 256}
+}
+
+// maxBlocks bounds the grids of grid-stride kernels: enough blocks to fill
+// any GPU many times over.
+const maxBlocks = 1 << 16
+
+// aligned reports whether p and every stride of dims 1..3 with more than one
+// element are multiples of n bytes.
+func aligned(d vendorapi.TensorDesc, n int64) bool {
+	if int64(d.Data)%n != 0 {
+		return false
+	}
+	for i := 1; i < 4; i++ {
+		if d.Ne[i] > 1 && d.Nb[i]%n != 0 {
+			return false
+		}
+	}
+	return true
+}
