@@ -126,6 +126,18 @@ func (b *Backend) Kernel(name string) (vendorapi.Function, error) {
 	return f, nil
 }
 
+// LoadedKernels lists the catalog kernels the backend has loaded so far
+// (the kernels its ops have launched), in no order.
+func (b *Backend) LoadedKernels() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.funcs))
+	for name := range b.funcs {
+		out = append(out, name)
+	}
+	return out
+}
+
 // BLAS returns the backend's BLAS handle, made on first use (ops.Device).
 func (b *Backend) BLAS() (vendorapi.BLASHandle, error) {
 	if b.hasBLAS {

@@ -1,0 +1,103 @@
+// Package optest is ternion's test-backend-ops: op cases named as ggml names
+// them, checked on a device against a reference (the host device, or for the
+// host device core/ref's float64 evaluation) with ggml's NMSE thresholds and
+// sentinels around every output, and timed in perf mode. `ternion ops
+// test|perf` and core's Go tests run them.
+package optest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+)
+
+// Case is one op case: a graph computing one output from random inputs.
+type Case struct {
+	// Name reads as in ggml's test-backend-ops:
+	// "ADD(type=f32,ne=[16,10,10,10],nr=[2,1,1,1])".
+	Name string
+	// Op is the op under test.
+	Op graph.Op
+	// MaxNMSE is the largest normalized mean squared error that passes
+	// (ggml's: 1e-7 by default, 5e-4 for MUL_MAT, 0 for same-type copies).
+	MaxNMSE float64
+	// Build makes the case's graph in ctx with inputs drawn from r (uniform in
+	// [-1, 1]) and returns its output.
+	Build func(ctx *graph.Context, r *rand.Rand) *graph.Tensor
+	// FLOPs is the work of one run for perf's TFLOP/s (0: report GB/s).
+	FLOPs float64
+}
+
+// name formats a case name: op(k=v,k=v).
+func name(op string, kv ...any) string {
+	var b strings.Builder
+	b.WriteString(op + "(")
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%v=%s", kv[i], value(kv[i+1]))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// value formats a case variable as ggml's var_to_str does: arrays as [a,b].
+func value(v any) string {
+	switch x := v.(type) {
+	case [4]int64:
+		return fmt.Sprintf("[%d,%d,%d,%d]", x[0], x[1], x[2], x[3])
+	case [2]int64:
+		return fmt.Sprintf("[%d,%d]", x[0], x[1])
+	case [4]int:
+		return fmt.Sprintf("[%d,%d,%d,%d]", x[0], x[1], x[2], x[3])
+	case float32:
+		return fmt.Sprintf("%f", x)
+	case bool:
+		if x {
+			return "1"
+		}
+		return "0"
+	}
+	return fmt.Sprint(v)
+}
+
+// input makes a leaf of type t and shape ne holding values uniform in [-1, 1].
+func input(ctx *graph.Context, r *rand.Rand, t tensor.Type, ne [4]int64) *graph.Tensor {
+	return inputRange(ctx, r, t, ne, -1, 1)
+}
+
+// inputRange makes a leaf of type t and shape ne holding values uniform in [lo, hi].
+func inputRange(ctx *graph.Context, r *rand.Rand, t tensor.Type, ne [4]int64, lo, hi float32) *graph.Tensor {
+	n := ne[0] * ne[1] * ne[2] * ne[3]
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = lo + (hi-lo)*r.Float32()
+	}
+	return ctx.FromFloatsAs(t, v, ne[:]...)
+}
+
+// Default NMSE thresholds (ggml's test-backend-ops).
+const (
+	nmseDefault = 1e-7
+	nmseMulMat  = 5e-4
+)
+
+// Match returns the cases whose op is op (when set) and whose name matches
+// pattern (a substring, or a regular expression when re is set).
+func Match(cases []Case, op string, match func(name string) bool) []Case {
+	var out []Case
+	for _, c := range cases {
+		if op != "" && c.Op.String() != op {
+			continue
+		}
+		if match != nil && !match(c.Name) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package optest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/backend"
+	"github.com/ternion/ternion/core/graph"
+	_ "github.com/ternion/ternion/host"
+	"github.com/ternion/ternion/kernels"
+)
+
+// TestHostAgainstReference runs every case on the host device against
+// core/ref's float64 evaluation.
+func TestHostAgainstReference(t *testing.T) {
+	be, err := backend.Open("host", 0, backend.Options{})
+	require.NoError(t, err)
+	defer be.Close()
+	cases := Tests()
+	require.NotEmpty(t, cases)
+	for i, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r := Check(c, be, nil, uint64(1000+i))
+			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
+		})
+	}
+	// Every op kernel (the catalog's non-fixture families) ran in some case:
+	// the cases reach every path of the op planners.
+	loaded := map[string]bool{}
+	for _, k := range be.LoadedKernels() {
+		loaded[k] = true
+	}
+	for _, k := range kernels.Catalog {
+		if !k.Fixture {
+			assert.True(t, loaded[k.Name], "no op case launches kernel %s (family %s)", k.Name, k.Family)
+		}
+	}
+}
+
+func TestNamesAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range append(Tests(), Perfs()...) {
+		if c.Name == "" || seen[c.Name] && !isPerfDup(c) {
+			t.Errorf("case name %q is empty or repeated", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	assert.Equal(t, "ADD(type=f32,ne=[16,10,10,10],nr=[2,1,1,1])",
+		binCase(graph.OpAdd, 0, [4]int64{16, 10, 10, 10}, [4]int64{2, 1, 1, 1}, false).Name)
+}
+
+// isPerfDup reports whether c is a perf case (perf and test sets may share a name).
+func isPerfDup(c Case) bool {
+	for _, p := range Perfs() {
+		if p.Name == c.Name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCompare(t *testing.T) {
+	nmse, why := compare([]float64{1, 2, 3}, []float64{1, 2, 3})
+	assert.Zero(t, nmse)
+	assert.Empty(t, why)
+	nmse, _ = compare([]float64{1, 2}, []float64{1, 3})
+	assert.InDelta(t, 1.0/5, nmse, 1e-12)
+	_, why = compare([]float64{1, nan()}, []float64{1, 1})
+	assert.Contains(t, why, "NaN")
+	_, why = compare([]float64{inf(1)}, []float64{inf(-1)})
+	assert.Contains(t, why, "element 0")
+	_, why = compare([]float64{inf(1)}, []float64{inf(1)})
+	assert.Empty(t, why)
+	_, why = compare([]float64{1}, []float64{1, 2})
+	assert.Contains(t, why, "values")
+}
+
+func nan() float64 { var z float64; return z / z }
+
+func inf(sign int) float64 {
+	var z float64
+	return float64(sign) / z
+}

@@ -1,0 +1,303 @@
+package optest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ternion/ternion/core/backend"
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/ops"
+	"github.com/ternion/ternion/core/ref"
+)
+
+// Status is a case's outcome.
+type Status int
+
+// Outcomes.
+const (
+	Passed Status = iota + 1
+	Failed
+	NotSupported
+)
+
+// String names the outcome as test-backend-ops prints it.
+func (s Status) String() string {
+	switch s {
+	case Passed:
+		return "OK"
+	case Failed:
+		return "FAIL"
+	case NotSupported:
+		return "not supported"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Result is one case's check.
+type Result struct {
+	Case    string  `json:"case"`
+	Status  string  `json:"status"`
+	NMSE    float64 `json:"nmse"`
+	MaxNMSE float64 `json:"max_nmse"`
+	Reason  string  `json:"reason,omitempty"` // why it failed or is not supported
+	Seed    uint64  `json:"seed"`
+	status  Status
+}
+
+// Outcome returns the result's status.
+func (r Result) Outcome() Status { return r.status }
+
+// Sentinels is the number of elements guarding each side of an output.
+const Sentinels = 1024
+
+// Check runs c on dev from inputs drawn with seed and compares the output
+// with the reference: refDev when set (the host device, for a GPU), else
+// core/ref's float64 evaluation. The output lies between Sentinels-element
+// guards of random bytes that must survive the run.
+func Check(c Case, dev, refDev *backend.Backend, seed uint64) Result {
+	res := Result{Case: c.Name, MaxNMSE: c.MaxNMSE, Seed: seed}
+	fail := func(s Status, format string, args ...any) Result {
+		res.status, res.Status, res.Reason = s, s.String(), fmt.Sprintf(format, args...)
+		return res
+	}
+	g, out, err := build(c, seed)
+	if err != nil {
+		return fail(Failed, "building the graph: %v", err)
+	}
+	for _, n := range g.Nodes() {
+		if err := dev.Supports(n); err != nil {
+			var ue *ops.UnsupportedError
+			if errors.As(err, &ue) {
+				return fail(NotSupported, "%s", ue.Reason)
+			}
+			return fail(Failed, "%v", err)
+		}
+	}
+	got, err := guardedRun(dev, g, out, seed)
+	if err != nil {
+		return fail(Failed, "%v", err)
+	}
+	var want []float64
+	if refDev != nil {
+		rg, rout, err := build(c, seed)
+		if err != nil {
+			return fail(Failed, "building the reference graph: %v", err)
+		}
+		if err := refDev.Compute(rg); err != nil {
+			return fail(Failed, "reference device %s: %v", refDev.Name(), err)
+		}
+		v, err := rout.Floats()
+		if err != nil {
+			return fail(Failed, "reference device %s: %v", refDev.Name(), err)
+		}
+		want = widen(v)
+	} else {
+		rg, rout, err := build(c, seed)
+		if err != nil {
+			return fail(Failed, "building the reference graph: %v", err)
+		}
+		r, err := ref.Eval(rg)
+		if err != nil {
+			return fail(Failed, "reference: %v", err)
+		}
+		if want, err = r.Floats(rout); err != nil {
+			return fail(Failed, "reference: %v", err)
+		}
+	}
+	nmse, why := compare(widen(got), want)
+	res.NMSE = nmse
+	if why != "" {
+		return fail(Failed, "%s", why)
+	}
+	if nmse > c.MaxNMSE {
+		return fail(Failed, "NMSE = %.9f > %.9f", nmse, c.MaxNMSE)
+	}
+	res.status, res.Status = Passed, Passed.String()
+	return res
+}
+
+// build makes c's graph from seed.
+func build(c Case, seed uint64) (*graph.Graph, *graph.Tensor, error) {
+	ctx := graph.NewContext()
+	out := c.Build(ctx, rand.New(rand.NewPCG(seed, seed^0x7e5710)))
+	g, err := ctx.Build(out)
+	return g, out, err
+}
+
+// guardedRun places out's memory between sentinels, computes g on dev and
+// returns out's values after checking the sentinels.
+func guardedRun(dev *backend.Backend, g *graph.Graph, out *graph.Tensor, seed uint64) ([]float32, error) {
+	root := out
+	if out.ViewSrc() != nil {
+		root = out.ViewSrc()
+	}
+	guard := uint64(Sentinels * root.Type().BlockBytes())
+	size := backend.AllocSize(root)
+	buf, err := dev.Alloc(guard + size + guard)
+	if err != nil {
+		return nil, err
+	}
+	defer buf.Free()
+	r := rand.New(rand.NewPCG(seed, 0x5e471e1))
+	before := make([]byte, buf.Size())
+	for i := range before {
+		before[i] = byte(r.Uint32())
+	}
+	if err := buf.Write(0, before); err != nil {
+		return nil, err
+	}
+	if err := root.Place(buf, guard); err != nil {
+		return nil, err
+	}
+	if err := dev.Compute(g); err != nil {
+		return nil, err
+	}
+	got, err := out.Floats()
+	if err != nil {
+		return nil, err
+	}
+	after := make([]byte, buf.Size())
+	if err := buf.Read(0, after); err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(after[:guard], before[:guard]) {
+		return nil, fmt.Errorf("the %d sentinel elements before the output were overwritten", Sentinels)
+	}
+	if !bytes.Equal(after[guard+size:], before[guard+size:]) {
+		return nil, fmt.Errorf("the %d sentinel elements after the output were overwritten", Sentinels)
+	}
+	return got, nil
+}
+
+func widen(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// compare returns the NMSE of got against want, Σ(got−want)²/Σgot² as ggml
+// computes it, or why the two cannot pass: a NaN, or an infinity the other
+// does not have with the same sign, or a length mismatch.
+func compare(got, want []float64) (float64, string) {
+	if len(got) != len(want) {
+		return 0, fmt.Sprintf("%d values, the reference has %d", len(got), len(want))
+	}
+	var num, den float64
+	for i := range got {
+		a, b := got[i], want[i]
+		switch {
+		case math.IsNaN(a) || math.IsNaN(b):
+			return math.NaN(), fmt.Sprintf("element %d is NaN (got %v, want %v)", i, a, b)
+		case math.IsInf(a, 0) || math.IsInf(b, 0):
+			if a != b {
+				return math.Inf(1), fmt.Sprintf("element %d: got %v, want %v", i, a, b)
+			}
+			continue
+		}
+		num += (a - b) * (a - b)
+		den += a * a
+	}
+	if den == 0 {
+		if num == 0 {
+			return 0, ""
+		}
+		return math.Inf(1), ""
+	}
+	return num / den, ""
+}
+
+// PerfResult is one case's timing.
+type PerfResult struct {
+	Case   string  `json:"case"`
+	Runs   int     `json:"runs"`    // op runs timed
+	USRun  float64 `json:"us_run"`  // microseconds per run
+	GBs    float64 `json:"gb_s"`    // GiB/s moved (memory-bound cases), 2^30 bytes as ggml prints
+	TFLOPs float64 `json:"tflop_s"` // for cases with FLOPs
+	Err    string  `json:"error,omitempty"`
+}
+
+// Bytes is what one run of the output node moves: its sources' and its
+// own bytes (ggml's op_size), a source whose memory the output is (CPY's
+// destination) counted once.
+func Bytes(out *graph.Tensor) int64 {
+	n := out.Layout().Bytes()
+	for i := range graph.MaxSrc {
+		if s := out.Src(i); s != nil && s != out.ViewSrc() {
+			n += s.Layout().Bytes()
+		}
+	}
+	return n
+}
+
+// Perf times c on dev as test-backend-ops' perf mode does: the op repeated
+// in one graph until the graph moves about targetBytes (cases with FLOPs:
+// does about targetFLOPs), the graph computed again until at least minTime
+// has passed; the inputs are placed once beforehand.
+func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTime time.Duration) PerfResult {
+	res := PerfResult{Case: c.Name}
+	g, out, err := build(c, 1)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	for _, n := range g.Nodes() {
+		if err := dev.Supports(n); err != nil {
+			res.Err = err.Error()
+			return res
+		}
+	}
+	var inputs []*graph.Tensor
+	for _, l := range g.Leafs() {
+		if l.HostData() != nil {
+			inputs = append(inputs, l)
+		}
+	}
+	buf, err := dev.AllocTensors(inputs...)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	defer buf.Free()
+	bytesPerRun := float64(Bytes(out))
+	per := int(max(1, min(8192, targetBytes/bytesPerRun)))
+	if c.FLOPs > 0 {
+		per = int(max(1, min(8192, targetFLOPs/c.FLOPs)))
+	}
+	if err := g.Repeat(out, per-1); err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	run := func() error {
+		if err := dev.Compute(g); err != nil {
+			return err
+		}
+		return dev.Synchronize()
+	}
+	if err := run(); err != nil { // warm up: kernels loaded, buffers grown
+		res.Err = err.Error()
+		return res
+	}
+	start, loops := time.Now(), 0
+	for loops == 0 || time.Since(start) < minTime {
+		if err := run(); err != nil {
+			res.Err = err.Error()
+			return res
+		}
+		loops++
+	}
+	elapsed := time.Since(start)
+	res.Runs = loops * per
+	sec := elapsed.Seconds() / float64(res.Runs)
+	res.USRun = sec * 1e6
+	res.GBs = bytesPerRun / sec / (1 << 30)
+	if c.FLOPs > 0 {
+		res.TFLOPs = c.FLOPs / sec / 1e12
+	}
+	return res
+}
