@@ -52,6 +52,14 @@ Usage:
         sm_90, sm_120a, compute_75, mp_22, kfd:90010 (amdkfd
         gfx_target_version), hsa:10.3.0, nv:8.6, amd:9.0, mt:2.2, or a ggml
         value (900, 0x100090a)
+  ternion ops test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D]
+        test: every op case on a device against the host device (on the
+        host device: against a float64 reference), ggml's NMSE thresholds,
+        sentinels around every output; perf: the cases timed as ggml's
+        test-backend-ops times them (µs/run, GB/s or TFLOPS)
+  ternion
+        the devices, then a short ops test on the first GPU device (host
+        without a GPU vendor)
   ternion help
         this text
 
@@ -63,8 +71,7 @@ the host vendor is always there. Environment switches: ternion devices --feature
 // exit status.
 func (a *app) run(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(a.stdout, usage)
-		return exitOK
+		return a.mainJob()
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "help", "-h", "-help", "--help":
@@ -74,6 +81,8 @@ func (a *app) run(args []string) int {
 		return a.devices(rest)
 	case "arch":
 		return a.arch(rest)
+	case "ops":
+		return a.ops(rest)
 	default:
 		fmt.Fprintf(a.stderr, "ternion: unknown command %s\n\n%s", quote.Q(cmd), usage)
 		return exitUsage

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ternion/ternion/core/backend"
+	"github.com/ternion/ternion/core/optest"
+	"github.com/ternion/ternion/internal/quote"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D]"
+
+// ops runs `ternion ops test` or `ternion ops perf`.
+func (a *app) ops(args []string) int {
+	if len(args) == 0 || (args[0] != "test" && args[0] != "perf") {
+		fmt.Fprintf(a.stderr, "usage: ternion ops %s\n", opsSynopsis)
+		return exitUsage
+	}
+	mode := args[0]
+	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D]")
+	op := fs.String("o", "", "only cases of this op (ggml's name: ADD, MUL_MAT, CPY, ...)")
+	pattern := fs.String("p", "", "only cases whose name matches this regular expression")
+	device := fs.String("d", "", "device: host, cuda, cuda:0, hip:1, ... (default: the first GPU device, else host)")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	seed := fs.Uint64("seed", 0, "test: the random seed of the inputs (default: a fresh one, printed)")
+	minTime := fs.Duration("time", time.Second, "perf: time each case for at least this long")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(a.stderr, "ternion ops %s: unexpected argument %s\n", mode, quote.Q(pos[0]))
+		fs.Usage()
+		return exitUsage
+	}
+	var match func(string) bool
+	if *pattern != "" {
+		re, err := regexp.Compile(*pattern)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "ternion ops %s: -p %s: %v\n", mode, quote.Q(*pattern), err)
+			return exitUsage
+		}
+		match = re.MatchString
+	}
+	cases := optest.Tests()
+	if mode == "perf" {
+		cases = optest.Perfs()
+	}
+	cases = optest.Match(cases, *op, match)
+	if len(cases) == 0 {
+		fmt.Fprintf(a.stderr, "ternion ops %s: no case matches\n", mode)
+		return exitFail
+	}
+	dev, err := a.openDevice(*device)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "ternion ops %s: %v\n", mode, err)
+		return exitFail
+	}
+	defer dev.Close()
+	if mode == "perf" {
+		return a.perf(dev, cases, *minTime, *asJSON)
+	}
+	if *seed == 0 {
+		*seed = rand.Uint64() >> 1
+	}
+	return a.test(dev, cases, *seed, *asJSON)
+}
+
+// quietLogger drops the backends' info logs (the CLI prints its own lines).
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// openDevice opens the backend named spec ("host", "cuda", "cuda:1"), or the
+// first GPU device any compiled-in vendor has when spec is empty (host when
+// there is none).
+func (a *app) openDevice(spec string) (*backend.Backend, error) {
+	opts := backend.Options{Logger: quietLogger, Env: a.lookupEnv}
+	if spec == "" {
+		for _, p := range a.probe() {
+			if p.Vendor == "host" || p.Err != nil {
+				continue
+			}
+			if n, err := p.Driver.DeviceCount(); err == nil && n > 0 {
+				return backend.New(p.Driver, 0, opts)
+			}
+		}
+		spec = "host"
+	}
+	vendor, idx, _ := strings.Cut(spec, ":")
+	dev := 0
+	if idx != "" {
+		n, err := strconv.Atoi(idx)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("device %s: want VENDOR or VENDOR:INDEX (cuda:0)", quote.Q(spec))
+		}
+		dev = n
+	}
+	d, err := vendorapi.Open(vendor)
+	if err != nil {
+		return nil, fmt.Errorf("device %s: %w", quote.Q(spec), err)
+	}
+	if n, err := d.DeviceCount(); err != nil || dev >= n {
+		return nil, fmt.Errorf("device %s: %s has %d devices (%v)", quote.Q(spec), vendor, n, err)
+	}
+	return backend.New(d, dev, opts)
+}
+
+// describeDevice is "cuda:0 (NVIDIA H200, sm_90)".
+func describeDevice(b *backend.Backend) string {
+	p := b.Props()
+	return fmt.Sprintf("%s (%s, %s)", b.Name(), p.Name, p.ArchName)
+}
+
+// testReport is `ternion ops test --json`.
+type testReport struct {
+	Device       string          `json:"device"`
+	Reference    string          `json:"reference"`
+	Seed         uint64          `json:"seed"`
+	Results      []optest.Result `json:"results"`
+	Passed       int             `json:"passed"`
+	Failed       int             `json:"failed"`
+	NotSupported int             `json:"not_supported"`
+}
+
+// test checks cases on dev against the host device (or, on the host device,
+// against the float64 reference) and prints one line per case.
+func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, asJSON bool) int {
+	rep := testReport{Device: describeDevice(dev), Reference: "float64 reference (core/ref)", Seed: seed}
+	var ref *backend.Backend
+	if dev.Driver().Vendor() != "host" {
+		hostDev, err := a.openDevice("host")
+		if err != nil {
+			fmt.Fprintf(a.stderr, "ternion ops test: the reference device: %v\n", err)
+			return exitFail
+		}
+		defer hostDev.Close()
+		ref, rep.Reference = hostDev, describeDevice(hostDev)
+	}
+	if !asJSON {
+		fmt.Fprintf(a.stdout, "ternion ops test: %d cases on %s against %s, seed %d (replay: --seed %d)\n",
+			len(cases), rep.Device, rep.Reference, seed, seed)
+	}
+	width := len(strconv.Itoa(len(cases)))
+	for i, c := range cases {
+		r := optest.Check(c, dev, ref, seed+uint64(i))
+		rep.Results = append(rep.Results, r)
+		switch r.Outcome() {
+		case optest.Passed:
+			rep.Passed++
+		case optest.Failed:
+			rep.Failed++
+		default:
+			rep.NotSupported++
+		}
+		if asJSON {
+			continue
+		}
+		line := fmt.Sprintf("[%*d/%d] %s: %s", width, i+1, len(cases), c.Name, r.Status)
+		if r.Reason != "" {
+			line += " (" + r.Reason + ")"
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(a.stderr, "ternion ops test: %v\n", err)
+			return exitFail
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "%d passed, %d failed, %d not supported\n", rep.Passed, rep.Failed, rep.NotSupported)
+	}
+	if rep.Failed > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// Perf targets per graph, as test-backend-ops sizes its perf graphs: about
+// 32 GiB moved or 100 GFLOP per graph on a GPU; the host device gets a
+// thousandth.
+const (
+	perfBytes = 32 << 30
+	perfFLOPs = 100e9
+)
+
+// perf times cases on dev and prints ggml-style lines.
+func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Duration, asJSON bool) int {
+	bytes, flops := float64(perfBytes), perfFLOPs
+	if dev.Driver().Vendor() == "host" {
+		bytes, flops = bytes/1000, flops/1000
+	}
+	if !asJSON {
+		fmt.Fprintf(a.stdout, "ternion ops perf: %d cases on %s\n", len(cases), describeDevice(dev))
+	}
+	var results []optest.PerfResult
+	status := exitOK
+	for _, c := range cases {
+		r := optest.Perf(c, dev, bytes, flops, minTime)
+		results = append(results, r)
+		if r.Err != "" {
+			status = exitFail
+		}
+		if asJSON {
+			continue
+		}
+		switch {
+		case r.Err != "":
+			fmt.Fprintf(a.stdout, "  %s: error: %s\n", c.Name, r.Err)
+		case c.FLOPs > 0:
+			fmt.Fprintf(a.stdout, "  %s: %8d runs - %10.2f us/run - %8.2f TFLOPS\n", c.Name, r.Runs, r.USRun, r.TFLOPs)
+		default:
+			fmt.Fprintf(a.stdout, "  %s: %8d runs - %10.2f us/run - %8.2f GB/s\n", c.Name, r.Runs, r.USRun, r.GBs)
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Device  string              `json:"device"`
+			Results []optest.PerfResult `json:"results"`
+		}{describeDevice(dev), results}); err != nil {
+			return exitFail
+		}
+	}
+	return status
+}
+
+// shortEvery picks every shortEvery-th test case for the main job.
+const shortEvery = 12
+
+// mainJob is `ternion` without arguments: the devices, then a short op test
+// on the best device compiled in.
+func (a *app) mainJob() int {
+	status := a.devices(nil)
+	if status != exitOK {
+		return status
+	}
+	dev, err := a.openDevice("")
+	if err != nil {
+		fmt.Fprintf(a.stderr, "ternion: %v\n", err)
+		return exitFail
+	}
+	defer dev.Close()
+	var short []optest.Case
+	for i, c := range optest.Tests() {
+		if i%shortEvery == 0 {
+			short = append(short, c)
+		}
+	}
+	fmt.Fprintln(a.stdout)
+	return a.test(dev, short, rand.Uint64()>>1, false)
+}
