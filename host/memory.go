@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ternion/ternion/internal/gomem"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -182,8 +183,14 @@ func (d *Driver) HostFree(b vendorapi.HostBuffer) error {
 }
 
 // HostRegister records [ptr, ptr+size) as pinned memory that asynchronous
-// copies may use. The range must be mapped memory of this process; a
-// read-only range may only be copied from.
+// copies may use. The range must be mapped memory of this process and not
+// Go's; a read-only range may only be copied from. Go memory is refused where
+// it can be recognized (the garbage collector may free or move it): a range
+// that starts or ends inside a live Go heap object, or that touches a heap
+// arena the driver has seen holding heap objects or goroutine stacks. Go gives
+// no complete test, so a range that merely passes over Go memory, in an arena
+// not seen, is not caught. Package variables are not refused: they are
+// never moved or freed.
 func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	const call = "hostHostRegister"
 	if ptr == 0 || size == 0 || size > maxMapping || ptr+uintptr(size) < ptr {
@@ -192,6 +199,10 @@ func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	mapped, writable := procMapped(ptr, ptr+uintptr(size))
 	if !mapped {
 		return invalid(call, -1, "range [%#x, +%d) is not mapped memory of this process", ptr, size)
+	}
+	if err := gomem.Check(ptr, size); err != nil {
+		return invalid(call, -1, "range [%#x, +%d) is Go memory, which the garbage collector may free or move (%v); register memory from mmap or C",
+			ptr, size, err)
 	}
 	d.memMu.Lock()
 	defer d.memMu.Unlock()

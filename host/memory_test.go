@@ -227,6 +227,36 @@ func TestPinnedAndRegistered(t *testing.T) {
 	requireHostErr(t, d.HostFree(hb), vendorapi.ErrInvalidValue, "double HostFree")
 }
 
+// goSink keeps test buffers on the Go heap.
+var goSink []any
+
+// TestHostRegisterRefusesGoMemory checks that Go heap memory and goroutine
+// stacks (the garbage collector may free or move them) cannot be registered.
+func TestHostRegisterRefusesGoMemory(t *testing.T) {
+	d := newDriver(t, Options{})
+	small, large := make([]byte, 4096), make([]byte, 4<<20)
+	goSink = append(goSink, small, large)
+	t.Cleanup(func() { goSink = nil })
+	var local [512]byte
+	for _, c := range []struct {
+		name string
+		p    uintptr
+		n    uint64
+	}{
+		{"make([]byte, 4096)", addr(small), 4096},
+		{"make([]byte, 4 MiB)", addr(large), 4 << 20},
+		{"inside a heap slice", addr(large[4096:]), 4096},
+		{"a goroutine stack", addr(local[:]), 512},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ve := requireHostErr(t, d.HostRegister(c.p, c.n), vendorapi.ErrInvalidValue)
+			assert.Contains(t, ve.Message, "Go memory")
+			requireHostErr(t, d.HostUnregister(c.p), vendorapi.ErrInvalidValue, "nothing was registered")
+		})
+	}
+	runtime.KeepAlive(&local)
+}
+
 // TestFreeWaitsForQueuedWork checks that Free lets queued work finish, as
 // cudaFree synchronizes, instead of failing it.
 func TestFreeWaitsForQueuedWork(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/ternion/ternion/internal/gomem"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -113,10 +114,15 @@ func (d *Driver) HostFree(b vendorapi.HostBuffer) error {
 	return nil
 }
 
-// HostRegister page-locks [ptr, ptr+size), memory that is not Go's.
+// HostRegister page-locks [ptr, ptr+size), memory that is not Go's. Go memory
+// is refused where internal/gomem recognizes it (see there for the limits).
 func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	if ptr == 0 || size == 0 || uint64(ptr)+size < uint64(ptr) {
 		return d.invalid("HostRegister", -1, "bad range [%#x, +%d)", ptr, size)
+	}
+	if err := gomem.Check(ptr, size); err != nil {
+		return d.invalid("HostRegister", -1, "[%#x, +%d) is Go memory, which the garbage collector may free or move (%v); register memory from mmap or C",
+			ptr, size, err)
 	}
 	s := span{Lo: uint64(ptr), Hi: uint64(ptr) + size, Val: -1}
 	if !d.mem.addApart(&d.mem.registered, &d.mem.pinned, s) {
