@@ -79,8 +79,25 @@ func (d *Driver) malloc(call string, dev int, size uint64) (vendorapi.DevicePtr,
 		return 0, osErr(call, dev, "mmap", err)
 	}
 	r := &region{kind: regDevice, dev: dev, base: addr(mapped), mem: mem, mapped: mapped, size: size, writable: true}
-	d.regions.insert(r)
+	if err := d.insertMapped(call, r); err != nil {
+		d.used[dev] -= size
+		return 0, err
+	}
 	return vendorapi.DevicePtr(r.base), nil
+}
+
+// insertMapped adds r, just mapped, to the region table. The table keeps
+// every range the driver has mapped, so mmap cannot return one of them
+// unless a mapping was unmapped behind the driver's back (munmap of a device
+// pointer); then r is unmapped again and the call fails. The caller holds
+// memMu for writing.
+func (d *Driver) insertMapped(call string, r *region) error {
+	if d.regions.insert(r) {
+		return nil
+	}
+	_ = munmap(r.mapped)
+	return newErr(errOperatingSystem, call, r.dev,
+		"mmap returned %#x, inside a range the driver has mapped: was a driver mapping unmapped behind its back?", r.base)
 }
 
 // reserveBytes counts size bytes against dev's limit or reports out of memory.
@@ -156,8 +173,10 @@ func (d *Driver) HostAlloc(size uint64) (vendorapi.HostBuffer, error) {
 	}
 	r := &region{kind: regPinned, dev: -1, base: addr(mapped), mem: mem, mapped: mapped, writable: true}
 	d.memMu.Lock()
-	d.regions.insert(r)
-	d.memMu.Unlock()
+	defer d.memMu.Unlock()
+	if err := d.insertMapped(call, r); err != nil {
+		return vendorapi.HostBuffer{}, err
+	}
 	return vendorapi.HostBuffer{Ptr: r.base, Size: size}, nil
 }
 

@@ -69,8 +69,10 @@ func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error
 	r := &region{kind: regReserve, dev: dev, mem: all[head : head+size : head+size], mapped: all[head : head+size+d.page]}
 	r.base = addr(r.mem)
 	d.memMu.Lock()
-	d.regions.insert(r)
-	d.memMu.Unlock()
+	defer d.memMu.Unlock()
+	if err := d.insertMapped(call, r); err != nil {
+		return vendorapi.VirtualRange{}, err
+	}
 	return vendorapi.VirtualRange{Device: dev, Base: vendorapi.DevicePtr(r.base), Size: size}, nil
 }
 
