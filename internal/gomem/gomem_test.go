@@ -2,6 +2,7 @@ package gomem
 
 import (
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -28,7 +29,6 @@ func TestCheck(t *testing.T) {
 	obj := new(object)
 	sink = append(sink, small, large, obj) // on the heap, not the stack
 	t.Cleanup(func() { sink = nil })
-	var local [256]byte // on the stack
 	anon := func(size int) []byte {
 		b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 		require.NoError(t, err)
@@ -49,7 +49,6 @@ func TestCheck(t *testing.T) {
 		{"make([]byte, 8 MiB)", at(large, 0), 8 << 20, true},
 		{"the middle of a large slice", at(large, 1<<20), 4096, true},
 		{"new(object)", uintptr(unsafe.Pointer(obj)), 16, true},
-		{"a goroutine stack", uintptr(unsafe.Pointer(&local[0])), 256, true},
 		{"an anonymous page", at(page, 0), 4096, false},
 		{"an anonymous MiB", at(mib, 0), 1 << 20, false},
 		{"a mapping larger than an arena", at(huge, 0), uint64(len(huge)), false},
@@ -67,7 +66,7 @@ func TestCheck(t *testing.T) {
 	runtime.KeepAlive(small)
 	runtime.KeepAlive(large)
 	runtime.KeepAlive(obj)
-	runtime.KeepAlive(&local)
+	onStack(func(p uintptr) { assert.Error(t, Check(p, 256), "a goroutine stack") })
 
 	for _, c := range []struct {
 		name string
@@ -79,6 +78,31 @@ func TestCheck(t *testing.T) {
 	} {
 		assert.Error(t, Check(c.p, c.n), c.name)
 	}
+}
+
+// onStack calls f with the address of 256 bytes on the calling goroutine's
+// stack, which must not move meanwhile (a stack grows and shrinks by moving,
+// and a moved stack's old address is no longer Go memory in use): the stack
+// is grown first, well past what f needs, and the collector, which shrinks
+// stacks, is off while f runs.
+func onStack(f func(p uintptr)) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	grow(256)
+	var local [256]byte
+	f(uintptr(unsafe.Pointer(&local[0])))
+	runtime.KeepAlive(&local)
+}
+
+// grow uses about n KiB of stack.
+//
+//go:noinline
+func grow(n int) byte {
+	var frame [1024]byte
+	frame[n%1024] = byte(n)
+	if n > 0 {
+		frame[0] += grow(n - 1)
+	}
+	return frame[0]
 }
 
 // TestKnownArena checks the arena arithmetic on a made-up set.
@@ -130,16 +154,16 @@ func TestPinningAlone(t *testing.T) {
 	obj := make([]byte, 1000)
 	sink = append(sink, obj)
 	t.Cleanup(func() { sink = nil })
-	var local [256]byte
-	stack, heap := uintptr(unsafe.Pointer(&local[0])), uintptr(unsafe.Pointer(&obj[0]))
-	assert.NoError(t, Check(stack, 256), "a stack is not pinnable")
-	assert.Error(t, Check(heap, 1000), "a heap object is")
-	known.Lock()
-	n := len(known.arenas)
-	known.Unlock()
-	assert.Equal(t, 1, n, "the object's arena was learned")
-	if arenaOf(stack) == arenaOf(heap) {
-		assert.Error(t, Check(stack, 256), "now the stack is seen: it is in the arena learned")
-	}
-	runtime.KeepAlive(&local)
+	heap := uintptr(unsafe.Pointer(&obj[0]))
+	onStack(func(stack uintptr) {
+		assert.NoError(t, Check(stack, 256), "a stack is not pinnable")
+		assert.Error(t, Check(heap, 1000), "a heap object is")
+		known.Lock()
+		n := len(known.arenas)
+		known.Unlock()
+		assert.Equal(t, 1, n, "the object's arena was learned")
+		if arenaOf(stack) == arenaOf(heap) {
+			assert.Error(t, Check(stack, 256), "now the stack is seen: it is in the arena learned")
+		}
+	})
 }
