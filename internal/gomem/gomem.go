@@ -22,9 +22,12 @@
 //     stacks from the OS outside arenas: then only test 2's finds count.)
 //  2. Pinning. runtime.Pinner.Pin pins heap objects and does nothing for
 //     other pointers; whether it pinned is read back from the Pinner (its
-//     unexported refs, through reflect). A self-test at first use checks that
-//     reading with a known heap object and a known non-heap address; if it
+//     unexported refs, through reflect). A self-test at first use reads it
+//     back for a known heap object and a known non-heap address; if that
 //     fails (a future runtime), this test is off and only test 1 runs.
+//     Pinning passes the address as a pointer, which the collector checks
+//     while the call runs; an address in a freed part of the heap could
+//     trip that check, so test 2 runs only where test 1 found nothing.
 //
 // What Check cannot see: the start and end of the range are probed, so a
 // range that begins and ends outside Go memory but covers some in between is
@@ -206,6 +209,10 @@ func Check(p uintptr, n uint64) error {
 		learn(probe(64))
 		learn(probe(64 << 10))
 	}
+	if a, ok := knownArena(lo, hi); ok {
+		return fmt.Errorf("[%#x, +%d) reaches into the Go runtime's heap arena [%#x, +%d), which holds heap objects and goroutine stacks",
+			p, n, a, arenaBytes)
+	}
 	if pinWorks() {
 		for _, a := range []uintptr{lo, hi} {
 			if heap, _ := pinned(a); heap {
@@ -213,10 +220,6 @@ func Check(p uintptr, n uint64) error {
 				return fmt.Errorf("address %#x is inside a Go heap object", a)
 			}
 		}
-	}
-	if a, ok := knownArena(lo, hi); ok {
-		return fmt.Errorf("[%#x, +%d) reaches into the Go runtime's heap arena [%#x, +%d), which holds heap objects and goroutine stacks",
-			p, n, a, arenaBytes)
 	}
 	return nil
 }
