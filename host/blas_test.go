@@ -218,6 +218,11 @@ func TestGemmValidation(t *testing.T) {
 		{"strided C past the end", func(g *vendorapi.Gemm) { g.C = small }, d.GemmStridedBatched},
 		{"stride below address 0", func(g *vendorapi.Gemm) { g.StrideA = -1 << 60 }, d.GemmStridedBatched},
 		{"huge stride", func(g *vendorapi.Gemm) { g.StrideB = math.MaxInt64 }, d.GemmStridedBatched},
+		{"negative stride", func(g *vendorapi.Gemm) { g.StrideC = -4 }, d.GemmStridedBatched},
+		{"batch count 1<<40", func(g *vendorapi.Gemm) { g.BatchCount = 1 << 40 }, d.GemmStridedBatched},
+		{"batch count over the BLAS limit", func(g *vendorapi.Gemm) { g.BatchCount = vendorapi.MaxGemmDim + 1 }, d.GemmBatched},
+		{"batch count over the BLAS limit, single gemm", func(g *vendorapi.Gemm) { g.BatchCount = vendorapi.MaxGemmDim + 1 }, d.Gemm},
+		{"k over the BLAS limit", func(g *vendorapi.Gemm) { g.K, g.LDB = vendorapi.MaxGemmDim+1, vendorapi.MaxGemmDim+1 }, d.Gemm},
 		{"pointer arrays past the end", func(g *vendorapi.Gemm) { g.BatchCount = 5; g.A = small }, d.GemmBatched},
 		{"unknown handle", func(*vendorapi.Gemm) {}, func(_ vendorapi.BLASHandle, g vendorapi.Gemm) error {
 			return d.Gemm(vendorapi.BLASHandle{Device: 0, Handle: 999999}, g)

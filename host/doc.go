@@ -9,7 +9,10 @@
 //
 // Every device range a call or a kernel touches is checked against the live
 // allocations, when the work is queued and again when it runs, so bad input
-// is an error (matching vendorapi.ErrInvalidValue), never a crash.
+// is an error (matching vendorapi.ErrInvalidValue), never a crash. Each
+// allocation is followed by a guard page, and freed ranges stay reserved
+// without access for a while (a quarantine), so a pointer one past an
+// allocation or kept after Free never reaches another allocation.
 //
 // TERNION_HOST_DEVICES simulates several devices (all peers of each other) and
 // TERNION_HOST_MEMORY sets each device's memory limit; see OptionsFromEnv.

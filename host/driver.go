@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -63,8 +62,9 @@ type Driver struct {
 	// memMu guards the memory tables. Work that touches device memory holds it
 	// for reading, so nothing is unmapped under a running copy or kernel.
 	memMu      sync.RWMutex
-	regions    table // device allocations, pinned host memory, VMM reserves
-	registered table // HostRegister ranges
+	regions    table      // device allocations, pinned host memory, VMM reserves, freed ranges in quarantine
+	registered table      // HostRegister ranges
+	freed      quarantine // freed ranges still reserved, oldest first
 	chunks     map[uintptr]*chunk
 	used       []uint64 // bytes allocated per device
 	peer       [][]bool // peer[dev][owner]: dev may access owner's memory
@@ -215,22 +215,29 @@ func (d *Driver) setPeer(call string, dev, peer int, on bool) error {
 	return nil
 }
 
-// DeviceSynchronize waits for every stream of dev and returns the first
-// unreported error of their asynchronous work. It fails, invalidating the
-// capture, when a stream of dev is capturing.
+// DeviceSynchronize waits for the work queued on dev's streams before the
+// call (not for work queued while it waits) and returns the first unreported
+// error of their asynchronous work. It fails, invalidating the capture, when
+// a stream of dev is capturing.
 func (d *Driver) DeviceSynchronize(dev int) error {
 	const call = "hostDeviceSynchronize"
 	if err := d.checkDev(call, dev); err != nil {
 		return err
 	}
+	type wait struct {
+		s *stream
+		t uint64
+	}
 	d.mu.Lock()
-	var list []*stream
+	var list []wait
 	var capturing []*stream
 	for _, s := range d.streams {
 		if s.dev != dev {
 			continue
 		}
-		list = append(list, s)
+		s.mu.Lock()
+		list = append(list, wait{s, s.queued})
+		s.mu.Unlock()
 		if s.capture != nil {
 			capturing = append(capturing, s)
 		}
@@ -244,8 +251,11 @@ func (d *Driver) DeviceSynchronize(dev int) error {
 			"stream %d is capturing; synchronizing the device invalidated its capture", capturing[0].id)
 	}
 	var first error
-	for _, s := range list {
-		if err := s.wait(true); err != nil && first == nil {
+	for _, w := range list {
+		w.s.mu.Lock()
+		err := w.s.waitFor(w.t, true)
+		w.s.mu.Unlock()
+		if err != nil && first == nil {
 			first = err
 		}
 	}
@@ -286,15 +296,17 @@ func (d *Driver) Close() error {
 	defer d.memMu.Unlock()
 	var first error
 	// unmapRegion removes r from d.regions, so range over a copy.
-	for _, r := range slices.Clone(d.regions) {
-		if err := d.unmapRegion(r); err != nil && first == nil {
+	for _, r := range d.regions.Ranges() {
+		if err := d.unmapRegion(r.Val); err != nil && first == nil {
 			first = err
 		}
 	}
 	for _, c := range d.chunks {
 		c.release()
 	}
-	d.regions, d.registered = nil, nil
+	d.regions.Clear()
+	d.registered.Clear()
+	d.freed = quarantine{}
 	d.chunks = map[uintptr]*chunk{}
 	for i := range d.used {
 		d.used[i] = 0

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -15,49 +14,24 @@ import (
 
 type spanFunc func(what string, dev int, p vendorapi.DevicePtr, size, align uint64) ([]byte, *vendorapi.Error)
 
-// operand is one gemm matrix as stored: column-major rows×cols with leading
-// dimension ld, elems elements from its first to its last.
+// operand is one gemm matrix as stored: bytes from its first element to its
+// last, elements of es bytes, matrices of a strided batch stride elements apart.
 type operand struct {
 	name   string
 	ptr    vendorapi.DevicePtr
 	es     uint64 // element size
-	elems  uint64
+	bytes  uint64
 	stride int64
 }
 
-// operands returns A, B and C of g as stored.
+// operands returns A, B and C of g, which passed Validate.
 func operands(g *vendorapi.Gemm) [3]operand {
-	rowsA, colsA, rowsB, colsB := g.StoredShapes()
+	a, b, c := g.Extents(1)
 	return [3]operand{
-		{"A", g.A, uint64(g.AType.Size()), extent(rowsA, colsA, g.LDA), g.StrideA},
-		{"B", g.B, uint64(g.BType.Size()), extent(rowsB, colsB, g.LDB), g.StrideB},
-		{"C", g.C, uint64(g.CType.Size()), extent(g.M, g.N, g.LDC), g.StrideC},
+		{"A", g.A, uint64(g.AType.Size()), a, g.StrideA},
+		{"B", g.B, uint64(g.BType.Size()), b, g.StrideB},
+		{"C", g.C, uint64(g.CType.Size()), c, g.StrideC},
 	}
-}
-
-// extent is the elements a column-major rows×cols matrix with leading
-// dimension ld spans (saturating instead of overflowing).
-func extent(rows, cols, ld int) uint64 {
-	if rows <= 0 || cols <= 0 {
-		return 0
-	}
-	return addSat(mulSat(uint64(cols-1), uint64(ld)), uint64(rows))
-}
-
-func mulSat(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi != 0 {
-		return math.MaxUint64
-	}
-	return lo
-}
-
-func addSat(a, b uint64) uint64 {
-	s, c := bits.Add64(a, b, 0)
-	if c != 0 {
-		return math.MaxUint64
-	}
-	return s
 }
 
 // gemmScalars returns alpha and beta as the gemm uses them: rounded to half
@@ -72,7 +46,7 @@ func gemmScalars(g *vendorapi.Gemm) (alpha, beta float32) {
 // prepareGemm resolves a gemm node's matrices (A and B only when they are
 // read: K > 0 and alpha ≠ 0). Pointer arrays of a batched gemm are read only
 // when exec is set. The caller holds memMu.
-func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, fail func(string, ...any) *vendorapi.Error) (func() error, *vendorapi.Error) {
+func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, _ func(string, ...any) *vendorapi.Error) (func() error, *vendorapi.Error) {
 	g := n.gemm
 	batches := 1
 	if n.kind != nodeGemm {
@@ -80,9 +54,6 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, fail func(strin
 	}
 	if g.M == 0 || g.N == 0 || batches == 0 {
 		return nil, nil
-	}
-	if batches > 1<<40 {
-		return nil, fail("batch count %d is too large", batches)
 	}
 	alpha, beta := gemmScalars(&g)
 	readAB := g.K > 0 && alpha != 0
@@ -94,38 +65,28 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, fail func(strin
 	case nodeGemm:
 		for i, o := range ops {
 			if used(i) {
-				if mem[i], err = dspan(o.name, n.dev, o.ptr, mulSat(o.elems, o.es), o.es); err != nil {
+				if mem[i], err = dspan(o.name, n.dev, o.ptr, o.bytes, o.es); err != nil {
 					return nil, err
 				}
 			}
 		}
 		return func() error { gemmOne(&g, alpha, beta, mem[0], mem[1], mem[2]); return nil }, nil
 	case nodeGemmStrided:
-		var lo [3]int64
-		for i, o := range ops {
-			if !used(i) {
-				continue
-			}
-			var total uint64
-			var ok bool
-			if lo[i], total, ok = hull(o.stride, batches, o.elems); !ok {
-				return nil, fail("%s: stride %d over %d batches overflows", o.name, o.stride, batches)
-			}
-			below := mulSat(uint64(-lo[i]), o.es)
-			if below > uint64(o.ptr) {
-				return nil, fail("%s: stride %d reaches below address 0", o.name, o.stride)
-			}
-			if mem[i], err = dspan(o.name, n.dev, o.ptr-vendorapi.DevicePtr(below), mulSat(total, o.es), o.es); err != nil {
-				return nil, err
+		a, b, c := g.Extents(batches) // Validate refused negative strides and overflowing extents
+		for i, total := range [3]uint64{a, b, c} {
+			if used(i) {
+				if mem[i], err = dspan(ops[i].name, n.dev, ops[i].ptr, total, ops[i].es); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return func() error {
 			var m [3][]byte
-			for b := range int64(batches) {
+			for b := range uint64(batches) {
 				for i, o := range ops {
 					if used(i) {
-						off := uint64(b*o.stride-lo[i]) * o.es
-						m[i] = mem[i][off : off+o.elems*o.es]
+						off := b * uint64(o.stride) * o.es
+						m[i] = mem[i][off : off+o.bytes]
 					}
 				}
 				gemmOne(&g, alpha, beta, m[0], m[1], m[2])
@@ -152,7 +113,7 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, fail func(strin
 			}
 			p := vendorapi.DevicePtr(binary.LittleEndian.Uint64(mem[i][8*b:]))
 			what := fmt.Sprintf("%s[%d]", o.name, b)
-			if mats[b][i], err = dspan(what, n.dev, p, mulSat(o.elems, o.es), o.es); err != nil {
+			if mats[b][i], err = dspan(what, n.dev, p, o.bytes, o.es); err != nil {
 				return nil, err
 			}
 		}
@@ -163,25 +124,6 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, fail func(strin
 		}
 		return nil
 	}, nil
-}
-
-// hull returns the element range that batches matrices of elems elements,
-// stride elements apart, cover: it starts lo (≤ 0) elements from the first
-// matrix and is total elements long.
-func hull(stride int64, batches int, elems uint64) (lo int64, total uint64, ok bool) {
-	n := int64(batches - 1)
-	if stride != 0 && n > 0 {
-		abs := uint64(stride)
-		if stride < 0 {
-			abs = uint64(-stride)
-		}
-		if abs > uint64(math.MaxInt64/2)/uint64(n) {
-			return 0, 0, false
-		}
-	}
-	last := n * stride
-	lo, hi := min(0, last), max(0, last)
-	return lo, addSat(uint64(hi-lo), elems), true
 }
 
 // gemmOne runs one column-major gemm on resolved matrices (a and b nil when

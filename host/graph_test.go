@@ -79,6 +79,8 @@ func TestCaptureAndReplay(t *testing.T) {
 		want := float32(round)
 		assert.Equal(t, 3*want, got[0], "round %d: the gemm adds 2 to y[0:4] each launch", round)
 		assert.Equal(t, want, got[n-1], "round %d: y += 1 each launch", round)
+		// The copy was captured after the event record: the event does not cover it.
+		require.NoError(t, d.StreamSynchronize(s))
 		assert.Equal(t, le.FromF32(got), bytesAt(hb.Ptr, 4*n), "the captured copy ran too")
 	}
 	_, err = d.EventElapsed(ev, ev)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"testing"
+	"time"
 
 	"github.com/ternion/ternion/internal/le"
 
@@ -56,4 +57,41 @@ func requireHostErr(t *testing.T, err error, kind error, msgAndArgs ...any) *ven
 	require.NotEmpty(t, ve.Call)
 	require.NotEmpty(t, ve.CodeName)
 	return ve
+}
+
+// patience bounds every wait for something that must happen: past it the
+// test fails instead of hanging the package. It is not a timing assertion;
+// it only has to be far longer than any run needs, under -race on two cores.
+const patience = 2 * time.Minute
+
+// async runs f on a goroutine; its result arrives on the returned channel.
+func async(f func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	return ch
+}
+
+// await returns the result f sent on ch (see async), failing t when none
+// arrives within patience.
+func await(t *testing.T, ch <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(patience):
+		t.Fatalf("%s did not return within %v", what, patience)
+		return nil
+	}
+}
+
+// stillWaiting fails t when a result arrives on ch within a short while: the
+// call must be waiting for something the test has not released yet. (A slow
+// machine can only make this pass wrongly, never fail wrongly.)
+func stillWaiting(t *testing.T, ch <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		t.Fatalf("%s returned (%v) before the work it waits for could run", what, err)
+	case <-time.After(50 * time.Millisecond):
+	}
 }

@@ -10,19 +10,29 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ternion/ternion/internal/gomem"
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// mmapAnon maps size bytes of fresh zeroed read-write memory.
-func mmapAnon(size uint64) ([]byte, error) {
-	p, err := unix.MmapPtr(-1, 0, nil, uintptr(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+// mmapGuarded maps size bytes (rounded up to whole pages, at least one) of
+// fresh zeroed read-write memory followed by one guard page without access,
+// so that an address one past the end of the memory is never inside the next
+// mapping. It returns the usable bytes and the whole mapping.
+func (d *Driver) mmapGuarded(size uint64) (mem, mapped []byte, err error) {
+	n := roundUp(max(size, 1), d.page)
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(n+d.page), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return unsafe.Slice((*byte)(p), size), nil
+	mapped = unsafe.Slice((*byte)(p), n+d.page)
+	if err := unix.Mprotect(mapped[n:], unix.PROT_NONE); err != nil {
+		_ = munmap(mapped)
+		return nil, nil, err
+	}
+	return mapped[:size:size], mapped, nil
 }
 
-// munmap unmaps a mapping made by mmapAnon or VMMReserve.
+// munmap unmaps a mapping made by mmapGuarded or VMMReserve.
 func munmap(b []byte) error {
 	if len(b) == 0 {
 		return nil
@@ -63,14 +73,31 @@ func (d *Driver) malloc(call string, dev int, size uint64) (vendorapi.DevicePtr,
 	if err := d.reserveBytes(call, dev, size); err != nil {
 		return 0, err
 	}
-	b, err := mmapAnon(roundUp(max(size, 1), d.page))
+	mem, mapped, err := d.mmapGuarded(size)
 	if err != nil {
 		d.used[dev] -= size
 		return 0, osErr(call, dev, "mmap", err)
 	}
-	r := &region{kind: regDevice, dev: dev, base: addr(b), mem: b[:size], mapped: b, size: size, writable: true}
-	d.regions.insert(r)
+	r := &region{kind: regDevice, dev: dev, base: addr(mapped), mem: mem, mapped: mapped, size: size, writable: true}
+	if err := d.insertMapped(call, r); err != nil {
+		d.used[dev] -= size
+		return 0, err
+	}
 	return vendorapi.DevicePtr(r.base), nil
+}
+
+// insertMapped adds r, just mapped, to the region table. The table keeps
+// every range the driver has mapped, so mmap cannot return one of them
+// unless a mapping was unmapped behind the driver's back (munmap of a device
+// pointer); then r is unmapped again and the call fails. The caller holds
+// memMu for writing.
+func (d *Driver) insertMapped(call string, r *region) error {
+	if d.regions.insert(r) {
+		return nil
+	}
+	_ = munmap(r.mapped)
+	return newErr(errOperatingSystem, call, r.dev,
+		"mmap returned %#x, inside a range the driver has mapped: was a driver mapping unmapped behind its back?", r.base)
 }
 
 // reserveBytes counts size bytes against dev's limit or reports out of memory.
@@ -85,8 +112,13 @@ func (d *Driver) reserveBytes(call string, dev int, size uint64) error {
 	return nil
 }
 
-// Free unmaps memory from Malloc after the work queued on every stream that
-// might use it has completed. Freeing 0 is a no-op.
+// Free releases memory from Malloc after the work queued so far that might
+// use it has completed (as cudaFree synchronizes): the work of dev's streams,
+// of streams of devices with peer access to dev, and copies between devices
+// queued elsewhere. Work queued after the call starts is not waited for.
+// Freeing 0 is a no-op. The freed addresses stay reserved for a while (see
+// quarantine), so a second Free of p, or a copy through p, is an error even
+// when an allocation was made in between.
 func (d *Driver) Free(dev int, p vendorapi.DevicePtr) error {
 	const call = "hostFree"
 	if err := d.checkDev(call, dev); err != nil {
@@ -95,55 +127,38 @@ func (d *Driver) Free(dev int, p vendorapi.DevicePtr) error {
 	if p == 0 {
 		return nil
 	}
-	d.quiesce()
+	d.settleDevices(1 << dev)
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
 	r := d.regions.at(uintptr(p))
-	if r == nil || r.kind != regDevice {
+	switch {
+	case r != nil && r.kind == regFreed && r.was == regDevice:
+		return invalid(call, dev, "address %#x was freed already", uintptr(p))
+	case r == nil || r.kind != regDevice:
 		return invalid(call, dev, "address %#x is not the start of a live allocation", uintptr(p))
-	}
-	if r.dev != dev {
+	case r.dev != dev:
 		return invalid(call, dev, "address %#x was allocated on device %d", uintptr(p), r.dev)
 	}
-	return d.unmapRegion(r)
+	return d.retire(r)
 }
 
-// unmapRegion unmaps r, forgets it and returns its bytes to its device.
-// The caller holds memMu for writing.
+// unmapRegion unmaps r at once, forgets it and returns its bytes to its
+// device, for Close. The caller holds memMu for writing.
 func (d *Driver) unmapRegion(r *region) error {
-	var err error
 	switch r.kind {
-	case regDevice, regPinned:
-		err = munmap(r.mapped)
-		if r.kind == regDevice {
-			d.used[r.dev] -= r.size
-		}
+	case regDevice:
+		d.used[r.dev] -= r.size
 	case regReserve:
-		for _, m := range r.maps {
-			m.chunk.unref(d)
+		for m := range r.maps.Overlapping(0, uint64(len(r.mem))) {
+			m.Val.chunk.unref(d)
 		}
-		r.maps = nil
-		err = munmap(r.mem)
+		r.maps.Clear()
 	}
 	d.regions.remove(r)
-	if err != nil {
+	if err := munmap(r.mapped); err != nil {
 		return osErr("hostFree", r.dev, "munmap", err)
 	}
 	return nil
-}
-
-// quiesce waits until every stream has run all the work queued on it so far,
-// as cudaFree synchronizes the device. Errors stay with their streams.
-func (d *Driver) quiesce() {
-	d.mu.Lock()
-	list := make([]*stream, 0, len(d.streams))
-	for _, s := range d.streams {
-		list = append(list, s)
-	}
-	d.mu.Unlock()
-	for _, s := range list {
-		s.wait(false)
-	}
 }
 
 // HostAlloc maps size bytes of pinned host memory.
@@ -152,36 +167,49 @@ func (d *Driver) HostAlloc(size uint64) (vendorapi.HostBuffer, error) {
 	if size > maxMapping {
 		return vendorapi.HostBuffer{}, newErr(errMemoryAllocation, call, -1, "out of memory: requested %d bytes", size)
 	}
-	b, err := mmapAnon(roundUp(max(size, 1), d.page))
+	mem, mapped, err := d.mmapGuarded(size)
 	if err != nil {
 		return vendorapi.HostBuffer{}, osErr(call, -1, "mmap", err)
 	}
-	r := &region{kind: regPinned, dev: -1, base: addr(b), mem: b[:size], mapped: b, writable: true}
+	r := &region{kind: regPinned, dev: -1, base: addr(mapped), mem: mem, mapped: mapped, writable: true}
 	d.memMu.Lock()
-	d.regions.insert(r)
-	d.memMu.Unlock()
+	defer d.memMu.Unlock()
+	if err := d.insertMapped(call, r); err != nil {
+		return vendorapi.HostBuffer{}, err
+	}
 	return vendorapi.HostBuffer{Ptr: r.base, Size: size}, nil
 }
 
-// HostFree unmaps memory from HostAlloc once queued work is done with it.
+// HostFree releases memory from HostAlloc once the work queued so far on any
+// stream is done (any device may use pinned memory). Like Free, it keeps the
+// addresses reserved for a while, so a second HostFree is an error.
 func (d *Driver) HostFree(b vendorapi.HostBuffer) error {
 	const call = "hostFreeHost"
 	if b.Ptr == 0 {
 		return nil
 	}
-	d.quiesce()
+	d.settleAll()
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
 	r := d.regions.at(b.Ptr)
-	if r == nil || r.kind != regPinned {
+	switch {
+	case r != nil && r.kind == regFreed && r.was == regPinned:
+		return invalid(call, -1, "address %#x was freed already", b.Ptr)
+	case r == nil || r.kind != regPinned:
 		return invalid(call, -1, "address %#x is not the start of a pinned host allocation", b.Ptr)
 	}
-	return d.unmapRegion(r)
+	return d.retire(r)
 }
 
 // HostRegister records [ptr, ptr+size) as pinned memory that asynchronous
-// copies may use. The range must be mapped memory of this process; a
-// read-only range may only be copied from.
+// copies may use. The range must be mapped memory of this process and not
+// Go's; a read-only range may only be copied from. Go memory is refused where
+// it can be recognized (the garbage collector may free or move it): a range
+// that starts or ends inside a live Go heap object, or that touches a heap
+// arena the driver has seen holding heap objects or goroutine stacks. Go gives
+// no complete test, so a range that merely passes over Go memory, in an arena
+// not seen, is not caught. Package variables are not refused: they are
+// never moved or freed.
 func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	const call = "hostHostRegister"
 	if ptr == 0 || size == 0 || size > maxMapping || ptr+uintptr(size) < ptr {
@@ -190,6 +218,10 @@ func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	mapped, writable := procMapped(ptr, ptr+uintptr(size))
 	if !mapped {
 		return invalid(call, -1, "range [%#x, +%d) is not mapped memory of this process", ptr, size)
+	}
+	if err := gomem.Check(ptr, size); err != nil {
+		return invalid(call, -1, "range [%#x, +%d) is Go memory, which the garbage collector may free or move (%v); register memory from mmap or C",
+			ptr, size, err)
 	}
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
@@ -200,10 +232,11 @@ func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	return nil
 }
 
-// HostUnregister forgets a range from HostRegister once queued work is done with it.
+// HostUnregister forgets a range from HostRegister once the work queued so
+// far on any stream is done.
 func (d *Driver) HostUnregister(ptr uintptr) error {
 	const call = "hostHostUnregister"
-	d.quiesce()
+	d.settleAll()
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
 	r := d.registered.at(ptr)

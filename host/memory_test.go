@@ -227,6 +227,34 @@ func TestPinnedAndRegistered(t *testing.T) {
 	requireHostErr(t, d.HostFree(hb), vendorapi.ErrInvalidValue, "double HostFree")
 }
 
+// goSink keeps test buffers on the Go heap.
+var goSink []any
+
+// TestHostRegisterRefusesGoMemory checks that Go heap memory (the garbage
+// collector may free it) cannot be registered. (Stacks, which it may move,
+// are internal/gomem's tests: a stack address in a test moves with the stack.)
+func TestHostRegisterRefusesGoMemory(t *testing.T) {
+	d := newDriver(t, Options{})
+	small, large := make([]byte, 4096), make([]byte, 4<<20)
+	goSink = append(goSink, small, large)
+	t.Cleanup(func() { goSink = nil })
+	for _, c := range []struct {
+		name string
+		p    uintptr
+		n    uint64
+	}{
+		{"make([]byte, 4096)", addr(small), 4096},
+		{"make([]byte, 4 MiB)", addr(large), 4 << 20},
+		{"inside a heap slice", addr(large[4096:]), 4096},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ve := requireHostErr(t, d.HostRegister(c.p, c.n), vendorapi.ErrInvalidValue)
+			assert.Contains(t, ve.Message, "Go memory")
+			requireHostErr(t, d.HostUnregister(c.p), vendorapi.ErrInvalidValue, "nothing was registered")
+		})
+	}
+}
+
 // TestFreeWaitsForQueuedWork checks that Free lets queued work finish, as
 // cudaFree synchronizes, instead of failing it.
 func TestFreeWaitsForQueuedWork(t *testing.T) {

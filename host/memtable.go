@@ -2,8 +2,8 @@ package host
 
 import (
 	"fmt"
-	"sort"
 
+	"github.com/ternion/ternion/internal/ranges"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -15,6 +15,7 @@ const (
 	regPinned                           // HostAlloc: pinned host memory, reachable from every device
 	regReserve                          // VMMReserve: address space backed by mappings
 	regRegistered                       // HostRegister: caller's memory, for asynchronous copies
+	regFreed                            // freed memory kept reserved, inaccessible, in quarantine
 )
 
 func (k regionKind) String() string {
@@ -27,73 +28,66 @@ func (k regionKind) String() string {
 		return "VMM reserved range"
 	case regRegistered:
 		return "registered host range"
+	case regFreed:
+		return "freed range"
 	}
 	return "region"
 }
 
-// region is one live range of memory the driver knows about.
+// region is one range of memory the driver knows about.
 type region struct {
 	kind     regionKind
-	dev      int // owner device; -1 for host memory
+	was      regionKind // regFreed: what the range was before it was freed
+	dev      int        // owner device; -1 for host memory
 	base     uintptr
 	mem      []byte // the usable bytes, [base, base+len(mem))
-	mapped   []byte // the whole mapping to munmap (device and pinned memory)
+	mapped   []byte // the whole mapping to unmap, guard page included (not for registered ranges)
 	size     uint64 // bytes accounted against dev
 	writable bool
-	maps     []*mapping // regReserve: mappings sorted by offset
+	maps     ranges.Table[*mapping] // regReserve: mappings, by offset in the range
 }
 
-func (r *region) end() uintptr { return r.base + uintptr(len(r.mem)) }
+// extent is the range of addresses r occupies in its table: the whole
+// mapping (slack and guard page included) or the registered bytes.
+func (r *region) extent() ranges.Range[*region] {
+	n := max(len(r.mapped), len(r.mem))
+	return ranges.Range[*region]{Lo: uint64(r.base), Hi: uint64(r.base) + uint64(n), Val: r}
+}
+
+// stale says that address a is in freed region r.
+func (r *region) stale(a uintptr) string {
+	return fmt.Sprintf("address %#x is in a %s at %#x that was freed", a, r.was, r.base)
+}
 
 // mapping is a physical chunk mapped into a reserved range.
 type mapping struct {
-	off, size uint64
-	chunk     *chunk
-	access    uint32 // bit d set: device d may read and write it
+	chunk  *chunk
+	access uint32 // bit d set: device d may read and write it
 }
 
 // table is a set of disjoint regions sorted by base address.
-type table []*region
+type table struct{ ranges.Table[*region] }
 
-// find returns the region containing address p, or nil.
-func (t table) find(p uintptr) *region {
-	i := sort.Search(len(t), func(i int) bool { return t[i].base > p }) - 1
-	if i >= 0 && p < t[i].end() {
-		return t[i]
-	}
-	return nil
+// find returns the region whose extent contains address p, or nil.
+func (t *table) find(p uintptr) *region {
+	r, _ := t.Find(uint64(p))
+	return r.Val
 }
 
 // at returns the region starting exactly at p, or nil.
-func (t table) at(p uintptr) *region {
-	i := sort.Search(len(t), func(i int) bool { return t[i].base >= p })
-	if i < len(t) && t[i].base == p {
-		return t[i]
-	}
-	return nil
+func (t *table) at(p uintptr) *region {
+	r, _ := t.At(uint64(p))
+	return r.Val
 }
 
 // overlaps reports whether any region intersects [lo, hi).
-func (t table) overlaps(lo, hi uintptr) bool {
-	i := sort.Search(len(t), func(i int) bool { return t[i].end() > lo })
-	return i < len(t) && t[i].base < hi
-}
+func (t *table) overlaps(lo, hi uintptr) bool { return t.Overlaps(uint64(lo), uint64(hi)) }
 
-func (t *table) insert(r *region) {
-	i := sort.Search(len(*t), func(i int) bool { return (*t)[i].base >= r.base })
-	*t = append(*t, nil)
-	copy((*t)[i+1:], (*t)[i:])
-	(*t)[i] = r
-}
+// insert adds r; false when it overlaps a region of t.
+func (t *table) insert(r *region) bool { return t.Insert(r.extent()) }
 
-func (t *table) remove(r *region) {
-	for i, x := range *t {
-		if x == r {
-			*t = append((*t)[:i], (*t)[i+1:]...)
-			return
-		}
-	}
-}
+// remove forgets r.
+func (t *table) remove(r *region) { t.Remove(uint64(r.base)) }
 
 // span resolves [p, p+size) as memory device dev may use and returns its bytes;
 // why is empty on success and otherwise says what is wrong. A zero size is
@@ -114,8 +108,11 @@ func (d *Driver) span(dev int, p vendorapi.DevicePtr, size, align uint64) (b []b
 	if r == nil {
 		return nil, fmt.Sprintf("address %#x is not in any live allocation", a)
 	}
+	if r.kind == regFreed {
+		return nil, r.stale(a)
+	}
 	off := uint64(a - r.base)
-	if size > uint64(len(r.mem))-off {
+	if off >= uint64(len(r.mem)) || size > uint64(len(r.mem))-off {
 		return nil, fmt.Sprintf("range [%#x, +%d) runs past the end of its %s [%#x, +%d)", a, size, r.kind, r.base, len(r.mem))
 	}
 	switch r.kind {
@@ -137,16 +134,18 @@ func (d *Driver) span(dev int, p vendorapi.DevicePtr, size, align uint64) (b []b
 // covered checks that [off, off+size) of a reserve is mapped throughout and
 // accessible from dev.
 func (r *region) covered(dev int, off, size uint64) string {
-	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off+r.maps[i].size > off })
 	at, end := off, off+size
-	for ; at < end; i++ {
-		if i >= len(r.maps) || r.maps[i].off > at {
-			return fmt.Sprintf("offset %d of the reserved range is not mapped", at)
+	for m := range r.maps.Overlapping(off, end) {
+		if m.Lo > at {
+			break
 		}
-		if r.maps[i].access&(1<<dev) == 0 {
-			return fmt.Sprintf("the mapping at offset %d is not accessible from device %d (VMMSetAccess)", r.maps[i].off, dev)
+		if m.Val.access&(1<<dev) == 0 {
+			return fmt.Sprintf("the mapping at offset %d is not accessible from device %d (VMMSetAccess)", m.Lo, dev)
 		}
-		at = r.maps[i].off + r.maps[i].size
+		at = m.Hi
+	}
+	if at < end {
+		return fmt.Sprintf("offset %d of the reserved range is not mapped", at)
 	}
 	return ""
 }
@@ -161,6 +160,9 @@ func (d *Driver) hostSpan(h vendorapi.HostBuffer, write bool) ([]byte, string) {
 		return nil, "null host pointer"
 	}
 	r := d.regions.find(h.Ptr)
+	if r != nil && r.kind == regFreed && r.was == regPinned {
+		return nil, "host " + r.stale(h.Ptr)
+	}
 	if r == nil || r.kind != regPinned {
 		r = d.registered.find(h.Ptr)
 	}
@@ -168,7 +170,7 @@ func (d *Driver) hostSpan(h vendorapi.HostBuffer, write bool) ([]byte, string) {
 		return nil, fmt.Sprintf("host address %#x is not pinned (HostAlloc) or registered (HostRegister) memory", h.Ptr)
 	}
 	off := uint64(h.Ptr - r.base)
-	if h.Size > uint64(len(r.mem))-off {
+	if off >= uint64(len(r.mem)) || h.Size > uint64(len(r.mem))-off {
 		return nil, fmt.Sprintf("host range [%#x, +%d) runs past the end of its %s [%#x, +%d)", h.Ptr, h.Size, r.kind, r.base, len(r.mem))
 	}
 	if write && !r.writable {

@@ -46,18 +46,28 @@ type item struct {
 }
 
 // stream is an in-order queue run by one goroutine.
+//
+// Items are numbered as they are queued (tickets 1, 2, …) and complete in
+// that order, so "everything queued before this call" is a ticket: a
+// synchronizing call takes the latest ticket and waits until done reaches
+// it, never for work queued after it started.
 type stream struct {
 	id  uintptr
 	dev int
 	d   *Driver
 
 	mu      sync.Mutex
-	cond    sync.Cond // signalled when items arrive, on closing, and when the queue drains
+	cond    sync.Cond // signalled when items arrive, on closing, and, while someone waits, when an item completes
 	queue   []item
-	pending int // queued or running items
+	queued  uint64 // items ever queued: the ticket of the latest
+	done    uint64 // items completed
+	waiters int    // goroutines waiting for done to reach a ticket
 	closing bool
 	sticky  *asyncErr // first unreported error
 	exited  chan struct{}
+	// foreign[x] is the ticket of the latest item using the memory of device
+	// x ≠ dev without peer access: a copy between devices.
+	foreign [MaxDevices]uint64
 
 	capture *capture // guarded by Driver.mu
 }
@@ -92,8 +102,8 @@ func (s *stream) loop() {
 		if err != nil && s.sticky == nil {
 			s.sticky = &asyncErr{err: err}
 		}
-		s.pending--
-		if s.pending == 0 {
+		s.done++
+		if s.waiters > 0 {
 			s.cond.Broadcast()
 		}
 		s.mu.Unlock()
@@ -133,18 +143,31 @@ func (s *stream) push(items []item) {
 	}
 	s.mu.Lock()
 	s.queue = append(s.queue, items...)
-	s.pending += len(items)
+	for _, it := range items {
+		s.queued++
+		if n := it.n; n != nil {
+			if n.dev != s.dev {
+				s.foreign[n.dev] = s.queued
+			}
+			if (n.kind == nodePeer || n.kind == node2D) && n.srcDev != s.dev {
+				s.foreign[n.srcDev] = s.queued
+			}
+		}
+	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
 }
 
-// wait blocks until the queue is drained; with take it returns (and clears)
-// the stream's unreported error.
-func (s *stream) wait(take bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.pending > 0 {
-		s.cond.Wait()
+// waitFor blocks until the item with ticket t (and so every earlier one) has
+// completed; with take it then returns (and clears) the stream's unreported
+// error. The caller holds s.mu.
+func (s *stream) waitFor(t uint64, take bool) error {
+	if s.done < t {
+		s.waiters++
+		for s.done < t {
+			s.cond.Wait()
+		}
+		s.waiters--
 	}
 	if !take || s.sticky == nil {
 		return nil
@@ -153,6 +176,72 @@ func (s *stream) wait(take bool) error {
 	e.taken = true
 	s.sticky = nil
 	return e.err
+}
+
+// sync waits for the work queued on s so far (not for work queued while it
+// waits) and returns the stream's unreported error, taking it.
+func (s *stream) sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waitFor(s.queued, true)
+}
+
+// settle waits until every stream has completed the work queued on it so
+// far that upTo selects: upTo returns, for a stream whose mu is held, the
+// ticket to wait for (0: none). Errors stay with their streams.
+func (d *Driver) settle(upTo func(s *stream) uint64) {
+	type wait struct {
+		s *stream
+		t uint64
+	}
+	var waits []wait
+	d.mu.Lock()
+	for _, s := range d.streams {
+		s.mu.Lock()
+		if t := upTo(s); t > s.done {
+			waits = append(waits, wait{s, t})
+		}
+		s.mu.Unlock()
+	}
+	d.mu.Unlock()
+	for _, w := range waits {
+		w.s.mu.Lock()
+		_ = w.s.waitFor(w.t, false)
+		w.s.mu.Unlock()
+	}
+}
+
+// settleAll waits for the work queued so far on every stream: what any
+// device may use (pinned and registered host memory).
+func (d *Driver) settleAll() { d.settle(func(s *stream) uint64 { return s.queued }) }
+
+// settleDevices waits for the work queued so far that may use the memory of
+// the devices in mask (bit x: device x): all work of their streams and of
+// streams of devices with peer access to one of them, and on other streams
+// the copies between devices that involve one of them.
+func (d *Driver) settleDevices(mask uint32) {
+	var near uint32 // devices whose streams may use the memory directly
+	d.memMu.RLock()
+	for dev := range d.devices {
+		for owner := range d.devices {
+			if mask&(1<<owner) != 0 && (dev == owner || d.peer[dev][owner]) {
+				near |= 1 << dev
+			}
+		}
+	}
+	d.memMu.RUnlock()
+	d.settle(func(s *stream) uint64 {
+		if near&(1<<s.dev) != 0 {
+			return s.queued
+		}
+		var t uint64
+		for x := range d.devices {
+			if mask&(1<<x) != 0 {
+				t = max(t, s.foreign[x])
+			}
+		}
+		return t
+	})
 }
 
 // stop drains the queue and ends the goroutine.
@@ -216,15 +305,16 @@ func (st *stream) capturing(call string) error {
 		"stream %d is capturing; %s is not allowed during capture and invalidated it", st.id, call)
 }
 
-// StreamSynchronize waits for s's queued work and returns the first error of
-// that work not yet reported. It fails, invalidating the capture, while s is capturing.
+// StreamSynchronize waits for the work queued on s before the call (not for
+// work queued while it waits) and returns the first error of s's work not yet
+// reported. It fails, invalidating the capture, while s is capturing.
 func (d *Driver) StreamSynchronize(s vendorapi.Stream) error {
 	const call = "hostStreamSynchronize"
 	st, err := d.idleStream(call, s)
 	if err != nil {
 		return err
 	}
-	return st.wait(true)
+	return st.sync()
 }
 
 // StreamQuery returns nil when s is idle and an error matching ErrNotReady
@@ -236,7 +326,7 @@ func (d *Driver) StreamQuery(s vendorapi.Stream) error {
 		return err
 	}
 	st.mu.Lock()
-	busy := st.pending
+	busy := st.queued - st.done
 	st.mu.Unlock()
 	if busy > 0 {
 		return newErr(errNotReady, call, s.Device, "%d items queued", busy)

@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/binary"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,16 +13,33 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// gate blocks s until the returned function is called.
+// gate blocks s until the returned function is called, or until t ends: a
+// failing assertion must not leave the stream blocked (and the package
+// hanging until the test binary times out). release may be called again.
 func gate(t *testing.T, d *Driver, s vendorapi.Stream) (release func()) {
+	t.Helper()
+	release = block(lookup(t, d, s))
+	t.Cleanup(release)
+	return release
+}
+
+// lookup returns the stream behind s.
+func lookup(t *testing.T, d *Driver, s vendorapi.Stream) *stream {
 	t.Helper()
 	d.mu.Lock()
 	st := d.streams[s.Handle]
 	d.mu.Unlock()
 	require.NotNil(t, st)
+	return st
+}
+
+// block queues on st an item that waits until release is called; release
+// may be called more than once.
+func block(st *stream) (release func()) {
 	r := &record{done: make(chan struct{})}
 	st.push([]item{{wait: r}})
-	return func() { close(r.done) }
+	var once sync.Once
+	return func() { once.Do(func() { close(r.done) }) }
 }
 
 func TestStreamOrder(t *testing.T) {
@@ -148,15 +166,10 @@ func TestDeviceSynchronize(t *testing.T) {
 	s0, s1 := mkStream(t, d, 0), mkStream(t, d, 1)
 	r0 := gate(t, d, s0)
 	r1 := gate(t, d, s1)
-	done := make(chan error, 1)
-	go func() { done <- d.DeviceSynchronize(0) }()
-	select {
-	case <-done:
-		t.Fatal("DeviceSynchronize returned while a stream was blocked")
-	case <-time.After(20 * time.Millisecond):
-	}
+	done := async(func() error { return d.DeviceSynchronize(0) })
+	stillWaiting(t, done, "DeviceSynchronize while a stream of its device is blocked")
 	r0()
-	require.NoError(t, <-done, "device 1's blocked stream does not matter")
+	require.NoError(t, await(t, done, "DeviceSynchronize"), "device 1's blocked stream does not matter")
 	r1()
 	require.NoError(t, d.DeviceSynchronize(1))
 	requireHostErr(t, d.DeviceSynchronize(2), vendorapi.ErrInvalidValue)

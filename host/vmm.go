@@ -3,11 +3,11 @@ package host
 import (
 	"errors"
 	"os"
-	"sort"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ternion/ternion/internal/ranges"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -61,30 +61,39 @@ func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error
 	}
 	all := unsafe.Slice((*byte)(p), size+d.gran)
 	head := roundUp(uint64(addr(all)), d.gran) - uint64(addr(all))
-	// Trim the unaligned head and the tail; failures only leak address space.
+	// Trim the unaligned head and the tail but for one guard page (the tail
+	// is at least a page: the head is at most gran-page); failures only leak
+	// address space.
 	_ = munmap(all[:head])
-	_ = munmap(all[head+size:])
-	r := &region{kind: regReserve, dev: dev, mem: all[head : head+size : head+size]}
+	_ = munmap(all[head+size+d.page:])
+	r := &region{kind: regReserve, dev: dev, mem: all[head : head+size : head+size], mapped: all[head : head+size+d.page]}
 	r.base = addr(r.mem)
 	d.memMu.Lock()
-	d.regions.insert(r)
-	d.memMu.Unlock()
+	defer d.memMu.Unlock()
+	if err := d.insertMapped(call, r); err != nil {
+		return vendorapi.VirtualRange{}, err
+	}
 	return vendorapi.VirtualRange{Device: dev, Base: vendorapi.DevicePtr(r.base), Size: size}, nil
 }
 
 // VMMFree releases a reserved range; it fails while mappings remain in it.
+// Like Free, it keeps the addresses reserved for a while, so a second VMMFree
+// is an error.
 func (d *Driver) VMMFree(vr vendorapi.VirtualRange) error {
 	const call = "hostMemAddressFree"
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
 	r := d.regions.at(uintptr(vr.Base))
+	if r != nil && r.kind == regFreed && r.was == regReserve {
+		return invalid(call, vr.Device, "[%#x, +%d) was freed already", uintptr(vr.Base), vr.Size)
+	}
 	if r == nil || r.kind != regReserve || uint64(len(r.mem)) != vr.Size {
 		return invalid(call, vr.Device, "[%#x, +%d) is not a reserved range", uintptr(vr.Base), vr.Size)
 	}
-	if len(r.maps) > 0 {
-		return invalid(call, r.dev, "%d mappings remain in the reserved range at %#x; unmap them first", len(r.maps), r.base)
+	if n := r.maps.Len(); n > 0 {
+		return invalid(call, r.dev, "%d mappings remain in the reserved range at %#x; unmap them first", n, r.base)
 	}
-	return d.unmapRegion(r)
+	return d.retire(r)
 }
 
 // VMMCreate allocates a physical chunk (a memfd), counted against dev's memory limit.
@@ -162,17 +171,14 @@ func (d *Driver) VMMMap(p vendorapi.DevicePtr, pc vendorapi.PhysicalChunk) error
 	if err != nil {
 		return err
 	}
-	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off+r.maps[i].size > off })
-	if i < len(r.maps) && r.maps[i].off < off+c.size {
-		return invalid(call, c.dev, "[%#x, +%d) overlaps the mapping at offset %d", uintptr(p), c.size, r.maps[i].off)
+	if r.maps.Overlaps(off, off+c.size) {
+		return invalid(call, c.dev, "[%#x, +%d) overlaps a mapping of its reserved range", uintptr(p), c.size)
 	}
 	_, merr := unix.MmapPtr(c.fd, 0, unsafe.Pointer(&r.mem[off]), uintptr(c.size), unix.PROT_NONE, unix.MAP_SHARED|unix.MAP_FIXED)
 	if merr != nil {
 		return osErr(call, c.dev, "mmap", merr)
 	}
-	r.maps = append(r.maps, nil)
-	copy(r.maps[i+1:], r.maps[i:])
-	r.maps[i] = &mapping{off: off, size: c.size, chunk: c}
+	r.maps.Insert(ranges.Range[*mapping]{Lo: off, Hi: off + c.size, Val: &mapping{chunk: c}})
 	c.refs++
 	return nil
 }
@@ -181,6 +187,9 @@ func (d *Driver) VMMMap(p vendorapi.DevicePtr, pc vendorapi.PhysicalChunk) error
 // at a multiple of the granularity. The caller holds memMu.
 func (d *Driver) reserveRange(call string, dev int, p vendorapi.DevicePtr, size uint64) (*region, uint64, error) {
 	r := d.regions.find(uintptr(p))
+	if r != nil && r.kind == regFreed {
+		return nil, 0, invalid(call, dev, "%s", r.stale(uintptr(p)))
+	}
 	if r == nil || r.kind != regReserve {
 		return nil, 0, invalid(call, dev, "address %#x is not in a reserved range", uintptr(p))
 	}
@@ -196,30 +205,16 @@ func (d *Driver) reserveRange(call string, dev int, p vendorapi.DevicePtr, size 
 
 // mappedRange returns the reserved region holding [p, p+size), p's offset in
 // it and the mappings that exactly tile the range. The caller holds memMu.
-func (d *Driver) mappedRange(call string, dev int, p vendorapi.DevicePtr, size uint64) (*region, uint64, []*mapping, error) {
+func (d *Driver) mappedRange(call string, dev int, p vendorapi.DevicePtr, size uint64) (*region, uint64, []ranges.Range[*mapping], error) {
 	r, off, err := d.reserveRange(call, dev, p, size)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	maps, ok := r.wholeMappings(off, size)
+	maps, ok := r.maps.Tiles(off, off+size)
 	if !ok {
 		return nil, 0, nil, invalid(call, dev, "[%#x, +%d) is not exactly covered by mappings", uintptr(p), size)
 	}
 	return r, off, maps, nil
-}
-
-// wholeMappings returns the mappings that exactly tile [off, off+size).
-func (r *region) wholeMappings(off, size uint64) ([]*mapping, bool) {
-	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off >= off })
-	start, at := i, off
-	for at < off+size {
-		if i >= len(r.maps) || r.maps[i].off != at {
-			return nil, false
-		}
-		at += r.maps[i].size
-		i++
-	}
-	return r.maps[start:i], at == off+size
 }
 
 // VMMSetAccess makes the mappings tiling [p, p+size) readable and writable from dev.
@@ -235,37 +230,46 @@ func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error
 		return err
 	}
 	for _, m := range maps {
-		if err := unix.Mprotect(r.mem[m.off:m.off+m.size], unix.PROT_READ|unix.PROT_WRITE); err != nil {
+		if err := unix.Mprotect(r.mem[m.Lo:m.Hi], unix.PROT_READ|unix.PROT_WRITE); err != nil {
 			return osErr(call, dev, "mprotect", err)
 		}
-		m.access |= 1 << dev
+		m.Val.access |= 1 << dev
 	}
 	return nil
 }
 
 // VMMUnmap unmaps the mappings tiling [p, p+size), leaving the range reserved,
-// after the work queued on every stream has completed.
+// after the work queued so far that may use them has completed (that of the
+// streams of the devices with access to them, and copies between devices
+// involving those devices); work queued after the call starts is not waited for.
 func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	const call = "hostMemUnmap"
 	if err := d.checkDev(call, dev); err != nil {
 		return err
 	}
-	d.quiesce()
+	d.memMu.RLock()
+	_, _, maps, err := d.mappedRange(call, dev, p, size)
+	var access uint32
+	for _, m := range maps {
+		access |= m.Val.access
+	}
+	d.memMu.RUnlock()
+	if err != nil {
+		return err
+	}
+	d.settleDevices(access)
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
 	r, off, maps, err := d.mappedRange(call, dev, p, size)
 	if err != nil {
 		return err
 	}
-	_, merr := unix.MmapPtr(-1, 0, unsafe.Pointer(&r.mem[off]), uintptr(size), unix.PROT_NONE,
-		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED|unix.MAP_NORESERVE)
-	if merr != nil {
-		return osErr(call, dev, "mmap", merr)
+	if err := inaccessible(r.mem[off : off+size]); err != nil {
+		return osErr(call, dev, "mmap", err)
 	}
 	for _, m := range maps {
-		m.chunk.unref(d)
+		m.Val.chunk.unref(d)
 	}
-	i := sort.Search(len(r.maps), func(i int) bool { return r.maps[i].off >= off })
-	r.maps = append(r.maps[:i], r.maps[i+len(maps):]...)
+	r.maps.RemoveWithin(off, off+size)
 	return nil
 }

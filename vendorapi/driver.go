@@ -54,7 +54,9 @@ type Memory interface {
 	HostAlloc(size uint64) (HostBuffer, error)
 	// HostFree releases memory from HostAlloc.
 	HostFree(b HostBuffer) error
-	// HostRegister page-locks existing non-Go memory (for example an mmap'd file).
+	// HostRegister page-locks existing non-Go memory (for example an mmap'd
+	// file). Go heap memory and goroutine stacks (the garbage collector may
+	// free or move them) are refused with ErrInvalidValue where recognized.
 	HostRegister(ptr uintptr, size uint64) error
 	// HostUnregister undoes HostRegister.
 	HostUnregister(ptr uintptr) error

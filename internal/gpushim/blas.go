@@ -125,13 +125,8 @@ func (d *Driver) gemm(call string, h vendorapi.BLASHandle, g vendorapi.Gemm, mod
 	if err != nil {
 		return err
 	}
-	if err := g.Validate(); err != nil {
+	if err := g.Validate(); err != nil { // the BLAS library's int range included
 		return contractError(d.vendor, call, h.Device, err)
-	}
-	for _, v := range []int{g.M, g.N, g.K, g.LDA, g.LDB, g.LDC, g.BatchCount} {
-		if v > math.MaxInt32 {
-			return d.invalid(call, h.Device, "size or leading dimension %d exceeds the BLAS library's int range", v)
-		}
 	}
 	batch := 1
 	if mode != C.TN_GEMM_ONE {
@@ -162,18 +157,11 @@ func (d *Driver) gemm(call string, h vendorapi.BLASHandle, g vendorapi.Gemm, mod
 
 // checkGemmMemory checks that the matrices (or, batched, the pointer arrays)
 // lie in live device memory, so that a stale pointer is an error rather than
-// a fault inside the BLAS library.
+// a fault inside the BLAS library. g passed Validate, so its extents fit.
 func (d *Driver) checkGemmMemory(call string, dev int, g vendorapi.Gemm, mode C.int32_t, batch int) error {
 	a, b, c := uint64(8*batch), uint64(8*batch), uint64(8*batch)
 	if mode != C.TN_GEMM_BATCHED {
-		if mode == C.TN_GEMM_ONE {
-			g.StrideA, g.StrideB, g.StrideC = 0, 0, 0
-		}
-		var ok bool
-		if a, b, c, ok = gemmBytes(g, batch); !ok {
-			return d.invalid(call, dev, "strides %d, %d, %d over %d batches: negative, or the extent overflows",
-				g.StrideA, g.StrideB, g.StrideC, batch)
-		}
+		a, b, c = g.Extents(batch) // batch is 1 for TN_GEMM_ONE: the strides are unused
 	}
 	for _, m := range []struct {
 		p vendorapi.DevicePtr

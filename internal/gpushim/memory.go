@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/ternion/ternion/internal/gomem"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -38,7 +39,7 @@ func (d *Driver) malloc(call string, dev int, size uint64, managed bool) (vendor
 	if err != nil {
 		return 0, err
 	}
-	if !d.mem.add(&d.mem.allocs, span{uint64(p), uint64(p) + n, dev}) {
+	if !d.mem.add(&d.mem.allocs, span{Lo: uint64(p), Hi: uint64(p) + n, Val: dev}) {
 		_ = d.fail(C.tn_free(C.int32_t(dev), p), dev)
 		return 0, d.invalid(call, dev, "the vendor returned %#x, inside memory the driver thinks is live", uint64(p))
 	}
@@ -90,7 +91,7 @@ func (d *Driver) HostAlloc(size uint64) (vendorapi.HostBuffer, error) {
 	if err := d.fail(C.tn_host_alloc(C.uint64_t(n), &p), -1); err != nil {
 		return vendorapi.HostBuffer{}, err
 	}
-	if !d.mem.add(&d.mem.pinned, span{uint64(p), uint64(p) + n, -1}) {
+	if !d.mem.add(&d.mem.pinned, span{Lo: uint64(p), Hi: uint64(p) + n, Val: -1}) {
 		_ = d.fail(C.tn_host_free(p), -1)
 		return vendorapi.HostBuffer{}, d.invalid("HostAlloc", -1, "the vendor returned %#x, inside memory the driver thinks is live", uint64(p))
 	}
@@ -113,17 +114,22 @@ func (d *Driver) HostFree(b vendorapi.HostBuffer) error {
 	return nil
 }
 
-// HostRegister page-locks [ptr, ptr+size), memory that is not Go's.
+// HostRegister page-locks [ptr, ptr+size), memory that is not Go's. Go memory
+// is refused where internal/gomem recognizes it (see there for the limits).
 func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
 	if ptr == 0 || size == 0 || uint64(ptr)+size < uint64(ptr) {
 		return d.invalid("HostRegister", -1, "bad range [%#x, +%d)", ptr, size)
 	}
-	s := span{uint64(ptr), uint64(ptr) + size, -1}
+	if err := gomem.Check(ptr, size); err != nil {
+		return d.invalid("HostRegister", -1, "[%#x, +%d) is Go memory, which the garbage collector may free or move (%v); register memory from mmap or C",
+			ptr, size, err)
+	}
+	s := span{Lo: uint64(ptr), Hi: uint64(ptr) + size, Val: -1}
 	if !d.mem.addApart(&d.mem.registered, &d.mem.pinned, s) {
 		return d.invalid("HostRegister", -1, "[%#x, +%d) overlaps pinned or registered memory", ptr, size)
 	}
 	if err := d.fail(C.tn_host_register(C.uintptr_t(ptr), C.uint64_t(size)), -1); err != nil {
-		d.mem.take(&d.mem.registered, s.base, -1)
+		d.mem.take(&d.mem.registered, s.Lo, -1)
 		return err
 	}
 	return nil

@@ -1,6 +1,16 @@
 package gpushim
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/ternion/ternion/internal/ranges"
+)
+
+// span is a live range [Lo, Hi) of addresses of device Val (-1: host memory).
+type span = ranges.Range[int]
+
+// spans is a table of disjoint spans.
+type spans = ranges.Table[int]
 
 // memTable is every range of memory the driver handed out and is live, so
 // that copies, memsets and frees are checked before they reach the vendor
@@ -27,19 +37,19 @@ func (m *memTable) device(dev int, p, n uint64) bool {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if m.allocs.covers(p, n, false) {
-		s, _ := m.allocs.find(p)
-		return s.dev == dev || m.peers[[2]int{dev, s.dev}]
+	if m.allocs.Covers(p, n, false) {
+		s, _ := m.allocs.Find(p)
+		return s.Val == dev || m.peers[[2]int{dev, s.Val}]
 	}
-	return m.mapped.covers(p, n, true)
+	return m.mapped.Covers(p, n, true)
 }
 
 // owner returns the device whose allocation holds p (false when none does).
 func (m *memTable) owner(p uint64) (int, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	s, ok := m.allocs.find(p)
-	return s.dev, ok
+	s, ok := m.allocs.Find(p)
+	return s.Val, ok
 }
 
 // setPeer records whether dev has peer access to peer's memory.
@@ -63,14 +73,14 @@ func (m *memTable) host(p, n uint64) bool {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.pinned.covers(p, n, false) || m.registered.covers(p, n, false)
+	return m.pinned.Covers(p, n, false) || m.registered.Covers(p, n, false)
 }
 
 // add inserts s into the table t points to; false when it overlaps.
 func (m *memTable) add(t *spans, s span) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return t.insert(s)
+	return t.Insert(s)
 }
 
 // addApart inserts s into t unless it overlaps a span of t or of apart,
@@ -78,7 +88,7 @@ func (m *memTable) add(t *spans, s span) bool {
 func (m *memTable) addApart(t, apart *spans, s span) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return !apart.overlaps(s.base, s.end) && t.insert(s)
+	return !apart.Overlaps(s.Lo, s.Hi) && t.Insert(s)
 }
 
 // take removes the span of t starting at base whose device is dev (any
@@ -86,9 +96,9 @@ func (m *memTable) addApart(t, apart *spans, s span) bool {
 func (m *memTable) take(t *spans, base uint64, dev int) (span, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s, ok := t.at(base)
-	if !ok || (dev != -1 && s.dev != dev) {
+	s, ok := t.At(base)
+	if !ok || (dev != -1 && s.Val != dev) {
 		return span{}, false
 	}
-	return t.removeAt(base)
+	return t.Remove(base)
 }

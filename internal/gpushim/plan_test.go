@@ -12,7 +12,6 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
-	"github.com/ternion/ternion/vendorapi"
 )
 
 // testImage holds every family, built from the current sources, except
@@ -194,44 +193,6 @@ func TestNoKernelMessage(t *testing.T) {
 		assert.Contains(t, m, s)
 	}
 	assert.Contains(t, noKernelMessage("add_f32", 900, kernels.Image{}, "x"), "compiled in: none")
-}
-
-func TestGemmBytes(t *testing.T) {
-	g := vendorapi.Gemm{M: 13, N: 7, K: 33, AType: vendorapi.F16, BType: vendorapi.F16, CType: vendorapi.F32,
-		LDA: 16, LDB: 35, LDC: 14}
-	a, b, c, ok := gemmBytes(g, 1)
-	assert.True(t, ok)
-	assert.Equal(t, uint64((16*32+13)*2), a, "A is 13x33 with lda 16")
-	assert.Equal(t, uint64((35*6+33)*2), b, "B is 33x7 with ldb 35")
-	assert.Equal(t, uint64((14*6+13)*4), c)
-	g.TransA, g.LDA = true, 40
-	a, _, _, _ = gemmBytes(g, 1)
-	assert.Equal(t, uint64((40*12+33)*2), a, "op(A) = A^T: A is 33x13")
-	g.StrideC = 200
-	_, _, c, _ = gemmBytes(g, 3)
-	assert.Equal(t, uint64((200*2+14*6+13)*4), c)
-	g.M = 0
-	_, _, c, ok = gemmBytes(g, 3)
-	assert.True(t, ok)
-	assert.Zero(t, c)
-}
-
-// A stride that makes the extent wrap, or a negative one, must not yield a
-// small (or zero: unchecked) extent that passes the memory check.
-func TestGemmBytesUncheckable(t *testing.T) {
-	g := vendorapi.Gemm{M: 4, N: 4, K: 4, AType: vendorapi.F32, BType: vendorapi.F32, CType: vendorapi.F32,
-		LDA: 4, LDB: 4, LDC: 4}
-	g.StrideA = 1 << 62
-	_, _, _, ok := gemmBytes(g, 5)
-	assert.False(t, ok, "stride 2^62 x 4 batches x 4 bytes wraps")
-	g.StrideA = -16
-	_, _, _, ok = gemmBytes(g, 2)
-	assert.False(t, ok, "negative stride")
-	a, _, _, ok := gemmBytes(g, 1)
-	assert.True(t, ok, "one batch: the stride is unused")
-	assert.Equal(t, uint64(16*4), a)
-	_, ok = matrixBytes(3, 1<<31-1, 1<<31-1, 1<<40, 1<<31-1, 4)
-	assert.False(t, ok)
 }
 
 func TestExtent2D(t *testing.T) {

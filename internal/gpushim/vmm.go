@@ -46,7 +46,7 @@ func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error
 	if err := d.fail(C.tn_vmm_reserve(C.int32_t(dev), C.uint64_t(size), C.uint64_t(dv.props.VMMGranularity), &p), dev); err != nil {
 		return vendorapi.VirtualRange{}, err
 	}
-	if !d.mem.add(&d.mem.reserved, span{uint64(p), uint64(p) + size, dev}) {
+	if !d.mem.add(&d.mem.reserved, span{Lo: uint64(p), Hi: uint64(p) + size, Val: dev}) {
 		_ = d.fail(C.tn_vmm_free(C.int32_t(dev), p, C.uint64_t(size)), dev)
 		return vendorapi.VirtualRange{}, d.invalid("VMMReserve", dev, "the vendor returned %#x, inside a range the driver thinks is reserved", uint64(p))
 	}
@@ -60,16 +60,16 @@ func (d *Driver) VMMFree(r vendorapi.VirtualRange) error {
 	}
 	base, end := uint64(r.Base), uint64(r.Base)+r.Size
 	d.mem.mu.Lock()
-	s, ok := d.mem.reserved.at(base)
+	s, ok := d.mem.reserved.At(base)
 	switch {
-	case !ok || s.end != end || s.dev != r.Device:
+	case !ok || s.Hi != end || s.Val != r.Device:
 		d.mem.mu.Unlock()
 		return d.invalid("VMMFree", r.Device, "[%#x, +%d) is not a range reserved on device %d", base, r.Size, r.Device)
-	case d.mem.mapped.overlaps(base, end):
+	case d.mem.mapped.Overlaps(base, end):
 		d.mem.mu.Unlock()
 		return d.invalid("VMMFree", r.Device, "[%#x, +%d) still has mappings: unmap them first", base, r.Size)
 	}
-	d.mem.reserved.removeAt(base)
+	d.mem.reserved.Remove(base)
 	d.mem.mu.Unlock()
 	if err := d.fail(C.tn_vmm_free(C.int32_t(r.Device), C.uint64_t(base), C.uint64_t(r.Size)), r.Device); err != nil {
 		d.mem.add(&d.mem.reserved, s)
@@ -117,16 +117,16 @@ func (d *Driver) VMMMap(p vendorapi.DevicePtr, c vendorapi.PhysicalChunk) error 
 	lo, hi := uint64(p), uint64(p)+h.size
 	d.mem.mu.Lock()
 	defer d.mem.mu.Unlock()
-	if !d.mem.reserved.covers(lo, h.size, false) {
+	if !d.mem.reserved.Covers(lo, h.size, false) {
 		return d.invalid("VMMMap", h.dev, "[%#x, +%d) is not inside a reserved range", lo, h.size)
 	}
-	if d.mem.mapped.overlaps(lo, hi) {
+	if d.mem.mapped.Overlaps(lo, hi) {
 		return d.invalid("VMMMap", h.dev, "[%#x, +%d) overlaps a mapping", lo, h.size)
 	}
 	if err := d.fail(C.tn_vmm_map(C.int32_t(h.dev), C.uint64_t(lo), C.uint64_t(h.size), C.uint64_t(h.raw)), h.dev); err != nil {
 		return err
 	}
-	d.mem.mapped.insert(span{lo, hi, h.dev})
+	d.mem.mapped.Insert(span{Lo: lo, Hi: hi, Val: h.dev})
 	return nil
 }
 
@@ -136,7 +136,7 @@ func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error
 		return err
 	}
 	d.mem.mu.RLock()
-	ok := size > 0 && d.mem.mapped.covers(uint64(p), size, true)
+	ok := size > 0 && d.mem.mapped.Covers(uint64(p), size, true)
 	d.mem.mu.RUnlock()
 	if !ok {
 		return d.invalid("VMMSetAccess", dev, "[%#x, +%d) is not mapped", uint64(p), size)
@@ -153,21 +153,19 @@ func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	lo := uint64(p)
 	d.mem.mu.Lock()
 	defer d.mem.mu.Unlock()
-	n, ok := d.mem.mapped.tiles(lo, lo+size)
+	pieces, ok := d.mem.mapped.Tiles(lo, lo+size)
 	if !ok {
 		return d.invalid("VMMUnmap", dev, "[%#x, +%d) is not a run of whole mappings", lo, size)
 	}
-	pieces := []span{{lo, lo + size, dev}}
-	if vendor.unmapEach {
-		i := d.mem.mapped.search(lo)
-		pieces = append([]span(nil), d.mem.mapped[i:i+n]...)
+	if !vendor.unmapEach {
+		pieces = []span{{Lo: lo, Hi: lo + size, Val: dev}}
 	}
 	for _, m := range pieces {
-		if err := d.fail(C.tn_vmm_unmap(C.int32_t(dev), C.uint64_t(m.base), C.uint64_t(m.end-m.base)), dev); err != nil {
-			d.mem.mapped.removeWithin(lo, m.base) // what was unmapped before the failure
+		if err := d.fail(C.tn_vmm_unmap(C.int32_t(dev), C.uint64_t(m.Lo), C.uint64_t(m.Hi-m.Lo)), dev); err != nil {
+			d.mem.mapped.RemoveWithin(lo, m.Lo) // what was unmapped before the failure
 			return err
 		}
 	}
-	d.mem.mapped.removeWithin(lo, lo+size)
+	d.mem.mapped.RemoveWithin(lo, lo+size)
 	return nil
 }
