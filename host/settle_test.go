@@ -28,7 +28,7 @@ func feed(t *testing.T, d *Driver, s vendorapi.Stream, p vendorapi.DevicePtr) *f
 	t.Helper()
 	st := lookup(t, d, s)
 	f := &feeder{stop: make(chan struct{}), done: make(chan struct{})}
-	release := block(st)
+	release := blockStream(st)
 	go func() {
 		defer close(f.done)
 		defer func() { release() }()
@@ -42,7 +42,7 @@ func feed(t *testing.T, d *Driver, s vendorapi.Stream, p vendorapi.DevicePtr) *f
 				t.Errorf("feeder: %v", err)
 				return
 			}
-			next := block(st)
+			next := blockStream(st)
 			f.steps.Add(1)
 			release()
 			release = next

@@ -18,7 +18,7 @@ import (
 // hanging until the test binary times out). release may be called again.
 func gate(t *testing.T, d *Driver, s vendorapi.Stream) (release func()) {
 	t.Helper()
-	release = block(lookup(t, d, s))
+	release = blockStream(lookup(t, d, s))
 	t.Cleanup(release)
 	return release
 }
@@ -33,9 +33,9 @@ func lookup(t *testing.T, d *Driver, s vendorapi.Stream) *stream {
 	return st
 }
 
-// block queues on st an item that waits until release is called; release
+// blockStream queues on st an item that waits until release is called; release
 // may be called more than once.
-func block(st *stream) (release func()) {
+func blockStream(st *stream) (release func()) {
 	r := &record{done: make(chan struct{})}
 	st.push([]item{{wait: r}})
 	var once sync.Once

@@ -60,8 +60,8 @@ var (
 		GGML:    "GGML_CUDA_ENABLE_UNIFIED_MEMORY", ReadBy: LayerCore, NoEffectYet: true})
 	// NoPinned makes host buffers pageable.
 	NoPinned = boolSwitch(Switch{Name: "TERNION_NO_PINNED",
-		Meaning: "host buffers are pageable instead of pinned",
-		GGML:    "GGML_CUDA_NO_PINNED", ReadBy: LayerCore, NoEffectYet: true})
+		Meaning: "host buffers are pageable instead of pinned: inputs are uploaded synchronously",
+		GGML:    "GGML_CUDA_NO_PINNED", ReadBy: LayerCore})
 	// RegisterHost page-locks host buffers such as mmap'd model files.
 	RegisterHost = boolSwitch(Switch{Name: "TERNION_REGISTER_HOST",
 		Meaning: "page-lock (register) host buffers such as mmap'd model files for faster copies",
@@ -191,6 +191,15 @@ var (
 		Meaning: "the random seed of every conformance test (decimal), to replay a failure",
 		Default: "random, printed when a test fails", ReadBy: LayerConformance},
 		KindUint64, parseUint64, 0)
+)
+
+// Go's own variables ternion reads.
+var (
+	// GoDebug is the Go runtime's GODEBUG; HostRegister's Go-memory check
+	// reads whether sbrk or efence is on (they put memory outside heap arenas).
+	GoDebug = textSwitch(Switch{Name: "GODEBUG",
+		Meaning: "the Go runtime's debug settings; under sbrk or efence HostRegister cannot recognize Go heap memory by its arenas",
+		Owner:   "Go", ReadBy: LayerHost | LayerGPU})
 )
 
 // All returns every switch, in the order listings print them.

@@ -252,8 +252,8 @@ func TestUsage(t *testing.T) {
 		out    string // substring of stdout
 		err    string // substring of stderr
 	}{
-		{nil, exitOK, "Usage:", ""},
 		{[]string{"help"}, exitOK, "ternion devices", ""},
+		{[]string{"help"}, exitOK, "ternion ops test|perf", ""},
 		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
 		{[]string{"arch"}, exitUsage, "", "no architecture given"},
 		{[]string{"arch", "--bogus", "sm_90"}, exitUsage, "", "bogus"},

@@ -37,6 +37,7 @@ package gomem
 
 import (
 	"fmt"
+	"github.com/ternion/ternion/switches"
 	"os"
 	"reflect"
 	"runtime"
@@ -60,7 +61,8 @@ var arenaBytes = func() uintptr {
 // probes show arenas: not under GODEBUG sbrk or efence (read by the runtime
 // from the environment only; //go:debug cannot set them).
 var seedable = func() bool {
-	for _, kv := range strings.Split(os.Getenv("GODEBUG"), ",") {
+	godebug, _, _ := switches.Get(os.LookupEnv, switches.GoDebug)
+	for _, kv := range strings.Split(godebug, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		if (k == "sbrk" || k == "efence") && v != "" && v != "0" {
 			return false
