@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/core/backend"
+	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -118,6 +120,47 @@ func benchGraphReplay1000(b *testing.B, k tinyKernel) {
 			b.Fatal(err)
 		}
 		if err := d.StreamSynchronize(s); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	reportPer(b, n*nodes, "node")
+}
+
+// BenchmarkComputeChain1000 is the eager per-node cost of core's compute
+// loop: a graph of 1000 ADDs of one f32 element each, computed and
+// synchronized per iteration, reported in µs per node (compare with
+// BenchmarkLaunchRawCgo in the same run).
+func BenchmarkComputeChain1000(b *testing.B) {
+	const nodes = 1000
+	d := openOrSkip(b)
+	be, err := backend.New(d, 0, backend.Options{})
+	require.NoError(b, err)
+	defer be.Close()
+	weights := graph.NewContext()
+	one := weights.FromFloats([]float32{1}, 1)
+	buf, err := be.AllocTensors(one)
+	require.NoError(b, err)
+	defer buf.Free()
+	ctx := graph.NewContext()
+	x := ctx.FromFloats([]float32{0}, 1)
+	h := x
+	for range nodes {
+		h = h.Add(one)
+	}
+	g, err := ctx.Build(h)
+	require.NoError(b, err)
+	require.NoError(b, be.Compute(g)) // warm up: kernels loaded, buffers made
+	require.NoError(b, be.Synchronize())
+	got, err := h.Floats()
+	require.NoError(b, err)
+	require.Equal(b, []float32{nodes}, got)
+	n := 0
+	for b.Loop() {
+		if err := be.Compute(g); err != nil {
+			b.Fatal(err)
+		}
+		if err := be.Synchronize(); err != nil {
 			b.Fatal(err)
 		}
 		n++

@@ -3,7 +3,7 @@
 # device machine (see shared/gpu/README.md): unpack the carried Go bundle, build
 # the kernels, run the CUDA test suite, the CLI and the overhead benchmarks.
 # Logs go to $OUT (or ./out when OUT is unset).
-#   bash scripts/h200-run.sh [test|bench|all]   (default all)
+#   bash scripts/h200-run.sh [test|ops|bench|all]   (default all)
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 what=${1:-all}
@@ -24,6 +24,11 @@ if [ "$what" = test ] || [ "$what" = all ]; then
     # the same suite with every kernel family compiled by NVRTC instead of the embedded fatbins
     step env TERNION_FORCE_RTC=1 go test -tags cuda -count=1 -v -run TestCUDA/Conformance ./cuda/ ) > "$OUT/test.log" 2>&1
   grep -E "^(ok|FAIL|panic)|--- FAIL|--- SKIP|FAILED" "$OUT/test.log" | head -200
+fi
+if [ "$what" = ops ] || [ "$what" = all ]; then
+  ( step go build -tags cuda -o /tmp/ternion ./cmd/ternion
+    step /tmp/ternion ops test -d cuda --seed 20261202
+    step /tmp/ternion ops perf -d cuda ) 2>&1 | tee "$OUT/ops.log" | grep -v ": OK$" | tail -60
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   # ternion_bench adds the raw-cgo floor (RawKernel), which production builds leave out
