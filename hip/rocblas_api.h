@@ -65,6 +65,7 @@ rocblas_status rocblas_create_handle(rocblas_handle *handle);
 rocblas_status rocblas_destroy_handle(rocblas_handle handle);
 rocblas_status rocblas_set_stream(rocblas_handle handle, hipStream_t stream);
 rocblas_status rocblas_set_pointer_mode(rocblas_handle handle, rocblas_pointer_mode pointer_mode);
+rocblas_status rocblas_set_workspace(rocblas_handle handle, void *addr, size_t size);
 rocblas_status rocblas_get_version_string_size(size_t *len);
 rocblas_status rocblas_get_version_string(char *buf, size_t len);
 void rocblas_initialize(void);

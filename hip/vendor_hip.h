@@ -191,6 +191,7 @@
 #define cublasDestroy rocblas_destroy_handle
 #define cublasSetStream rocblas_set_stream
 #define cublasSetPointerMode rocblas_set_pointer_mode
+#define cublasSetWorkspace rocblas_set_workspace
 #define cublasGemmEx rocblas_gemm_ex
 #define cublasGemmStridedBatchedEx rocblas_gemm_strided_batched_ex
 #define cublasGemmBatchedEx rocblas_gemm_batched_ex

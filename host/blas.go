@@ -126,3 +126,23 @@ func (d *Driver) gemm(call string, kind nodeKind, h vendorapi.BLASHandle, g vend
 
 // BLASVersion returns "gonum" and its module version.
 func (d *Driver) BLASVersion() (string, error) { return blasVersion(), nil }
+
+// BLASSetWorkspace checks that [p, p+size) is live memory of h's device
+// (vendorapi.BLASWorkspacer); gonum needs no workspace, so nothing else
+// happens.
+func (d *Driver) BLASSetWorkspace(h vendorapi.BLASHandle, p vendorapi.DevicePtr, size uint64) error {
+	const call = "hostBlasSetWorkspace"
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	bh, err := d.lookupBLAS(call, h)
+	if err != nil {
+		return err
+	}
+	d.memMu.RLock()
+	_, why := d.span(bh.dev, p, size, 1)
+	d.memMu.RUnlock()
+	if why != "" {
+		return invalid(call, h.Device, "workspace [%#x, +%d): %s", uintptr(p), size, why)
+	}
+	return nil
+}

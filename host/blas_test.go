@@ -245,3 +245,22 @@ func TestGemmValidation(t *testing.T) {
 	require.NoError(t, d.BLASDestroy(h))
 	requireHostErr(t, d.BLASDestroy(h), vendorapi.ErrInvalidValue)
 }
+
+func TestBLASSetWorkspace(t *testing.T) {
+	d := newDriver(t, Options{Devices: 2})
+	s := mkStream(t, d, 0)
+	h, err := d.BLASCreate(s)
+	require.NoError(t, err)
+	defer d.BLASDestroy(h)
+	var ws vendorapi.BLASWorkspacer = d
+	p, err := d.Malloc(0, 4<<20)
+	require.NoError(t, err)
+	defer d.Free(0, p)
+	require.NoError(t, ws.BLASSetWorkspace(h, p, 4<<20))
+	requireHostErr(t, ws.BLASSetWorkspace(h, p, 4<<20+1), vendorapi.ErrInvalidValue)
+	q, err := d.Malloc(1, 1<<20)
+	require.NoError(t, err)
+	defer d.Free(1, q)
+	requireHostErr(t, ws.BLASSetWorkspace(h, q, 1<<20), vendorapi.ErrInvalidValue)
+	requireHostErr(t, ws.BLASSetWorkspace(vendorapi.BLASHandle{Handle: 12345}, p, 1), vendorapi.ErrInvalidValue)
+}

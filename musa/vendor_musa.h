@@ -179,6 +179,7 @@
 #define cublasDestroy mublasDestroy
 #define cublasSetStream mublasSetStream
 #define cublasSetPointerMode mublasSetPointerMode
+#define cublasSetWorkspace mublasSetWorkspace
 #define cublasGemmEx mublasGemmEx
 #define cublasGemmStridedBatchedEx mublasGemmStridedBatchedEx
 #define cublasGemmBatchedEx mublasGemmBatchedEx

@@ -196,6 +196,15 @@ type BLAS interface {
 	BLASVersion() (string, error)
 }
 
+// BLASWorkspacer is implemented by vendors whose BLAS library takes a
+// caller-provided workspace (cublasSetWorkspace, rocblas_set_workspace): the
+// seed gives cuBLAS 32 MiB on Hopper and newer, 4 MiB below.
+type BLASWorkspacer interface {
+	// BLASSetWorkspace makes [p, p+size) of h's device h's workspace; the
+	// memory must stay allocated while h is used.
+	BLASSetWorkspace(h BLASHandle, p DevicePtr, size uint64) error
+}
+
 // Feature is one build or run-time switch a vendor reports, as ggml's
 // backend features are (for example ARCHS, NO_VMM, USE_GRAPHS).
 type Feature struct {

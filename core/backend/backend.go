@@ -12,6 +12,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/ops"
 	"github.com/ternion/ternion/core/pool"
@@ -46,6 +47,7 @@ type Backend struct {
 	args    vendorapi.Args
 	blas    vendorapi.BLASHandle
 	hasBLAS bool
+	blasWS  vendorapi.DevicePtr // the BLAS library's workspace (0 when none)
 	work    *Buffer // graphs are computed here (grown as needed)
 	staging *staging
 	closed  bool
@@ -147,8 +149,64 @@ func (b *Backend) BLAS() (vendorapi.BLASHandle, error) {
 	if err != nil {
 		return vendorapi.BLASHandle{}, err
 	}
+	if ws, ok := b.drv.(vendorapi.BLASWorkspacer); ok && b.props.CC.IsNVIDIA() && b.props.CC != 0 {
+		size := uint64(BLASWorkspace(b.props.CC))
+		p, err := b.drv.Malloc(b.dev, size)
+		if err == nil {
+			if err = ws.BLASSetWorkspace(h, p, size); err != nil {
+				_ = b.drv.Free(b.dev, p)
+			}
+		}
+		if err != nil {
+			_ = b.drv.BLASDestroy(h)
+			return vendorapi.BLASHandle{}, fmt.Errorf("ternion: backend %s: the BLAS workspace: %w", b.name, err)
+		}
+		b.blasWS = p
+	}
 	b.blas, b.hasBLAS = h, true
 	return h, nil
+}
+
+// BLASWorkspace is the workspace the seed gives cuBLAS on a device of
+// compute capability cc: 32 MiB on Hopper and newer, 4 MiB below.
+func BLASWorkspace(cc arch.CC) int {
+	if cc >= arch.Hopper {
+		return 32 << 20
+	}
+	return 4 << 20
+}
+
+// Event records a new event at the current end of the backend's stream:
+// Wait on it (or on another backend, WaitFor) orders later work after it.
+func (b *Backend) Event() (vendorapi.Event, error) {
+	e, err := b.drv.EventCreate(b.dev, false)
+	if err != nil {
+		return vendorapi.Event{}, err
+	}
+	if err := b.drv.EventRecord(e, b.stream); err != nil {
+		_ = b.drv.EventDestroy(e)
+		return vendorapi.Event{}, err
+	}
+	return e, nil
+}
+
+// WaitFor makes work queued on the backend after this call wait for e (an
+// event of this device: Event of this or another backend on it).
+func (b *Backend) WaitFor(e vendorapi.Event) error { return b.drv.StreamWaitEvent(b.stream, e) }
+
+// OffloadMinBatch is the seed's minimum batch for offloading an op whose
+// weights live elsewhere to this device.
+const OffloadMinBatch = 32
+
+// OffloadOp reports whether an op whose weights are in host memory is worth
+// running here (ggml's offload_op): its batch, ne[1] (ne[2] for
+// MUL_MAT_ID), is at least OffloadMinBatch.
+func (b *Backend) OffloadOp(n *graph.Tensor) bool {
+	batch := n.Dim(1)
+	if n.Op() == graph.OpMulMatID {
+		batch = n.Dim(2)
+	}
+	return batch >= OffloadMinBatch
 }
 
 // Synchronize waits for the work queued on the backend and returns the
@@ -179,6 +237,9 @@ func (b *Backend) Close() error {
 	errs = append(errs, b.staging.close())
 	if b.hasBLAS {
 		errs = append(errs, b.drv.BLASDestroy(b.blas))
+		if b.blasWS != 0 {
+			errs = append(errs, b.drv.Free(b.dev, b.blasWS))
+		}
 	}
 	errs = append(errs, b.pool.Close(), b.drv.StreamDestroy(b.stream))
 	return errors.Join(errs...)

@@ -105,6 +105,19 @@ func (d *Driver) BLASSetStream(h vendorapi.BLASHandle, s vendorapi.Stream) error
 	return d.fail(C.tn_blas_set_stream(C.int32_t(h.Device), C.uint64_t(hb.raw), C.uint64_t(hs.raw)), h.Device)
 }
 
+// BLASSetWorkspace makes [p, p+size) of h's device the library's workspace
+// for h (vendorapi.BLASWorkspacer); the memory must outlive h's use.
+func (d *Driver) BLASSetWorkspace(h vendorapi.BLASHandle, p vendorapi.DevicePtr, size uint64) error {
+	hb, err := d.lookup("BLASSetWorkspace", h.Handle, kindBLAS, h.Device)
+	if err != nil {
+		return err
+	}
+	if err := d.checkDevice("BLASSetWorkspace", h.Device, p, size); err != nil {
+		return err
+	}
+	return d.fail(C.tn_blas_set_workspace(C.int32_t(h.Device), C.uint64_t(hb.raw), C.uint64_t(p), C.uint64_t(size)), h.Device)
+}
+
 // Gemm computes C = alpha*op(A)*op(B) + beta*C once.
 func (d *Driver) Gemm(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
 	return d.gemm("Gemm", h, g, C.TN_GEMM_ONE)

@@ -166,6 +166,7 @@ tn_status tn_blas_open(int32_t *major, int32_t *minor, int32_t *patch, int32_t *
 tn_status tn_blas_create(int32_t dev, uint64_t s, uint64_t *out);
 tn_status tn_blas_destroy(int32_t dev, uint64_t h);
 tn_status tn_blas_set_stream(int32_t dev, uint64_t h, uint64_t s);
+tn_status tn_blas_set_workspace(int32_t dev, uint64_t h, uint64_t p, uint64_t size);
 tn_status tn_gemm_run(int32_t dev, uint64_t h, const tn_gemm *g, int32_t mode);
 
 // Run-time compiler (shim_rtc.c). tn_rtc_compile allocates *out and *log with

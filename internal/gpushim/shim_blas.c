@@ -125,6 +125,12 @@ tn_status tn_blas_set_stream(int32_t dev, uint64_t h, uint64_t s) {
     return tn_ok();
 }
 
+tn_status tn_blas_set_workspace(int32_t dev, uint64_t h, uint64_t p, uint64_t size) {
+    TN_TRY(tn_use_device(dev));
+    TN_BL(cublasSetWorkspace, ((cublasHandle_t)(uintptr_t)h, (void *)(uintptr_t)p, (size_t)size));
+    return tn_ok();
+}
+
 // data_type maps TN_F32/F16/BF16 to the library's type; 0 in *ok when unknown.
 static cudaDataType data_type(int32_t t, int *ok) {
     *ok = 1;

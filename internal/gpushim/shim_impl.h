@@ -88,7 +88,7 @@
 // where they are absent. TN_BLAS_EXTRA_FUNCS are that library's own extras.
 #define TN_BLAS_FUNCS(X)                                                                                       \
     X(cublasCreate) X(cublasDestroy) X(cublasSetStream) X(cublasSetPointerMode) X(cublasGemmEx)                \
-    X(cublasGemmStridedBatchedEx) X(cublasGemmBatchedEx) TN_BLAS_EXTRA_FUNCS(X)
+    X(cublasGemmStridedBatchedEx) X(cublasGemmBatchedEx) X(cublasSetWorkspace) TN_BLAS_EXTRA_FUNCS(X)
 #ifndef TN_BLAS_EXTRA_FUNCS
 #define TN_BLAS_EXTRA_FUNCS(X)
 #endif
