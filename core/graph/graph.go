@@ -14,10 +14,10 @@ type Graph struct {
 	outputs []*Tensor
 }
 
-// Build returns the graph computing outputs: every tensor they depend on,
-// sources before the nodes that read them. The outputs are marked as such:
-// their memory is kept after the graph runs. It returns c's first op error,
-// if any, instead.
+// Build returns the graph computing outputs: every tensor they depend on
+// (made in any context), sources before the nodes that read them. The
+// outputs are marked as such: their memory is kept after the graph runs. It
+// returns c's first op error, or that of a failed output's context, instead.
 func (c *Context) Build(outputs ...*Tensor) (*Graph, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -52,9 +52,10 @@ func (c *Context) Build(outputs ...*Tensor) (*Graph, error) {
 		case o == nil:
 			return nil, &OpError{Op: OpNone, Msg: fmt.Sprintf("output %d is nil", i)}
 		case o.failed:
+			if err := o.ctx.Err(); err != nil {
+				return nil, err
+			}
 			return nil, &OpError{Op: o.op, Msg: fmt.Sprintf("output %d comes from a failed op", i)}
-		case o.ctx != c && o.op != OpNone:
-			return nil, &OpError{Op: o.op, Msg: fmt.Sprintf("output %d (%s) was computed in another context", i, o.describe())}
 		}
 		o.output = true
 		if o.viewSrc != nil {

@@ -4,11 +4,11 @@ import (
 	"github.com/ternion/ternion/core/tensor"
 )
 
-// operands checks the sources of a new op node: none nil, none failed, and
-// every source that is itself an op node of one context. It returns the
-// context the node goes into (its op sources' context; with only leaf
-// sources, the last one's, so weights from a long-lived context combine with
-// a forward pass's inputs), or a failed tensor to return.
+// operands checks the sources of a new op node: none nil, none failed. It
+// returns the context the node goes into (the first op source's; with only
+// leaf sources, the last one's): tensors of any contexts combine, as ggml's
+// do, so weights made once join every forward pass. A failed op's error is
+// kept by the context of the tensor it returns.
 func operands(op Op, srcs ...*Tensor) (*Context, *Tensor) {
 	var c *Context
 	for _, s := range srcs {
@@ -34,9 +34,7 @@ func operands(op Op, srcs ...*Tensor) (*Context, *Tensor) {
 		case s == nil:
 			return c, c.fail(op, srcs, "src%d is nil", i)
 		case s.failed:
-			return c, c.failed(op)
-		case s.op != OpNone && s.ctx != c:
-			return c, c.fail(op, srcs, "src%d %s was computed in another context", i, s.describe())
+			return s.ctx, s.ctx.failed(op)
 		}
 	}
 	return c, nil
