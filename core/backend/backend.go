@@ -48,7 +48,7 @@ type Backend struct {
 	blas    vendorapi.BLASHandle
 	hasBLAS bool
 	blasWS  vendorapi.DevicePtr // the BLAS library's workspace (0 when none)
-	work    *Buffer // graphs are computed here (grown as needed)
+	work    *Buffer             // graphs are computed here (grown as needed)
 	staging *staging
 	closed  bool
 }
