@@ -200,7 +200,8 @@ func inplaceParent(n *Tensor, own map[*Tensor]bool, children, views map[*Tensor]
 			continue
 		}
 		if vs := s.viewSrc; vs != nil {
-			if own[vs] && !vs.output && views[vs] == 1 && children[vs] == 0 && s.viewOff == 0 && size(vs) == size(n) {
+			if own[vs] && !vs.output && vs.op != OpNone && views[vs] == 1 && children[vs] == 0 && s.viewOff == 0 &&
+				size(vs) == size(n) {
 				return vs
 			}
 			continue

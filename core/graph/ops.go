@@ -124,6 +124,8 @@ func (a *Tensor) MulMat(b *Tensor) *Tensor {
 	switch {
 	case an[0] != bn[0]:
 		return c.fail(OpMulMat, []*Tensor{a, b}, "src0 %s and src1 %s differ in ne[0] (the shared dimension k)", a.describe(), b.describe())
+	case an[2] == 0 || an[3] == 0:
+		return c.fail(OpMulMat, []*Tensor{a, b}, "src0 %s is empty in dimension 2 or 3", a.describe())
 	case bn[2]%an[2] != 0 || bn[3]%an[3] != 0:
 		return c.fail(OpMulMat, []*Tensor{a, b}, "src0 %s does not broadcast over src1 %s in dimensions 2 and 3", a.describe(), b.describe())
 	case a.layout.IsTransposed():
