@@ -121,14 +121,18 @@ func init() {
 					db = 2
 				}
 				ic0, i00 := int64(b.idx.X)*tile, int64(b.idx.Y)*tile
-				for z := int64(b.idx.Z); z < a.I64At(4); z += int64(b.grid.Z) {
-					ib := na.Div(uint32(z))
-					ia := uint32(z) - ib*na.D
-					so := int64(ia)*src.Nb[da] + int64(ib)*src.Nb[db]
-					do := int64(ia)*dst.Nb[da] + int64(ib)*dst.Nb[db]
-					for i0 := i00; i0 < min(i00+tile, dst.Ne[0]); i0++ {
-						for ic := ic0; ic < min(ic0+tile, dst.Ne[c]); ic++ {
-							td.store(m[0][do+i0*dst.Nb[0]+ic*dst.Nb[c]:], ts.load(m[1][so+i0*src.Nb[0]+ic*src.Nb[c]:]))
+				const tileZ = 4 // batches per block step (TERNION_TILE_Z)
+				nbatch := a.I64At(4)
+				for z0 := int64(b.idx.Z) * tileZ; z0 < nbatch; z0 += int64(b.grid.Z) * tileZ {
+					for z := z0; z < min(z0+tileZ, nbatch); z++ {
+						ib := na.Div(uint32(z))
+						ia := uint32(z) - ib*na.D
+						so := int64(ia)*src.Nb[da] + int64(ib)*src.Nb[db]
+						do := int64(ia)*dst.Nb[da] + int64(ib)*dst.Nb[db]
+						for i0 := i00; i0 < min(i00+tile, dst.Ne[0]); i0++ {
+							for ic := ic0; ic < min(ic0+tile, dst.Ne[c]); ic++ {
+								td.store(m[0][do+i0*dst.Nb[0]+ic*dst.Nb[c]:], ts.load(m[1][so+i0*src.Nb[0]+ic*src.Nb[c]:]))
+							}
 						}
 					}
 				}

@@ -73,9 +73,26 @@ static __device__ __forceinline__ void bin4_f32(ternion_tensor dst, ternion_tens
         float4 * d = (float4 *)((char *)dst.data + i[1] * dst.nb[1] + i[2] * dst.nb[2] + i[3] * dst.nb[3]);
         const float4 * a = (const float4 *)((const char *)src0.data + i[1] * src0.nb[1] + i[2] * src0.nb[2] + i[3] * src0.nb[3]);
         const float4 * b = (const float4 *)((const char *)src1.data + j[1] * src1.nb[1] + j[2] * src1.nb[2] + j[3] * src1.nb[3]);
-        for (ternion_i64 k = threadIdx.x; k < n4; k += blockDim.x) {
-            const float4 x = a[k], y = b[k];
-            d[k] = make_float4(Op::apply(x.x, y.x), Op::apply(x.y, y.y), Op::apply(x.z, y.z), Op::apply(x.w, y.w));
+        // Four float4 of each operand in flight per thread before any store
+        // (dst may alias a source, so the compiler would not reorder them).
+        for (ternion_i64 k0 = threadIdx.x; k0 < n4; k0 += 4 * (ternion_i64)blockDim.x) {
+            float4 x[4], y[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                if (k < n4) {
+                    x[u] = a[k];
+                    y[u] = b[k];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                if (k < n4) {
+                    d[k] = make_float4(Op::apply(x[u].x, y[u].x), Op::apply(x[u].y, y[u].y), Op::apply(x[u].z, y[u].z),
+                                       Op::apply(x[u].w, y[u].w));
+                }
+            }
         }
     }
 }

@@ -30,8 +30,18 @@ static __device__ __forceinline__ void cvt_rows(ternion_tensor dst, ternion_tens
          row += (ternion_i64)gridDim.x * blockDim.y) {
         const TS * s = (const TS *)((const char *)src.data + ternion_row_offset((ternion_u32)row, src, sne1, sne2));
         TD * d = (TD *)((char *)dst.data + ternion_row_offset((ternion_u32)row, dst, dne1, dne2));
-        for (ternion_i64 i0 = threadIdx.x; i0 < ne0; i0 += blockDim.x) {
-            ternion_store(d + i0, ternion_load(s + i0));
+        for (ternion_i64 j0 = threadIdx.x; j0 < ne0; j0 += 4 * (ternion_i64)blockDim.x) {
+            float v[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 i0 = j0 + u * (ternion_i64)blockDim.x;
+                if (i0 < ne0) v[u] = ternion_load(s + i0);
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 i0 = j0 + u * (ternion_i64)blockDim.x;
+                if (i0 < ne0) ternion_store(d + i0, v[u]);
+            }
         }
     }
 }
@@ -45,41 +55,66 @@ extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ter
          row += (ternion_i64)gridDim.x * blockDim.y) {
         const uint4 * s = (const uint4 *)((const char *)src.data + ternion_row_offset((ternion_u32)row, src, sne1, sne2));
         uint4 * d = (uint4 *)((char *)dst.data + ternion_row_offset((ternion_u32)row, dst, dne1, dne2));
-        for (ternion_i64 k = threadIdx.x; k < n4; k += blockDim.x) {
-            d[k] = s[k];
+        for (ternion_i64 k0 = threadIdx.x; k0 < n4; k0 += 4 * (ternion_i64)blockDim.x) {
+            uint4 v[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                if (k < n4) v[u] = s[k];
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                if (k < n4) d[k] = v[u];
+            }
         }
     }
 }
 
 #define TERNION_TILE 32
+#define TERNION_TILE_Z 4
 
 // dst = src converted, tensors of one shape where dst's elements are packed
 // along dimension 0 and src's along dimension c (1, 2 or 3): a transpose of
-// dims 0 and c through a shared-memory tile, so both sides are read and
+// dims 0 and c through shared-memory tiles, so both sides are read and
 // written along their packed dimension. Blocks: x tiles dim c, y tiles dim 0,
 // z walks the other two dims (nbatch = their product; na divides by the
-// lower one's size). Block 32x8 threads.
+// lower one's size), TERNION_TILE_Z of them at a time so each thread has
+// 16 loads in flight. Block 32x8 threads.
 template <typename TS, typename TD>
 static __device__ __forceinline__ void cvt_tile(ternion_tensor dst, ternion_tensor src, int c, ternion_fastdiv na, ternion_i64 nbatch) {
-    __shared__ float tile[TERNION_TILE][TERNION_TILE + 1];
+    __shared__ float tile[TERNION_TILE_Z][TERNION_TILE][TERNION_TILE + 1];
     const int a = c == 1 ? 2 : 1, b = c == 3 ? 2 : 3; // the other two dims, a < b
     const ternion_i64 nc = dst.ne[c], n0 = dst.ne[0];
     const ternion_i64 ic0 = (ternion_i64)blockIdx.x * TERNION_TILE, i00 = (ternion_i64)blockIdx.y * TERNION_TILE;
-    for (ternion_i64 z = blockIdx.z; z < nbatch; z += gridDim.z) {
-        const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
-        const char * s = (const char *)src.data + ia * src.nb[a] + ib * src.nb[b];
-        char * d = (char *)dst.data + ia * dst.nb[a] + ib * dst.nb[b];
-        for (int k = threadIdx.y; k < TERNION_TILE; k += blockDim.y) {
-            const ternion_i64 i0 = i00 + k, ic = ic0 + threadIdx.x;
-            if (i0 < n0 && ic < nc) {
-                tile[k][threadIdx.x] = ternion_load((const TS *)(s + i0 * src.nb[0] + ic * src.nb[c]));
+    for (ternion_i64 z0 = (ternion_i64)blockIdx.z * TERNION_TILE_Z; z0 < nbatch; z0 += (ternion_i64)gridDim.z * TERNION_TILE_Z) {
+#pragma unroll
+        for (int zz = 0; zz < TERNION_TILE_Z; zz++) {
+            const ternion_i64 z = z0 + zz;
+            if (z >= nbatch) break;
+            const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
+            const char * s = (const char *)src.data + ia * src.nb[a] + ib * src.nb[b];
+#pragma unroll
+            for (int k = threadIdx.y; k < TERNION_TILE; k += 8) {
+                const ternion_i64 i0 = i00 + k, ic = ic0 + threadIdx.x;
+                if (i0 < n0 && ic < nc) {
+                    tile[zz][k][threadIdx.x] = ternion_load((const TS *)(s + i0 * src.nb[0] + ic * src.nb[c]));
+                }
             }
         }
         __syncthreads();
-        for (int k = threadIdx.y; k < TERNION_TILE; k += blockDim.y) {
-            const ternion_i64 i0 = i00 + threadIdx.x, ic = ic0 + k;
-            if (i0 < n0 && ic < nc) {
-                ternion_store((TD *)(d + i0 * dst.nb[0] + ic * dst.nb[c]), tile[threadIdx.x][k]);
+#pragma unroll
+        for (int zz = 0; zz < TERNION_TILE_Z; zz++) {
+            const ternion_i64 z = z0 + zz;
+            if (z >= nbatch) break;
+            const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
+            char * d = (char *)dst.data + ia * dst.nb[a] + ib * dst.nb[b];
+#pragma unroll
+            for (int k = threadIdx.y; k < TERNION_TILE; k += 8) {
+                const ternion_i64 i0 = i00 + threadIdx.x, ic = ic0 + k;
+                if (i0 < n0 && ic < nc) {
+                    ternion_store((TD *)(d + i0 * dst.nb[0] + ic * dst.nb[c]), tile[zz][threadIdx.x][k]);
+                }
             }
         }
         __syncthreads();

@@ -62,7 +62,7 @@ var Families = []Family{
 					{"dne1", fastdiv}, {"dne2", fastdiv}, {"nrows", i64}},
 				Axes: []Axis{floatTypes("ts"), floatTypes("td")}},
 			{Name: "cvt_tile_{ts}_{td}", Body: "cvt_tile<{ts}, {td}>",
-				Doc:    "dst ({td}, packed along dim 0) = src ({ts}, packed along dim c) of one shape, through 32x32 shared-memory tiles; block 32x8; grid (tiles of dim c, tiles of dim 0, batches); na divides the batch index by the size of the lower remaining dim",
+				Doc:    "dst ({td}, packed along dim 0) = src ({ts}, packed along dim c) of one shape, through 32x32 shared-memory tiles, 4 batches a step; block 32x8 (required); grid (tiles of dim c, tiles of dim 0, batch steps); na divides the batch index by the size of the lower remaining dim",
 				Params: []Param{{"dst", tensor}, {"src", tensor}, {"c", i32}, {"na", fastdiv}, {"nbatch", i64}},
 				Axes:   []Axis{floatTypes("ts"), floatTypes("td")}},
 		}},
@@ -90,6 +90,11 @@ var Families = []Family{
 				Doc:    "dst[row, i12, i13] = Σ_k src0[k, row, i12/r2, i13/r3] ({t}) · src1[k, 0, i12, i13] (f32); grid (rows, ne12, ne13), block a multiple of the warp size; rows of src0 and src1 packed",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}},
 				Axes:   []Axis{floatTypes("t")}},
+			{Name: "mmvw_{t}", Body: "mmvw<{t}>",
+				Doc:    "mmvv_{t} with 32 threads per row: block (32, R) computes rows x*R..x*R+R-1; grid (ceil(rows/R), ne12, ne13); the same 16-byte alignment",
+				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}},
+				Axes: []Axis{{Name: "t", Values: []Value{{"f32", "float, 4"}, {"f16", "ternion_f16, 8"},
+					{"bf16", "ternion_bf16s, 8"}}}}},
 			{Name: "mmvv_{t}", Body: "mmv<{t}>",
 				Doc:    "mmv_{t} with 16-byte loads: rows of src0 and src1 16-byte aligned, k a multiple of 16 bytes of src0",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}},
@@ -101,6 +106,10 @@ var Families = []Family{
 	{Name: "scale", Doc: "ggml's SCALE op on contiguous f32 (also a conformance fixture)", Fixture: true,
 		Kernels: []Kernel{{Name: "scale_f32", Doc: "dst[i] = src[i]*scale + bias for i < n",
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n", i64}}}}},
+	{Name: "unary", Doc: "element-wise ops of one tensor (ggml's SCALE and, to come, UNARY)",
+		Kernels: []Kernel{{Name: "scale4_f32",
+			Doc:    "dst[i] = src[i]*scale + bias for the n4 float4 of 16-byte aligned contiguous f32 buffers (grid-stride)",
+			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n4", i64}}}}},
 }
 
 // binOps are the ops of binbcast.cu.

@@ -51,6 +51,9 @@ type Backend struct {
 	work    *Buffer             // graphs are computed here (grown as needed)
 	staging *staging
 	closed  bool
+
+	last *prepared     // the graph computed last, ready to run again
+	rec  *preparedNode // the node whose launches are being recorded (nil: none)
 }
 
 // Open opens vendor's driver (vendorapi.Open) and returns a backend on its
@@ -96,8 +99,24 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 // Name identifies the backend: "cuda:0", "host:1".
 func (b *Backend) Name() string { return b.name }
 
-// Driver returns the vendor driver (ops.Device).
-func (b *Backend) Driver() vendorapi.Driver { return b.drv }
+// Driver returns the vendor driver (ops.Device). A node that uses it
+// directly (copies, gemms) is run through its op again on every Compute.
+func (b *Backend) Driver() vendorapi.Driver {
+	b.unrecordable()
+	return b.drv
+}
+
+// Launch queues f on the backend's stream (ops.Device), recording it when
+// the current node's launches are being recorded.
+func (b *Backend) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared uint32, a *vendorapi.Args) error {
+	if err := b.drv.Launch(f, grid, block, shared, b.stream, a); err != nil {
+		return err
+	}
+	if b.rec != nil && b.rec.recordable {
+		b.rec.launches = append(b.rec.launches, launchRecord{f: f, grid: grid, block: block, shared: shared, args: a.Clone()})
+	}
+	return nil
+}
 
 // Device returns the device index within the driver.
 func (b *Backend) Device() int { return b.dev }
@@ -109,7 +128,10 @@ func (b *Backend) Props() vendorapi.Props { return b.props }
 func (b *Backend) Stream() vendorapi.Stream { return b.stream }
 
 // Pool returns the pool of temporaries (ops.Device).
-func (b *Backend) Pool() pool.Pool { return b.pool }
+func (b *Backend) Pool() pool.Pool {
+	b.unrecordable()
+	return b.pool
+}
 
 // Args returns the backend's argument buffer, reset (ops.Device; used
 // under the Compute lock).
@@ -142,6 +164,7 @@ func (b *Backend) LoadedKernels() []string {
 
 // BLAS returns the backend's BLAS handle, made on first use (ops.Device).
 func (b *Backend) BLAS() (vendorapi.BLASHandle, error) {
+	b.unrecordable()
 	if b.hasBLAS {
 		return b.blas, nil
 	}

@@ -225,3 +225,50 @@ func TestNoPinnedFallsBackToSynchronousUploads(t *testing.T) {
 	assert.Equal(t, []float32{2, 3, 4}, v)
 	assert.False(t, b.staging.pinned)
 }
+
+// TestComputeAgain computes one graph again (the prepared replay), after
+// its input changed in place, and after a leaf moved (a full Compute).
+func TestComputeAgain(t *testing.T) {
+	b, _ := newHost(t, host.Options{}, 0)
+	weights := graph.NewContext()
+	w := weights.FromFloats([]float32{1, 2, 3, 4}, 2, 2)
+	_, err := b.AllocTensors(w)
+	require.NoError(t, err)
+	ctx := graph.NewContext()
+	x := ctx.Empty(tensor.F32, 2, 1)
+	y := w.MulMat(x).Add(ctx.FromFloats([]float32{10, 20}, 2)).Scale(2)
+	g, err := ctx.Build(y)
+	require.NoError(t, err)
+	for i, in := range [][]float32{{1, 0}, {0, 1}, {1, 1}} {
+		if i == 0 {
+			require.NoError(t, b.Compute(g)) // places x
+		}
+		require.NoError(t, x.SetFloats(in))
+		require.NoError(t, b.Compute(g))
+		require.NotNil(t, b.last, "prepared for the next run")
+		got, err := y.Floats()
+		require.NoError(t, err)
+		want := []float32{2 * (w1(0, in) + 10), 2 * (w1(1, in) + 20)}
+		assert.Equal(t, want, got, "input %v", in)
+	}
+	// Weights moved: the graph is planned and checked again.
+	w2 := graph.NewContext().FromFloats([]float32{0, 0, 0, 0}, 2, 2)
+	_, err = b.AllocTensors(w2)
+	require.NoError(t, err)
+	buf, err := b.Alloc(1024)
+	require.NoError(t, err)
+	require.NoError(t, w.Place(buf, 0)) // uninitialized memory, then filled
+	require.NoError(t, w.SetFloats([]float32{1, 1, 1, 1}))
+	require.NoError(t, b.Compute(g))
+	got, err := y.Floats()
+	require.NoError(t, err)
+	assert.Equal(t, []float32{2 * (2 + 10), 2 * (2 + 20)}, got)
+	require.NoError(t, buf.Free())
+	assert.Error(t, b.Compute(g), "a freed weight buffer is refused, not replayed")
+}
+
+// w1 is row r of [[1,2],[3,4]] (ggml layout: ne0 = 2 columns) times in.
+func w1(r int, in []float32) float32 {
+	w := []float32{1, 2, 3, 4}
+	return w[2*r]*in[0] + w[2*r+1]*in[1]
+}

@@ -125,7 +125,7 @@ func copyTensor(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.
 			b = 2
 		}
 		nbatch := dst.Ne[a] * dst.Ne[b]
-		grid := vendorapi.Dim3{X: uint32((dst.Ne[c] + 31) / 32), Y: uint32((dst.Ne[0] + 31) / 32), Z: uint32(min(nbatch, 65535))}
+		grid := vendorapi.Dim3{X: uint32((dst.Ne[c] + 31) / 32), Y: uint32((dst.Ne[0] + 31) / 32), Z: uint32(min((nbatch+3)/4, 65535))}
 		args.Tensor(dst).Tensor(s).I32(int32(c)).FastDiv(fd(dst.Ne[a])).I64(nbatch)
 		return launch(d, "cvt_tile_"+ts+"_"+td, grid, vendorapi.Dim3{X: 32, Y: 8}, 0, args)
 	}

@@ -68,6 +68,12 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	if vec {
 		name, steps = "mmvv_"+t, k/vecElems
 	}
+	if vec && steps >= 4*32 { // long rows: 32 lanes per row, four rows a block
+		const rows = 4
+		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
+		return launch(d, "mmvw_"+t, grid, vendorapi.Dim3{X: 32, Y: rows}, 0, args)
+	}
 	warp := int64(d.Props().WarpSize)
 	threads := warp
 	for threads < steps && threads < 256 {

@@ -22,8 +22,11 @@ import (
 // its kernels, a BLAS handle, a memory pool for temporaries and an argument
 // buffer (core/backend's Backend implements it).
 type Device interface {
-	// Driver is the vendor driver.
+	// Driver is the vendor driver (for what ops do other than launching
+	// kernels: copies, gemms).
 	Driver() vendorapi.Driver
+	// Launch queues function f on the device's stream.
+	Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared uint32, a *vendorapi.Args) error
 	// Props are the device's properties.
 	Props() vendorapi.Props
 	// Stream is the stream every op is queued on.
@@ -150,7 +153,7 @@ func launch(d Device, name string, grid, block vendorapi.Dim3, shared uint32, a 
 	if err != nil {
 		return err
 	}
-	return d.Driver().Launch(f, grid, block, shared, d.Stream(), a)
+	return d.Launch(f, grid, block, shared, a)
 }
 
 // fd is the fast division by n (n ≥ 1; a zero dimension divides by 1).

@@ -28,6 +28,12 @@ func init() {
 			if count == 0 {
 				return nil
 			}
+			if count%4 == 0 && ds[0].Data%16 == 0 && ds[1].Data%16 == 0 {
+				n4 := count / 4
+				grid, block := flatGeometry((n4 + 3) / 4) // four float4 per thread and step
+				a := d.Args().Ptr(ds[0].Data).Ptr(ds[1].Data).F32(n.ParamF32(0)).F32(n.ParamF32(1)).I64(n4)
+				return launch(d, "scale4_f32", grid, block, 0, a)
+			}
 			grid, block := flatGeometry(count)
 			a := d.Args().Ptr(ds[0].Data).Ptr(ds[1].Data).F32(n.ParamF32(0)).F32(n.ParamF32(1)).I64(count)
 			return launch(d, "scale_f32", grid, block, 0, a)
