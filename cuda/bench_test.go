@@ -3,12 +3,14 @@
 package cuda
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/core/backend"
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -166,4 +168,76 @@ func BenchmarkComputeChain1000(b *testing.B) {
 		n++
 	}
 	reportPer(b, n*nodes, "node")
+}
+
+// BenchmarkMulMatVsBLAS times MUL_MAT m=4096 k=14336 n=512 (test-backend-ops'
+// perf case) through core against the vendor BLAS called directly on the
+// same operands in the same run: the gemm ternion issues (f16 or bf16
+// inputs, f32 output, f32 accumulation), the seed's f16 gemm (f16 output,
+// f16 accumulation), and ternion's whole node (src1 f32 → f16/bf16, gemm).
+func BenchmarkMulMatVsBLAS(b *testing.B) {
+	const m, n, k = 4096, 512, 14336
+	d := openOrSkip(b)
+	be, err := backend.New(d, 0, backend.Options{})
+	require.NoError(b, err)
+	defer be.Close()
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		dt   vendorapi.DataType
+	}{{"f16", tensor.F16, vendorapi.F16}, {"bf16", tensor.BF16, vendorapi.BF16}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		rnd := func(count int) []float32 {
+			v := make([]float32, count)
+			for i := range v {
+				v[i] = 2*r.Float32() - 1
+			}
+			return v
+		}
+		weights := graph.NewContext()
+		w := weights.FromFloatsAs(c.t, rnd(m*k), k, m)
+		bh := weights.FromFloatsAs(c.t, rnd(n*k), k, n) // src1 already converted: the direct gemm's B
+		wbuf, err := be.AllocTensors(w, bh)
+		require.NoError(b, err)
+		ctx := graph.NewContext()
+		x := ctx.FromFloats(rnd(n*k), k, n)
+		y := w.MulMat(x)
+		g, err := ctx.Build(y)
+		require.NoError(b, err)
+		out, err := be.Alloc(m * n * 4)
+		require.NoError(b, err)
+		h, err := be.BLAS()
+		require.NoError(b, err)
+		pw, _ := w.Data()
+		pb, _ := bh.Data()
+		gemm := vendorapi.Gemm{TransA: true, M: m, N: n, K: k, Alpha: 1, A: pw, AType: c.dt, LDA: k, B: pb, BType: c.dt,
+			LDB: k, C: out.Ptr(), CType: vendorapi.F32, LDC: m, Compute: vendorapi.Compute32F}
+		const per = 20
+		timed := func(b *testing.B, run func() error) {
+			require.NoError(b, run())
+			require.NoError(b, be.Synchronize())
+			iters := 0
+			for b.Loop() {
+				for range per {
+					if err := run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := be.Synchronize(); err != nil {
+					b.Fatal(err)
+				}
+				iters++
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(iters*per), "µs/mul_mat")
+		}
+		b.Run("blas_"+c.name+"_f32out", func(b *testing.B) { timed(b, func() error { return d.Gemm(h, gemm) }) })
+		if c.t == tensor.F16 {
+			seed := gemm
+			seed.CType, seed.Compute, seed.LDC = vendorapi.F16, vendorapi.Compute16F, m
+			b.Run("blas_f16_f16out_seed", func(b *testing.B) { timed(b, func() error { return d.Gemm(h, seed) }) })
+		}
+		b.Run("ternion_"+c.name, func(b *testing.B) { timed(b, func() error { return be.Compute(g) }) })
+		require.NoError(b, out.Free())
+		require.NoError(b, wbuf.Free())
+	}
 }
