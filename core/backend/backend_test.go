@@ -272,3 +272,26 @@ func w1(r int, in []float32) float32 {
 	w := []float32{1, 2, 3, 4}
 	return w[2*r]*in[0] + w[2*r+1]*in[1]
 }
+
+func TestCopyTensorAcrossDevices(t *testing.T) {
+	b0, d := newHost(t, host.Options{Devices: 2}, 0)
+	b1, err := New(d, 1, quiet)
+	require.NoError(t, err)
+	defer b1.Close()
+	ctx := graph.NewContext()
+	src := ctx.FromFloats([]float32{1, 2, 3, 4, 5, 6}, 3, 2)
+	dst0 := ctx.Empty(tensor.F32, 3, 2)
+	dst1 := ctx.Empty(tensor.F32, 3, 2)
+	_, err = b0.AllocTensors(src, dst0)
+	require.NoError(t, err)
+	_, err = b1.AllocTensors(dst1)
+	require.NoError(t, err)
+	require.NoError(t, CopyTensor(dst0, src))
+	require.NoError(t, CopyTensor(dst1, dst0))
+	got, err := dst1.Floats()
+	require.NoError(t, err)
+	assert.Equal(t, []float32{1, 2, 3, 4, 5, 6}, got)
+	assert.Error(t, CopyTensor(ctx.Empty(tensor.F16, 3, 2), src), "type mismatch")
+	assert.Error(t, CopyTensor(dst1, src.Transpose()), "not contiguous")
+	assert.Error(t, CopyTensor(ctx.Empty(tensor.F32, 3, 2), src), "not allocated")
+}

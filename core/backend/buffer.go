@@ -204,3 +204,47 @@ func (b *Backend) usable(t *graph.Tensor) error {
 	}
 	return nil
 }
+
+// CopyTensor copies src's memory into dst's: two tensors of one type and
+// shape, both contiguous, each in a buffer of any backend (devices may
+// differ: the copy goes device to device, through the driver's peer copy).
+// It waits for the work queued on both backends first and returns when the
+// copy is done.
+func CopyTensor(dst, src *graph.Tensor) error {
+	if dst.Type() != src.Type() || dst.Ne() != src.Ne() {
+		return fmt.Errorf("ternion: CopyTensor: %s into %s: type and shape must match", src, dst)
+	}
+	if !dst.Layout().IsContiguous() || !src.Layout().IsContiguous() {
+		return fmt.Errorf("ternion: CopyTensor: %s into %s: both must be contiguous", src, dst)
+	}
+	buffer := func(t *graph.Tensor) (*Buffer, uint64, error) {
+		p, ok := t.Placement()
+		if !ok {
+			return nil, 0, fmt.Errorf("ternion: CopyTensor: %s is not allocated", t)
+		}
+		m, ok := p.Buf.(*Buffer)
+		if !ok {
+			return nil, 0, fmt.Errorf("ternion: CopyTensor: %s is not in a backend buffer", t)
+		}
+		return m, p.Offset, m.check(p.Offset, uint64(t.Layout().Bytes()))
+	}
+	dm, doff, err := buffer(dst)
+	if err != nil {
+		return err
+	}
+	sm, soff, err := buffer(src)
+	if err != nil {
+		return err
+	}
+	if dm.be.drv != sm.be.drv {
+		return fmt.Errorf("ternion: CopyTensor: %s (%s) into %s (%s): devices of different vendors", src, sm.be.name, dst, dm.be.name)
+	}
+	if err := errors.Join(sm.be.Synchronize(), dm.be.Synchronize()); err != nil {
+		return err
+	}
+	n := uint64(src.Layout().Bytes())
+	if dm.be.dev == sm.be.dev {
+		return dm.be.drv.CopyDtoD(dm.be.dev, dm.ptr.Add(doff), sm.ptr.Add(soff), n)
+	}
+	return dm.be.drv.CopyPeer(dm.be.dev, dm.ptr.Add(doff), sm.be.dev, sm.ptr.Add(soff), n)
+}
