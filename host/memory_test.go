@@ -148,10 +148,10 @@ func TestPointerValidation(t *testing.T) {
 			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).F32(1).I64(65))
 		}},
 		{"kernel huge n", func() error {
-			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).F32(1).I64(1 << 62))
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).F32(1).I64(1<<62))
 		}},
 		{"kernel misaligned", func() error {
-			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p + 1).F32(1).I64(4))
+			return d.Launch(fill, grid, block, 0, s, vendorapi.NewArgs().Ptr(p+1).F32(1).I64(4))
 		}},
 		{"kernel peer pointer without access", func() error {
 			return d.Launch(add, grid, block, 0, s, vendorapi.NewArgs().Ptr(p).Ptr(p).Ptr(q).I64(4))
