@@ -12,7 +12,7 @@ type event struct {
 	dev      int
 	timing   bool
 	last     *record  // most recent EventRecord outside capture
-	captured *capture // set while the most recent EventRecord was captured
+	captured *capture // the capture of the most recent EventRecord, if it was captured
 }
 
 // lookupEvent finds a live event; the caller holds d.mu.
@@ -24,12 +24,18 @@ func (d *Driver) lookupEvent(call string, e vendorapi.Event) (*event, error) {
 	return ev, nil
 }
 
-// settled returns e's latest record, or an error when that record was captured.
-// The caller holds d.mu.
+// settled returns e's latest record, or an error when that record was
+// captured: while the capture lasts as CUDA's cudaErrorCapturedEvent, after
+// it as cudaErrorInvalidValue (what CUDA returns then, whether or not the
+// graph ran). The caller holds d.mu.
 func (ev *event) settled(call string) (*record, error) {
-	if ev.captured.active() {
+	switch {
+	case ev.captured.active():
 		return nil, newErr(errCapturedEvent, call, ev.dev,
 			"event %d was last recorded in a capture of stream %d", ev.id, ev.captured.st.id)
+	case ev.captured != nil:
+		return nil, invalid(call, ev.dev,
+			"event %d was last recorded in a capture of stream %d, which has ended: record it again outside a capture", ev.id, ev.captured.st.id)
 	}
 	return ev.last, nil
 }
