@@ -9,18 +9,19 @@ import "sync"
 // was freed (the vendor's allocator reuses pages, so it cannot tell).
 type memTable struct {
 	mu         sync.RWMutex
-	allocs     spans           // Malloc, MallocManaged
-	reserved   spans           // VMMReserve
-	mapped     spans           // VMMMap: each mapped chunk
-	pinned     spans           // HostAlloc
-	registered spans           // HostRegister
-	peers      map[[2]int]bool // {dev, owner}: dev has peer access to owner's memory
+	allocs     spans             // Malloc, MallocManaged
+	reserved   spans             // VMMReserve
+	mapped     spans             // VMMMap: each mapped chunk
+	pinned     spans             // HostAlloc
+	registered spans             // HostRegister
+	peers      map[[2]int]bool   // {dev, owner}: dev has peer access to owner's memory
+	access     map[uint64]uint64 // mapping base → bit d set: VMMSetAccess gave device d access (vmmaccess.go)
 }
 
 // device reports whether dev may use [p, p+n) as device memory: inside one
 // allocation of dev itself or of a device whose memory dev has peer access to,
-// or inside mapped VMM chunks that follow each other (VMM access is granted
-// per mapping by VMMSetAccess, which the vendor checks).
+// or inside mapped VMM chunks that follow each other, each of which
+// VMMSetAccess gave dev access to.
 func (m *memTable) device(dev int, p, n uint64) bool {
 	if n == 0 {
 		return true
@@ -31,7 +32,7 @@ func (m *memTable) device(dev int, p, n uint64) bool {
 		s, _ := m.allocs.find(p)
 		return s.dev == dev || m.peers[[2]int{dev, s.dev}]
 	}
-	return m.mapped.covers(p, n, true)
+	return m.mapped.covers(p, n, true) && m.accessible(dev, p, n)
 }
 
 // owner returns the device whose allocation holds p (false when none does).

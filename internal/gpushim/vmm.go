@@ -138,7 +138,13 @@ func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error
 	if !ok {
 		return d.invalid("VMMSetAccess", dev, "[%#x, +%d) is not mapped", uint64(p), size)
 	}
-	return d.fail(C.tn_vmm_set_access(C.int32_t(dev), C.uint64_t(p), C.uint64_t(size)), dev)
+	if err := d.fail(C.tn_vmm_set_access(C.int32_t(dev), C.uint64_t(p), C.uint64_t(size)), dev); err != nil {
+		return err
+	}
+	d.mem.mu.Lock()
+	d.mem.grant(dev, uint64(p), size)
+	d.mem.mu.Unlock()
+	return nil
 }
 
 // VMMUnmap unmaps [p, p+size), which must consist of whole mappings: with one
@@ -161,10 +167,12 @@ func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	}
 	for _, m := range pieces {
 		if err := d.fail(C.tn_vmm_unmap(C.int32_t(dev), C.uint64_t(m.base), C.uint64_t(m.end-m.base)), dev); err != nil {
-			d.mem.mapped.removeWithin(lo, m.base) // what was unmapped before the failure
+			d.mem.revoke(lo, m.base-lo) // what was unmapped before the failure
+			d.mem.mapped.removeWithin(lo, m.base)
 			return err
 		}
 	}
+	d.mem.revoke(lo, size)
 	d.mem.mapped.removeWithin(lo, lo+size)
 	return nil
 }
