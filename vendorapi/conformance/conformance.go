@@ -41,6 +41,15 @@ func Run(t *testing.T, d vendorapi.Driver) {
 	t.Run("kernels", s.kernels)
 	t.Run("blas", s.blas)
 	t.Run("errors", s.errors)
+	t.Run("memory ranges are checked", s.ranges)
+	t.Run("peer and VMM access are enforced", s.access)
+	t.Run("queries tell pending work from done", s.busy)
+	t.Run("capture rules", s.captureRules)
+	t.Run("handles", s.handles)
+	t.Run("launch limits", s.launchLimits)
+	t.Run("launch memory checks", s.launchChecks)
+	t.Run("gemm memory and empty gemms", s.gemmRules)
+	t.Run("failures of queued work", s.asyncFaults)
 }
 
 // suite is one driver under test.
