@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/internal/le"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -31,6 +32,7 @@ func (s *suite) ranges(t *testing.T) {
 			require.NoError(t, s.d.Free(dev, p), "Free of a 0-byte allocation")
 			require.NoError(t, s.d.Free(dev, q), "Free of a 0-byte allocation")
 		})
+		t.Run("free waits for the work queued before it", func(t *testing.T) { s.freeWaits(t, dev) })
 		t.Run("free of the zero pointer is a no-op", func(t *testing.T) {
 			require.NoError(t, s.d.Free(dev, 0), "Free(%d, 0)", dev)
 			require.NoError(t, s.d.HostFree(vendorapi.HostBuffer{}), "HostFree of the zero buffer")
@@ -124,7 +126,7 @@ func (s *suite) copy2DRules(t *testing.T, dev int) {
 func (s *suite) hostRanges(t *testing.T, dev int) {
 	r := newRand(t)
 	const n = 1000
-	before := randBytes(r, n)
+	before := randBytes(r, n+64) // room for the device side of a host buffer one byte too long
 	p := s.upload(t, dev, before)
 	st := s.stream(t, dev)
 	goMem := randBytes(r, n)
@@ -138,16 +140,18 @@ func (s *suite) hostRanges(t *testing.T, dev int) {
 	s.checkError(t, "CopyDtoHAsync into Go memory", s.d.CopyDtoHAsync(st, goBuf, p), dev, inval)
 	s.checkError(t, "CopyHtoDAsync from the zero host pointer", s.d.CopyHtoDAsync(st, p, vendorapi.HostBuffer{Size: 1}), dev, inval)
 	s.checkError(t, "CopyDtoHAsync one byte past a pinned buffer", s.d.CopyDtoHAsync(st, past, p), dev, inval)
+	s.checkError(t, "CopyHtoDAsync one byte past a pinned buffer", s.d.CopyHtoDAsync(st, p, past), dev, inval)
 	s.checkError(t, "HostFree of a pointer inside a pinned buffer", s.d.HostFree(vendorapi.HostBuffer{Ptr: hb.Ptr + 1, Size: 1}), anyDevice, inval)
 	s.sync(t, st)
 	runtime.KeepAlive(goMem)
-	checkBytes(t, "refused copies wrote nothing", s.download(t, dev, p, n), before)
+	checkBytes(t, "refused copies wrote nothing", s.download(t, dev, p, len(before)), before)
 	s.checkError(t, "HostRegister of the zero pointer", s.d.HostRegister(0, 4096), anyDevice, inval)
 	s.checkError(t, "HostRegister of zero bytes", s.d.HostRegister(hb.Ptr, 0), anyDevice, inval)
 	s.checkError(t, "HostRegister of pinned memory", s.d.HostRegister(hb.Ptr, hb.Size), anyDevice, inval)
 }
 
-// zeroSizes checks that copies and memsets of zero bytes succeed and touch nothing.
+// zeroSizes checks that copies and memsets of zero bytes succeed and touch
+// nothing, even at the zero pointer.
 func (s *suite) zeroSizes(t *testing.T, dev int) {
 	r := newRand(t)
 	const n = 256
@@ -168,6 +172,9 @@ func (s *suite) zeroSizes(t *testing.T, dev int) {
 		{"CopyHtoDAsync", s.d.CopyHtoDAsync(st, p, empty)},
 		{"CopyDtoHAsync", s.d.CopyDtoHAsync(st, empty, p)},
 		{"CopyDtoDAsync", s.d.CopyDtoDAsync(st, q, p, 0)},
+		{"Memset at the zero pointer", s.d.Memset(dev, 0, 1, 0)},
+		{"CopyDtoD from the zero pointer", s.d.CopyDtoD(dev, q, 0, 0)},
+		{"MemsetAsync at the zero pointer", s.d.MemsetAsync(st, 0, 1, 0)},
 	} {
 		assert.NoError(t, c.err, "%s of zero bytes", c.name)
 	}
@@ -187,4 +194,27 @@ func (s *suite) freeWrongDevice(t *testing.T) {
 	s.checkError(t, "Free on the wrong device", s.d.Free(1, p), 1, vendorapi.ErrInvalidValue)
 	checkBytes(t, "memory freed on the wrong device is still live", s.download(t, 0, p, len(data)), data)
 	s.healthy(t, 1)
+}
+
+// freeWaits frees device and pinned memory that work queued before the call
+// still uses (a one-thread fill of a large buffer keeps it queued): the
+// frees wait for that work, which completes without error.
+func (s *suite) freeWaits(t *testing.T, dev int) {
+	r := newRand(t)
+	const n, m = 1 << 20, 256 // floats filled; floats copied to pinned memory
+	st := s.stream(t, dev)
+	p, err := s.d.Malloc(dev, 4*n)
+	require.NoError(t, err, "Malloc")
+	q := s.malloc(t, dev, 4*n)
+	hb, err := s.d.HostAlloc(4 * m)
+	require.NoError(t, err, "HostAlloc")
+	v := randValue(r)
+	one := vendorapi.Dim3{X: 1}
+	require.NoError(t, s.d.Launch(s.kernel(t, dev, "fill_f32"), one, one, 0, st, args().Ptr(p).F32(v).I64(n)), "Launch fill_f32 on one thread")
+	require.NoError(t, s.d.CopyDtoDAsync(st, q, p, 4*n), "CopyDtoDAsync")
+	require.NoError(t, s.d.CopyDtoHAsync(st, hb, p), "CopyDtoHAsync")
+	require.NoError(t, s.d.Free(dev, p), "Free of memory queued work uses")
+	require.NoError(t, s.d.HostFree(hb), "HostFree of memory queued work uses")
+	require.NoError(t, s.d.StreamSynchronize(st), "the work queued before the frees completed without error")
+	checkBytes(t, "the work queued before Free saw the memory", s.download(t, dev, q, 4*n), le.FromF32(fill32(v, n)))
 }

@@ -99,22 +99,22 @@ func (s *suite) busyQueries(t *testing.T, dev int) {
 			break
 		}
 	}
-	if !seen["StreamQuery"] || !seen["EventQuery"] {
-		t.Skipf("the device finished %d bytes of one-thread work before the first query (ErrNotReady seen: %v)", maxBytes, seen)
-	}
-
-	// EventSynchronize and StreamSynchronize return only after the work.
+	// EventSynchronize, StreamSynchronize and DeviceSynchronize return only after the work.
+	waits := []string{"EventSynchronize", "StreamSynchronize", "DeviceSynchronize"}
 	for i, wait := range []func() error{
 		func() error { return s.d.EventSynchronize(end) },
 		func() error { return s.d.StreamSynchronize(st) },
+		func() error { return s.d.DeviceSynchronize(dev) },
 	} {
 		want := uint32(1000 + i)
 		require.NoError(t, s.d.Memset(dev, marker, 0, 4), "Memset marker")
 		require.NoError(t, s.d.Launch(fill, one, one, 0, st, args().Ptr(big).F32(1).I64(int64(maxBytes/4))), "Launch fill_f32")
 		require.NoError(t, s.d.Launch(mark, one, one, 0, st, args().Ptr(marker).U32(want).I64(1)), "Launch fill_u32 marker")
 		require.NoError(t, s.d.EventRecord(end, st), "EventRecord")
-		require.NoError(t, wait(), []string{"EventSynchronize", "StreamSynchronize"}[i])
-		require.True(t, markerIs(want), "%s returned before the work queued before it had run",
-			[]string{"EventSynchronize", "StreamSynchronize"}[i])
+		require.NoError(t, wait(), waits[i])
+		require.True(t, markerIs(want), "%s returned before the work queued before it had run", waits[i])
+	}
+	if !seen["StreamQuery"] || !seen["EventQuery"] {
+		t.Skipf("the device finished %d bytes of one-thread work before the first query (ErrNotReady seen: %v)", maxBytes, seen)
 	}
 }
