@@ -15,6 +15,15 @@ import "time"
 type Driver interface {
 	// Vendor names the vendor: "host", "cuda", "hip" or "musa".
 	Vendor() string
+	// Close releases everything the driver handed out: every stream (after
+	// its queued work completes), event, graph, graph exec, BLAS handle,
+	// loaded code object and kernel Function, device allocation, pinned and
+	// registered host memory, physical chunk and reserved range. Handles and
+	// pointers from before Close are invalid afterwards (ErrInvalidValue).
+	// Peer access is disabled again. The driver stays usable and empty, as
+	// just opened; closing twice is not an error. Close must not run while
+	// other calls use the driver.
+	Close() error
 	Devices
 	Memory
 	VirtualMemory
