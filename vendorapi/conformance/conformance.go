@@ -29,7 +29,12 @@ func Run(t *testing.T, d vendorapi.Driver) {
 	if n == 0 {
 		t.Skip("no devices")
 	}
-	s := &suite{d: d, n: n}
+	s := &suite{d: d, n: n, startFree: make([]uint64, n)}
+	for dev := range n {
+		free, _, err := d.MemInfo(dev)
+		require.NoError(t, err, "MemInfo(%d)", dev)
+		s.startFree[dev] = free
+	}
 	t.Run("properties are sane", s.properties)
 	t.Run("memory", s.memory)
 	t.Run("peer access and copies", s.peer)
@@ -50,12 +55,14 @@ func Run(t *testing.T, d vendorapi.Driver) {
 	t.Run("launch memory checks", s.launchChecks)
 	t.Run("gemm memory and empty gemms", s.gemmRules)
 	t.Run("failures of queued work", s.asyncFaults)
+	t.Run("close releases everything", s.closing) // last: it closes the driver
 }
 
 // suite is one driver under test.
 type suite struct {
-	d vendorapi.Driver
-	n int // device count
+	d         vendorapi.Driver
+	n         int      // device count
+	startFree []uint64 // MemInfo free of each device when Run started
 }
 
 // eachDevice runs f as a subtest per device.
