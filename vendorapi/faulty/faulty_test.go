@@ -172,7 +172,9 @@ func TestLaunchFailsAsynchronously(t *testing.T) {
 	}{
 		{"StreamSynchronize", func(d vendorapi.Driver, st vendorapi.Stream, _ vendorapi.Event) error { return d.StreamSynchronize(st) }},
 		{"EventSynchronize", func(d vendorapi.Driver, _ vendorapi.Stream, e vendorapi.Event) error { return d.EventSynchronize(e) }},
-		{"DeviceSynchronize", func(d vendorapi.Driver, st vendorapi.Stream, _ vendorapi.Event) error { return d.DeviceSynchronize(st.Device) }},
+		{"DeviceSynchronize", func(d vendorapi.Driver, st vendorapi.Stream, _ vendorapi.Event) error {
+			return d.DeviceSynchronize(st.Device)
+		}},
 	} {
 		t.Run("reported once by "+c.name, func(t *testing.T) {
 			d := faulty.New(newHost(t, 2))
