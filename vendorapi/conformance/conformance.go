@@ -4,6 +4,15 @@
 // memory, stream order, events, graph capture and update, catalog kernels,
 // BLAS gemms and the error type.
 //
+// Every rule the contract's doc comments state is a test that fails when a
+// vendor breaks it; RULES.md maps rules to tests and lists the host bugs
+// planted to prove the suite catches them. The checks use only behaviour the
+// vendor APIs guarantee, so they hold on real GPUs; the few that cannot (a
+// failure of queued work, a kernel touching memory it may not) run only
+// where the driver implements vendorapi.FaultInjector or
+// vendorapi.LaunchChecker, since on a GPU they would need a device fault,
+// which on CUDA is sticky. The last group closes the driver.
+//
 // Inputs are random (math/rand/v2, a fresh seed per test, printed when the
 // test fails; set TERNION_CONFORMANCE_SEED to replay one) and never zero, and
 // every destination is surrounded by known bytes that must survive the call.

@@ -42,6 +42,7 @@ func (s *suite) properties(t *testing.T) {
 		require.NoError(t, err, "Props(%d) again", dev)
 		assert.Equal(t, p.Name, q.Name, "Props is stable across calls")
 		assert.Equal(t, p.TotalMemory, q.TotalMemory, "Props is stable across calls")
+		t.Run("MemInfo reflects allocations", func(t *testing.T) { s.memInfoTracks(t, dev) })
 	})
 
 	t.Run("bad device indices are errors", func(t *testing.T) {
@@ -67,10 +68,6 @@ func (s *suite) properties(t *testing.T) {
 			}
 		})
 	}
-
-	s.eachDevice(t, func(t *testing.T, dev int) {
-		t.Run("MemInfo reflects allocations", func(t *testing.T) { s.memInfoTracks(t, dev) })
-	})
 
 	t.Run("device count is stable", func(t *testing.T) {
 		n, err := s.d.DeviceCount()
@@ -113,6 +110,20 @@ func (s *suite) memInfoTracks(t *testing.T, dev int) {
 		check("VMMCreate", func() (func() error, error) {
 			c, err := s.d.VMMCreate(dev, size)
 			return func() error { return s.d.VMMRelease(c) }, err
+		})
+		// A chunk released while mapped lives on until it is unmapped.
+		check("chunk released while mapped", func() (func() error, error) {
+			vr, err := s.d.VMMReserve(dev, size)
+			require.NoError(t, err, "VMMReserve")
+			c, err := s.d.VMMCreate(dev, size)
+			require.NoError(t, err, "VMMCreate")
+			require.NoError(t, s.d.VMMMap(vr.Base, c), "VMMMap")
+			return func() error {
+				if err := s.d.VMMUnmap(dev, vr.Base, size); err != nil {
+					return err
+				}
+				return s.d.VMMFree(vr)
+			}, s.d.VMMRelease(c)
 		})
 	}
 }
