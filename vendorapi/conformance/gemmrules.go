@@ -11,7 +11,8 @@ import (
 )
 
 // gemmRules checks the memory rules of the gemms (matrices inside live
-// memory of the handle's device, aligned to their element size) and the
+// memory of the handle's device, aligned to their element size, checked
+// whether or not they are read) and the
 // empty cases: M or N zero writes nothing, K zero scales C by beta, a batch
 // count of zero runs nothing.
 func (s *suite) gemmRules(t *testing.T) {
@@ -55,6 +56,12 @@ func (s *suite) gemmRules(t *testing.T) {
 			{"GemmStridedBatched reaching past C", s.gemmStrided(h), func(g *vendorapi.Gemm) { g.BatchCount, g.StrideC = 2, 1 }},
 			{"GemmBatched with a pointer array too short", s.gemmPtrs(h), func(g *vendorapi.Gemm) {
 				g.A, g.B, g.C, g.BatchCount = ptrs(pa, pa), ptrs(pb, pb), short, 2
+			}},
+			// A and B are checked even when alpha zero means they are not read.
+			{"Gemm with alpha zero and a freed A", s.gemmOne(h), func(g *vendorapi.Gemm) { g.Alpha, g.A = 0, s.freedPtr(t, dev, 4*m*k) }},
+			{"GemmStridedBatched with alpha zero and B one element too short", s.gemmStrided(h), func(g *vendorapi.Gemm) { g.Alpha, g.B = 0, pb.Add(4) }},
+			{"GemmBatched with alpha zero and A's pointer array too short", s.gemmPtrs(h), func(g *vendorapi.Gemm) {
+				g.Alpha, g.A, g.B, g.C, g.BatchCount = 0, short, ptrs(pb, pb), ptrs(pc, pc), 2
 			}},
 		} {
 			g := good
