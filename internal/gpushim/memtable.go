@@ -9,13 +9,15 @@ import "sync"
 // was freed (the vendor's allocator reuses pages, so it cannot tell).
 type memTable struct {
 	mu         sync.RWMutex
-	allocs     spans             // Malloc, MallocManaged
-	reserved   spans             // VMMReserve
-	mapped     spans             // VMMMap: each mapped chunk
-	pinned     spans             // HostAlloc
-	registered spans             // HostRegister
-	peers      map[[2]int]bool   // {dev, owner}: dev has peer access to owner's memory
-	access     map[uint64]uint64 // mapping base → bit d set: VMMSetAccess gave device d access (vmmaccess.go)
+	allocs     spans           // Malloc, MallocManaged
+	reserved   spans           // VMMReserve
+	mapped     spans           // VMMMap: each mapped chunk
+	pinned     spans           // HostAlloc
+	registered spans           // HostRegister
+	peers      map[[2]int]bool // {dev, owner}: dev has peer access to owner's memory
+
+	// access: mapping base → bit d set when VMMSetAccess gave device d access (vmmaccess.go).
+	access map[uint64]uint64
 }
 
 // device reports whether dev may use [p, p+n) as device memory: inside one
