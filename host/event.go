@@ -99,9 +99,12 @@ func (d *Driver) EventQuery(e vendorapi.Event) error {
 }
 
 // EventElapsed returns the time from start's completion to end's. Both must be
-// timing events, recorded and completed.
+// timing events of one device, recorded and completed.
 func (d *Driver) EventElapsed(start, end vendorapi.Event) (time.Duration, error) {
 	const call = "hostEventElapsedTime"
+	if start.Device != end.Device {
+		return 0, invalid(call, end.Device, "events of devices %d and %d", start.Device, end.Device)
+	}
 	d.mu.Lock()
 	var recs [2]*record
 	var err error
