@@ -123,6 +123,9 @@ func (s *suite) vmmAccess(t *testing.T, dev int, gran uint64) {
 		}
 	}
 	s.checkError(t, "VMMFree of a range with a mapping in it", s.d.VMMFree(vr), anyDevice, inval)
+	s.checkError(t, "VMMUnmap of part of a mapping", s.d.VMMUnmap(dev, vr.Base, gran/2), anyDevice, inval)
+	s.checkError(t, "VMMUnmap of a mapping and unmapped space after it", s.d.VMMUnmap(dev, vr.Base, 2*gran), anyDevice, inval)
+	checkBytes(t, "a refused unmap leaves the mapping", s.download(t, dev, vr.Base, n), data)
 	require.NoError(t, s.d.VMMUnmap(dev, vr.Base, gran), "VMMUnmap")
 	s.checkError(t, "CopyHtoD into an unmapped range", s.d.CopyHtoD(dev, vr.Base, data), dev, inval)
 	require.NoError(t, s.d.VMMRelease(c), "VMMRelease")

@@ -64,6 +64,7 @@ func Run(t *testing.T, d vendorapi.Driver) {
 	t.Run("launch memory checks", s.launchChecks)
 	t.Run("gemm memory and empty gemms", s.gemmRules)
 	t.Run("failures of queued work", s.asyncFaults)
+	t.Run("managed memory", s.managed)
 	t.Run("close releases everything", s.closing) // last: it closes the driver
 }
 

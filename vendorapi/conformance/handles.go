@@ -126,6 +126,13 @@ func (s *suite) crossDevice(t *testing.T) {
 	s.checkError(t, "Launch of device 0's function on device 1's stream",
 		s.d.Launch(f0, smallGrid, smallBlock, 0, s1, args().Ptr(p0).F32(1).I64(16)), anyDevice, inval)
 	s.checkError(t, "BLASSetStream of device 0's handle to device 1's stream", s.d.BLASSetStream(h0, s1), anyDevice, inval)
+	t0, t1 := s.event(t, 0, true), s.event(t, 1, true)
+	require.NoError(t, s.d.EventRecord(t0, s0), "EventRecord")
+	require.NoError(t, s.d.EventRecord(t1, s1), "EventRecord")
+	require.NoError(t, s.d.EventSynchronize(t0), "EventSynchronize")
+	require.NoError(t, s.d.EventSynchronize(t1), "EventSynchronize")
+	_, err = s.d.EventElapsed(t0, t1)
+	s.checkError(t, "EventElapsed between events of two devices", err, anyDevice, inval)
 	q0 := s.malloc(t, 0, 64)
 	s.checkError(t, "CopyPeerAsync on a stream of neither device", s.d.CopyPeerAsync(s1, 0, q0, 0, p0, 64), anyDevice, inval)
 	s.checkError(t, "Copy2DPeerAsync on a stream of neither device", s.d.Copy2DPeerAsync(s1, 0, q0, 8, 0, p0, 8, 8, 8), anyDevice, inval)
