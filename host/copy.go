@@ -134,7 +134,7 @@ func (d *Driver) CopyPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.Dev
 // bytes apart at src and dpitch bytes apart at dst.
 func (d *Driver) Copy2DAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, dpitch uint64, src vendorapi.DevicePtr, spitch uint64, width, height uint64) error {
 	const call = "hostMemcpy2DAsync"
-	if height > 1 && (width > dpitch || width > spitch) {
+	if width > dpitch || width > spitch {
 		return invalid(call, s.Device, "width %d exceeds a pitch (dpitch %d, spitch %d)", width, dpitch, spitch)
 	}
 	return d.submit(call, s, &node{kind: node2D, call: call, dev: s.Device, dst: dst, dpitch: dpitch,
@@ -149,7 +149,7 @@ func (d *Driver) Copy2DPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.D
 	if err := d.checkEnds(call, s, dstDev, srcDev); err != nil {
 		return err
 	}
-	if height > 1 && (width > dpitch || width > spitch) {
+	if width > dpitch || width > spitch {
 		return invalid(call, s.Device, "width %d exceeds a pitch (dpitch %d, spitch %d)", width, dpitch, spitch)
 	}
 	return d.submit(call, s, &node{kind: node2D, call: call, dev: dstDev, dst: dst, dpitch: dpitch,

@@ -273,7 +273,8 @@ func (d *Driver) Features() []vendorapi.Feature {
 }
 
 // Close destroys every stream (after its queued work) and releases all
-// memory, handles and VMM ranges of d. The driver stays usable, empty.
+// memory, handles, kernel functions and VMM ranges of d, and disables peer
+// access (vendorapi.Driver.Close). The driver stays usable, empty.
 func (d *Driver) Close() error {
 	d.mu.Lock()
 	var list []*stream
@@ -288,6 +289,8 @@ func (d *Driver) Close() error {
 	d.graphs = map[uintptr]*graph{}
 	d.execs = map[uintptr]*graph{}
 	d.blas = map[uintptr]*blasHandle{}
+	d.funcs = map[uintptr]*function{}
+	d.funcIDs = map[funcKey]uintptr{}
 	d.mu.Unlock()
 	for _, s := range list {
 		s.stop()
@@ -310,6 +313,7 @@ func (d *Driver) Close() error {
 	d.chunks = map[uintptr]*chunk{}
 	for i := range d.used {
 		d.used[i] = 0
+		clear(d.peer[i])
 	}
 	return first
 }

@@ -60,8 +60,13 @@ func invalid(call string, dev int, format string, args ...any) *vendorapi.Error 
 // fromContract turns an error from a vendorapi helper (Gemm.Validate,
 // CheckArgs) into a host error, keeping its message without the sentinel suffix.
 func fromContract(call string, dev int, err error) *vendorapi.Error {
-	msg := strings.TrimSuffix(err.Error(), ": "+vendorapi.ErrInvalidValue.Error())
-	return invalid(call, dev, "%s", msg)
+	return invalid(call, dev, "%s", contractMessage(err))
+}
+
+// contractMessage is the message of an error from a vendorapi helper without
+// its sentinel suffix.
+func contractMessage(err error) string {
+	return strings.TrimSuffix(err.Error(), ": "+vendorapi.ErrInvalidValue.Error())
 }
 
 // osErr turns an error from a system call into a host error: ENOMEM is out of

@@ -12,7 +12,7 @@ type event struct {
 	dev      int
 	timing   bool
 	last     *record  // most recent EventRecord outside capture
-	captured *capture // set while the most recent EventRecord was captured
+	captured *capture // the capture of the most recent EventRecord, if it was captured
 }
 
 // lookupEvent finds a live event; the caller holds d.mu.
@@ -24,12 +24,18 @@ func (d *Driver) lookupEvent(call string, e vendorapi.Event) (*event, error) {
 	return ev, nil
 }
 
-// settled returns e's latest record, or an error when that record was captured.
-// The caller holds d.mu.
+// settled returns e's latest record, or an error when that record was
+// captured: while the capture lasts as CUDA's cudaErrorCapturedEvent, after
+// it as cudaErrorInvalidValue (what CUDA returns then, whether or not the
+// graph ran). The caller holds d.mu.
 func (ev *event) settled(call string) (*record, error) {
-	if ev.captured.active() {
+	switch {
+	case ev.captured.active():
 		return nil, newErr(errCapturedEvent, call, ev.dev,
 			"event %d was last recorded in a capture of stream %d", ev.id, ev.captured.st.id)
+	case ev.captured != nil:
+		return nil, invalid(call, ev.dev,
+			"event %d was last recorded in a capture of stream %d, which has ended: record it again outside a capture", ev.id, ev.captured.st.id)
 	}
 	return ev.last, nil
 }
@@ -93,9 +99,12 @@ func (d *Driver) EventQuery(e vendorapi.Event) error {
 }
 
 // EventElapsed returns the time from start's completion to end's. Both must be
-// timing events, recorded and completed.
+// timing events of one device, recorded and completed.
 func (d *Driver) EventElapsed(start, end vendorapi.Event) (time.Duration, error) {
 	const call = "hostEventElapsedTime"
+	if start.Device != end.Device {
+		return 0, invalid(call, end.Device, "events of devices %d and %d", start.Device, end.Device)
+	}
 	d.mu.Lock()
 	var recs [2]*record
 	var err error

@@ -43,9 +43,11 @@ func gemmScalars(g *vendorapi.Gemm) (alpha, beta float32) {
 	return g.Alpha, g.Beta
 }
 
-// prepareGemm resolves a gemm node's matrices (A and B only when they are
-// read: K > 0 and alpha ≠ 0). Pointer arrays of a batched gemm are read only
-// when exec is set. The caller holds memMu.
+// prepareGemm resolves a gemm node's matrices, or a batched gemm's pointer
+// arrays: all of them, read or not, as the GPU shim checks them (A and B are
+// read only when K > 0 and alpha ≠ 0). Pointer arrays are read only when
+// exec is set, and then only those of matrices that are read. The caller
+// holds memMu.
 func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, _ func(string, ...any) *vendorapi.Error) (func() error, *vendorapi.Error) {
 	g := n.gemm
 	batches := 1
@@ -64,20 +66,16 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, _ func(string, 
 	switch n.kind {
 	case nodeGemm:
 		for i, o := range ops {
-			if used(i) {
-				if mem[i], err = dspan(o.name, n.dev, o.ptr, o.bytes, o.es); err != nil {
-					return nil, err
-				}
+			if mem[i], err = dspan(o.name, n.dev, o.ptr, o.bytes, o.es); err != nil {
+				return nil, err
 			}
 		}
 		return func() error { gemmOne(&g, alpha, beta, mem[0], mem[1], mem[2]); return nil }, nil
 	case nodeGemmStrided:
 		a, b, c := g.Extents(batches) // Validate refused negative strides and overflowing extents
 		for i, total := range [3]uint64{a, b, c} {
-			if used(i) {
-				if mem[i], err = dspan(ops[i].name, n.dev, ops[i].ptr, total, ops[i].es); err != nil {
-					return nil, err
-				}
+			if mem[i], err = dspan(ops[i].name, n.dev, ops[i].ptr, total, ops[i].es); err != nil {
+				return nil, err
 			}
 		}
 		return func() error {
@@ -96,10 +94,8 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, _ func(string, 
 	}
 	// nodeGemmBatched: A, B and C are arrays of batches device pointers.
 	for i, o := range ops {
-		if used(i) {
-			if mem[i], err = dspan(o.name+" pointer array", n.dev, o.ptr, uint64(batches)*8, 8); err != nil {
-				return nil, err
-			}
+		if mem[i], err = dspan(o.name+" pointer array", n.dev, o.ptr, uint64(batches)*8, 8); err != nil {
+			return nil, err
 		}
 	}
 	if !exec {

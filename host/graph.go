@@ -27,17 +27,31 @@ func (c *capture) invalidate(reason string) {
 
 func (c *capture) end() { c.ended = true }
 
-// add appends validated nodes to the capture. The caller holds d.mu.
-func (c *capture) add(d *Driver, call string, nodes []*node) error {
+// usable returns an error when c was invalidated: nothing more may be added.
+func (c *capture) usable(call string) error {
 	if c.invalid != "" {
 		return newErr(errCaptureInvalidated, call, c.st.dev, "the capture of stream %d was invalidated: %s", c.st.id, c.invalid)
 	}
+	return nil
+}
+
+// add appends validated nodes to the capture. The caller holds d.mu.
+// Recording an event marks it captured and adds no node, as in CUDA, where
+// a captured record only orders the capture's own work and the graph
+// records nothing when it runs; so a wait on such an event adds none either.
+func (c *capture) add(d *Driver, call string, nodes []*node) error {
+	if err := c.usable(call); err != nil {
+		return err
+	}
 	for _, n := range nodes {
-		if n.kind == nodeRecord {
+		switch {
+		case n.kind == nodeRecord:
 			d.events[n.event.Handle].captured = c
+		case n.kind == nodeWait && d.events[n.event.Handle].captured == c:
+		default:
+			c.nodes = append(c.nodes, n)
 		}
 	}
-	c.nodes = append(c.nodes, nodes...)
 	return nil
 }
 
@@ -150,7 +164,7 @@ func (d *Driver) GraphExecUpdate(e vendorapi.GraphExec, g vendorapi.Graph) error
 		return err
 	}
 	if ex.dev != gr.dev {
-		return newErr(errGraphExecUpdate, call, e.Device, "graph of device %d, executable graph of device %d", gr.dev, ex.dev)
+		return invalid(call, e.Device, "graph of device %d, executable graph of device %d", gr.dev, ex.dev)
 	}
 	if len(ex.nodes) != len(gr.nodes) {
 		return newErr(errGraphExecUpdate, call, e.Device, "topology changed: %d nodes, executable graph has %d", len(gr.nodes), len(ex.nodes))
@@ -243,6 +257,8 @@ func (n *node) kindName() string {
 		return "event record"
 	case nodeWait:
 		return "event wait"
+	case nodeFault:
+		return "injected fault"
 	}
 	return "node"
 }

@@ -296,16 +296,24 @@ func (d *Driver) SetMaxDynamicSharedMemory(f vendorapi.Function, bytes int) erro
 // arguments against the catalog, its launch configuration and every buffer
 // the arguments address. It keeps a copy of args.
 func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args *vendorapi.Args) error {
+	n, err := launchNode(f, grid, block, sharedMem, s, args.Clone())
+	if err != nil {
+		return err
+	}
+	return d.submit(n.call, s, n)
+}
+
+// launchNode is the node of a launch of f on s, which must be of f's device.
+func launchNode(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args *vendorapi.Args) (*node, error) {
 	const call = "hostLaunchKernel"
 	if f.Device != s.Device {
-		return invalid(call, s.Device, "function of device %d launched on a stream of device %d", f.Device, s.Device)
+		return nil, invalid(call, s.Device, "function of device %d launched on a stream of device %d", f.Device, s.Device)
 	}
-	return d.submit(call, s, &node{kind: nodeKernel, call: call, dev: f.Device, fn: f,
-		grid: grid, block: block, shared: sharedMem, args: args.Clone()})
+	return &node{kind: nodeKernel, call: call, dev: f.Device, fn: f, grid: grid, block: block, shared: sharedMem, args: args}, nil
 }
 
 // checkKernel resolves n's function and checks its arguments and launch
-// configuration. The caller holds d.mu; n is not shared yet.
+// configuration. The caller holds d.mu.
 func (d *Driver) checkKernel(n *node) *vendorapi.Error {
 	fn := d.funcs[n.fn.Handle]
 	if fn == nil || fn.dev != n.fn.Device || fn.name != n.fn.Name {
@@ -314,26 +322,19 @@ func (d *Driver) checkKernel(n *node) *vendorapi.Error {
 	if err := vendorapi.CheckArgs(fn.name, fn.kinds, n.args); err != nil {
 		return fromContract(n.call, n.dev, err)
 	}
-	if why := checkLaunch(n.grid, n.block, n.shared, fn.maxDyn); why != "" {
-		return newErr(errInvalidConfiguration, n.call, n.dev, "kernel %s: %s", n.fn.Name, why)
+	if err := vendorapi.CheckGeometry(n.grid, n.block); err != nil {
+		return newErr(errInvalidConfiguration, n.call, n.dev, "kernel %s: %s", n.fn.Name, contractMessage(err))
 	}
-	n.impl = fn.impl
+	if int64(n.shared) > int64(fn.maxDyn) {
+		return newErr(errInvalidConfiguration, n.call, n.dev, "kernel %s: %d bytes of dynamic shared memory exceed the function's limit of %d (SetMaxDynamicSharedMemory)",
+			n.fn.Name, n.shared, fn.maxDyn)
+	}
+	if n.impl == nil {
+		// Set once, when n is first queued or captured: a graph's nodes are
+		// checked again at every launch, while earlier launches read them.
+		n.impl = fn.impl
+	}
 	return nil
-}
-
-// checkLaunch checks a launch configuration against CUDA's limits.
-func checkLaunch(grid, block vendorapi.Dim3, shared uint32, maxDyn int) string {
-	b, g := block.Norm(), grid.Norm()
-	if b.X > 1024 || b.Y > 1024 || b.Z > 64 || block.Count() > 1024 {
-		return fmt.Sprintf("block %v exceeds 1024 threads (x, y ≤ 1024, z ≤ 64)", block)
-	}
-	if g.X > math.MaxInt32 || g.Y > 65535 || g.Z > 65535 {
-		return fmt.Sprintf("grid %v exceeds (2³¹−1, 65535, 65535)", grid)
-	}
-	if int64(shared) > int64(maxDyn) {
-		return fmt.Sprintf("%d bytes of dynamic shared memory exceed the function's limit of %d (SetMaxDynamicSharedMemory)", shared, maxDyn)
-	}
-	return ""
 }
 
 // prepareKernel resolves a kernel node's buffers. The caller holds memMu.

@@ -23,6 +23,7 @@ const (
 	nodeGemmBatched
 	nodeRecord
 	nodeWait
+	nodeFault // InjectFault: fails when it runs
 )
 
 // node is one piece of asynchronous work, queued on a stream or captured
@@ -187,6 +188,8 @@ func (d *Driver) prepare(n *node, exec bool) (func() error, *vendorapi.Error) {
 		return d.prepareKernel(n, dspan)
 	case nodeGemm, nodeGemmStrided, nodeGemmBatched:
 		return d.prepareGemm(n, exec, dspan, fail)
+	case nodeFault:
+		return func() error { return newErr(errLaunchFailure, n.call, n.dev, "injected fault") }, nil
 	}
 	return nil, nil
 }

@@ -7,4 +7,12 @@
 // GraphExec, Function, BLASHandle) carry the device they belong to, so every
 // vendor entry point sets its device inside the same call and never relies on
 // a previous call having done so. No method may panic or abort the process.
+//
+// The doc comments state the contract; where vendors differ, they say which
+// behaviour is the contract and why (usually: what CUDA does, because that is
+// what users get). Calls are checked before anything is queued, so a refused
+// call has no effect and leaves the device working: a bad argument must never
+// become a device fault, which on CUDA is sticky and ends the context.
+// vendorapi/conformance holds every rule as a test (its RULES.md maps rules
+// to tests); every vendor runs it.
 package vendorapi

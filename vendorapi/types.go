@@ -44,6 +44,32 @@ func (d Dim3) Norm() Dim3 {
 // String formats d as (x,y,z).
 func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
 
+// Launch geometry limits every vendor enforces (CUDA's; HIP's are wider, so
+// its shim refuses what CUDA would): threads per block and per block
+// dimension, blocks per grid dimension.
+const (
+	MaxBlockThreads = 1024
+	MaxBlockX       = 1024
+	MaxBlockY       = 1024
+	MaxBlockZ       = 64
+	MaxGridX        = 1<<31 - 1
+	MaxGridY        = 65535
+	MaxGridZ        = 65535
+)
+
+// CheckGeometry returns an error matching ErrInvalidValue when a launch of
+// grid × block exceeds the limits above (zero components count as 1).
+func CheckGeometry(grid, block Dim3) error {
+	b, g := block.Norm(), grid.Norm()
+	if b.X > MaxBlockX || b.Y > MaxBlockY || b.Z > MaxBlockZ || b.Count() > MaxBlockThreads {
+		return fmt.Errorf("block %v exceeds %d threads (x, y ≤ %d, z ≤ %d): %w", block, MaxBlockThreads, MaxBlockX, MaxBlockZ, ErrInvalidValue)
+	}
+	if g.X > MaxGridX || g.Y > MaxGridY || g.Z > MaxGridZ {
+		return fmt.Errorf("grid %v exceeds (%d, %d, %d): %w", grid, MaxGridX, MaxGridY, MaxGridZ, ErrInvalidValue)
+	}
+	return nil
+}
+
 // Stream is an in-order work queue on one device. The zero Handle is never a
 // created stream.
 type Stream struct {

@@ -162,3 +162,30 @@ func TestDim3(t *testing.T) {
 	assert.Equal(t, Dim3{5, 1, 1}, Dim3{X: 5}.Norm())
 	assert.Equal(t, "(5,1,1)", Dim3{5, 1, 1}.String())
 }
+
+func TestCheckGeometry(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		grid, block Dim3
+		ok          bool
+	}{
+		{"zero components count as 1", Dim3{}, Dim3{}, true},
+		{"at every limit", Dim3{X: MaxGridX, Y: MaxGridY, Z: MaxGridZ}, Dim3{X: 16, Y: 1, Z: 64}, true},
+		{"1024 threads", Dim3{X: 1}, Dim3{X: 32, Y: 32}, true},
+		{"1025 threads in x", Dim3{X: 1}, Dim3{X: 1025}, false},
+		{"2048 threads in x and y", Dim3{X: 1}, Dim3{X: 1024, Y: 2}, false},
+		{"block z of 65", Dim3{X: 1}, Dim3{Z: 65}, false},
+		{"grid x of 2^31", Dim3{X: 1 << 31}, Dim3{X: 1}, false},
+		{"grid y of 65536", Dim3{Y: 65536}, Dim3{X: 1}, false},
+		{"grid z of 65536", Dim3{Z: 65536}, Dim3{X: 1}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckGeometry(c.grid, c.block)
+			if c.ok {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, ErrInvalidValue)
+			}
+		})
+	}
+}

@@ -180,11 +180,16 @@ func (b *Backend) BLAS() (vendorapi.BLASHandle, error) {
 				_ = b.drv.Free(b.dev, p)
 			}
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, vendorapi.ErrNotSupported): // the library keeps its own workspace
+			_ = b.drv.Free(b.dev, p)
+			b.log.Info(fmt.Sprintf("ternion: backend %s: the BLAS library takes no workspace (%v)", b.name, err))
+		case err != nil:
 			_ = b.drv.BLASDestroy(h)
 			return vendorapi.BLASHandle{}, fmt.Errorf("ternion: backend %s: the BLAS workspace: %w", b.name, err)
+		default:
+			b.blasWS = p
 		}
-		b.blasWS = p
 	}
 	b.blas, b.hasBLAS = h, true
 	return h, nil

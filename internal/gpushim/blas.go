@@ -169,17 +169,23 @@ func (d *Driver) gemm(call string, h vendorapi.BLASHandle, g vendorapi.Gemm, mod
 }
 
 // checkGemmMemory checks that the matrices (or, batched, the pointer arrays)
-// lie in live device memory, so that a stale pointer is an error rather than
+// lie in live device memory, aligned to their elements (the pointer arrays
+// to 8 bytes), so that a stale or misaligned pointer is an error rather than
 // a fault inside the BLAS library. g passed Validate, so its extents fit.
 func (d *Driver) checkGemmMemory(call string, dev int, g vendorapi.Gemm, mode C.int32_t, batch int) error {
 	a, b, c := uint64(8*batch), uint64(8*batch), uint64(8*batch)
+	aligns := [3]uint64{8, 8, 8}
 	if mode != C.TN_GEMM_BATCHED {
+		aligns = [3]uint64{uint64(g.AType.Size()), uint64(g.BType.Size()), uint64(g.CType.Size())}
 		a, b, c = g.Extents(batch) // batch is 1 for TN_GEMM_ONE: the strides are unused
 	}
-	for _, m := range []struct {
+	for i, m := range []struct {
 		p vendorapi.DevicePtr
 		n uint64
 	}{{g.A, a}, {g.B, b}, {g.C, c}} {
+		if uint64(m.p)%aligns[i] != 0 {
+			return d.invalid(call, dev, "%c at %#x is not aligned to %d bytes", "ABC"[i], uint64(m.p), aligns[i])
+		}
 		if err := d.checkDevice(call, dev, m.p, m.n); err != nil {
 			return err
 		}

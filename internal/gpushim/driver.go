@@ -256,6 +256,9 @@ func (d *Driver) EnablePeerAccess(dev, peer int) error {
 	if err := d.checkPeer("EnablePeerAccess", dev, peer); err != nil {
 		return err
 	}
+	if dev == peer {
+		return d.invalid("EnablePeerAccess", dev, "a device cannot be its own peer")
+	}
 	if err := d.fail(C.tn_peer_enable(C.int32_t(dev), C.int32_t(peer)), dev); err != nil {
 		return err
 	}

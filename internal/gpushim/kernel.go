@@ -151,6 +151,9 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 	if err := vendorapi.CheckArgs(f.Name, hf.params, args); err != nil {
 		return contractError(d.vendor, "Launch", f.Device, err)
 	}
+	if err := vendorapi.CheckGeometry(grid, block); err != nil {
+		return contractError(d.vendor, "Launch", f.Device, err)
+	}
 	dm := dims(grid, block)
 	b, n := args.Bytes(), len(hf.offsets)
 	var bp *C.uint8_t

@@ -25,12 +25,15 @@ type memTable struct {
 	pinned     spans           // HostAlloc
 	registered spans           // HostRegister
 	peers      map[[2]int]bool // {dev, owner}: dev has peer access to owner's memory
+
+	// access: mapping base → bit d set when VMMSetAccess gave device d access (vmmaccess.go).
+	access map[uint64]uint64
 }
 
 // device reports whether dev may use [p, p+n) as device memory: inside one
 // allocation of dev itself or of a device whose memory dev has peer access to,
-// or inside mapped VMM chunks that follow each other (VMM access is granted
-// per mapping by VMMSetAccess, which the vendor checks).
+// or inside mapped VMM chunks that follow each other, each of which
+// VMMSetAccess gave dev access to.
 func (m *memTable) device(dev int, p, n uint64) bool {
 	if n == 0 {
 		return true
@@ -41,7 +44,7 @@ func (m *memTable) device(dev int, p, n uint64) bool {
 		s, _ := m.allocs.Find(p)
 		return s.Val == dev || m.peers[[2]int{dev, s.Val}]
 	}
-	return m.mapped.Covers(p, n, true)
+	return m.mapped.Covers(p, n, true) && m.accessible(dev, p, n)
 }
 
 // owner returns the device whose allocation holds p (false when none does).

@@ -16,6 +16,7 @@ func TestMemTable(t *testing.T) {
 	require.True(t, m.add(&m.mapped, span{Lo: 0x10000, Hi: 0x20000, Val: 1}))
 	require.True(t, m.add(&m.mapped, span{Lo: 0x20000, Hi: 0x30000, Val: 1}))
 	require.True(t, m.add(&m.pinned, span{Lo: 0x100000, Hi: 0x101000, Val: -1}))
+	m.grant(0, 0x10000, 0x20000)
 
 	assert.True(t, m.device(0, 0x1800, 0x800))
 	assert.False(t, m.device(0, 0x1800, 0x801), "separate allocations are not one buffer")
@@ -32,7 +33,7 @@ func TestMemTable(t *testing.T) {
 	assert.False(t, m.device(2, 0x1800, 0x800), "peer access is per device pair")
 	m.setPeer(1, 0, false)
 	assert.False(t, m.device(1, 0x1800, 0x800), "peer access disabled again")
-	assert.True(t, m.device(0, 0x1f000, 0x2000), "VMM access is the vendor's to check")
+	assert.False(t, m.device(1, 0x1f000, 0x2000), "VMM access was given to device 0 only")
 	assert.True(t, m.host(0x100800, 0x800))
 	assert.False(t, m.host(0x1000, 1), "device memory is not host memory")
 

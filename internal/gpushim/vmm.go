@@ -141,7 +141,13 @@ func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error
 	if !ok {
 		return d.invalid("VMMSetAccess", dev, "[%#x, +%d) is not mapped", uint64(p), size)
 	}
-	return d.fail(C.tn_vmm_set_access(C.int32_t(dev), C.uint64_t(p), C.uint64_t(size)), dev)
+	if err := d.fail(C.tn_vmm_set_access(C.int32_t(dev), C.uint64_t(p), C.uint64_t(size)), dev); err != nil {
+		return err
+	}
+	d.mem.mu.Lock()
+	d.mem.grant(dev, uint64(p), size)
+	d.mem.mu.Unlock()
+	return nil
 }
 
 // VMMUnmap unmaps [p, p+size), which must consist of whole mappings: with one
@@ -162,10 +168,12 @@ func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
 	}
 	for _, m := range pieces {
 		if err := d.fail(C.tn_vmm_unmap(C.int32_t(dev), C.uint64_t(m.Lo), C.uint64_t(m.Hi-m.Lo)), dev); err != nil {
-			d.mem.mapped.RemoveWithin(lo, m.Lo) // what was unmapped before the failure
+			d.mem.revoke(lo, m.Lo-lo) // what was unmapped before the failure
+			d.mem.mapped.RemoveWithin(lo, m.Lo)
 			return err
 		}
 	}
+	d.mem.revoke(lo, size)
 	d.mem.mapped.RemoveWithin(lo, lo+size)
 	return nil
 }

@@ -4,6 +4,15 @@
 // memory, stream order, events, graph capture and update, catalog kernels,
 // BLAS gemms and the error type.
 //
+// Every rule the contract's doc comments state is a test that fails when a
+// vendor breaks it; RULES.md maps rules to tests and lists the host bugs
+// planted to prove the suite catches them. The checks use only behaviour the
+// vendor APIs guarantee, so they hold on real GPUs; the few that cannot (a
+// failure of queued work, a kernel touching memory it may not) run only
+// where the driver implements vendorapi.FaultInjector or
+// vendorapi.LaunchChecker, since on a GPU they would need a device fault,
+// which on CUDA is sticky. The last group closes the driver.
+//
 // Inputs are random (math/rand/v2, a fresh seed per test, printed when the
 // test fails; set TERNION_CONFORMANCE_SEED to replay one) and never zero, and
 // every destination is surrounded by known bytes that must survive the call.
@@ -29,7 +38,12 @@ func Run(t *testing.T, d vendorapi.Driver) {
 	if n == 0 {
 		t.Skip("no devices")
 	}
-	s := &suite{d: d, n: n}
+	s := &suite{d: d, n: n, startFree: make([]uint64, n)}
+	for dev := range n {
+		free, _, err := d.MemInfo(dev)
+		require.NoError(t, err, "MemInfo(%d)", dev)
+		s.startFree[dev] = free
+	}
 	t.Run("properties are sane", s.properties)
 	t.Run("memory", s.memory)
 	t.Run("peer access and copies", s.peer)
@@ -41,12 +55,24 @@ func Run(t *testing.T, d vendorapi.Driver) {
 	t.Run("kernels", s.kernels)
 	t.Run("blas", s.blas)
 	t.Run("errors", s.errors)
+	t.Run("memory ranges are checked", s.ranges)
+	t.Run("peer and VMM access are enforced", s.access)
+	t.Run("queries tell pending work from done", s.busy)
+	t.Run("capture rules", s.captureRules)
+	t.Run("handles", s.handles)
+	t.Run("launch limits", s.launchLimits)
+	t.Run("launch memory checks", s.launchChecks)
+	t.Run("gemm memory and empty gemms", s.gemmRules)
+	t.Run("failures of queued work", s.asyncFaults)
+	t.Run("managed memory", s.managed)
+	t.Run("close releases everything", s.closing) // last: it closes the driver
 }
 
 // suite is one driver under test.
 type suite struct {
-	d vendorapi.Driver
-	n int // device count
+	d         vendorapi.Driver
+	n         int      // device count
+	startFree []uint64 // MemInfo free of each device when Run started
 }
 
 // eachDevice runs f as a subtest per device.

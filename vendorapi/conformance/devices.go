@@ -42,6 +42,7 @@ func (s *suite) properties(t *testing.T) {
 		require.NoError(t, err, "Props(%d) again", dev)
 		assert.Equal(t, p.Name, q.Name, "Props is stable across calls")
 		assert.Equal(t, p.TotalMemory, q.TotalMemory, "Props is stable across calls")
+		t.Run("MemInfo reflects allocations", func(t *testing.T) { s.memInfoTracks(t, dev) })
 	})
 
 	t.Run("bad device indices are errors", func(t *testing.T) {
@@ -73,4 +74,56 @@ func (s *suite) properties(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, s.n, n)
 	})
+}
+
+// memInfoTracks checks that free memory falls while an allocation (Malloc,
+// and VMMCreate where there is VMM) lives and rises when it is freed. Half
+// the allocation's size is the threshold, so that a vendor rounding sizes or
+// another user of the device changing free memory a little does not fail it.
+func (s *suite) memInfoTracks(t *testing.T, dev int) {
+	p, err := s.d.Props(dev)
+	require.NoError(t, err, "Props")
+	_, total, err := s.d.MemInfo(dev)
+	require.NoError(t, err, "MemInfo")
+	size := min(uint64(64<<20), total/8) &^ (1<<20 - 1)
+	if p.VMM {
+		size = max(size/p.VMMGranularity, 1) * p.VMMGranularity
+	}
+	check := func(what string, alloc func() (release func() error, err error)) {
+		before, _, err := s.d.MemInfo(dev)
+		require.NoError(t, err, "MemInfo")
+		release, err := alloc()
+		require.NoError(t, err, "%s of %d bytes", what, size)
+		during, _, err := s.d.MemInfo(dev)
+		require.NoError(t, err, "MemInfo")
+		require.NoError(t, release(), "releasing the %s", what)
+		after, _, err := s.d.MemInfo(dev)
+		require.NoError(t, err, "MemInfo")
+		assert.LessOrEqual(t, during, before-size/2, "free memory falls by about %d bytes while a %s lives (before %d, during %d)", size, what, before, during)
+		assert.GreaterOrEqual(t, after, during+size/2, "free memory rises by about %d bytes once the %s is released (during %d, after %d)", size, what, during, after)
+	}
+	check("Malloc", func() (func() error, error) {
+		ptr, err := s.d.Malloc(dev, size)
+		return func() error { return s.d.Free(dev, ptr) }, err
+	})
+	if p.VMM {
+		check("VMMCreate", func() (func() error, error) {
+			c, err := s.d.VMMCreate(dev, size)
+			return func() error { return s.d.VMMRelease(c) }, err
+		})
+		// A chunk released while mapped lives on until it is unmapped.
+		check("chunk released while mapped", func() (func() error, error) {
+			vr, err := s.d.VMMReserve(dev, size)
+			require.NoError(t, err, "VMMReserve")
+			c, err := s.d.VMMCreate(dev, size)
+			require.NoError(t, err, "VMMCreate")
+			require.NoError(t, s.d.VMMMap(vr.Base, c), "VMMMap")
+			return func() error {
+				if err := s.d.VMMUnmap(dev, vr.Base, size); err != nil {
+					return err
+				}
+				return s.d.VMMFree(vr)
+			}, s.d.VMMRelease(c)
+		})
+	}
 }

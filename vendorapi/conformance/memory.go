@@ -262,6 +262,16 @@ func (s *suite) outOfMemory(t *testing.T) {
 			s.checkError(t, "Malloc("+c.what+")", err, dev, vendorapi.ErrOutOfMemory)
 			t.Logf("Malloc(%s) fails with: %v", c.what, err)
 		}
+		if p.VMM {
+			size := (p.TotalMemory/p.VMMGranularity + 1) * p.VMMGranularity
+			c, err := s.d.VMMCreate(dev, size)
+			if err == nil {
+				_ = s.d.VMMRelease(c)
+				t.Errorf("VMMCreate(%d, %d) succeeded on a device of %d bytes", dev, size, p.TotalMemory)
+			} else {
+				s.checkError(t, "VMMCreate of more than TotalMemory", err, dev, vendorapi.ErrOutOfMemory)
+			}
+		}
 		s.healthy(t, dev)
 	})
 }

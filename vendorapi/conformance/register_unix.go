@@ -17,9 +17,7 @@ import (
 func (s *suite) hostRegister(t *testing.T, dev int) {
 	r := newRand(t)
 	size := 3 * syscall.Getpagesize()
-	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	require.NoError(t, err, "mmap")
-	t.Cleanup(func() { _ = syscall.Munmap(m) })
+	m := hostMapping(t, size)
 	ptr := uintptr(unsafe.Pointer(&m[0]))
 
 	require.NoError(t, s.d.HostRegister(ptr, uint64(size)), "HostRegister")
@@ -44,4 +42,13 @@ func (s *suite) hostRegister(t *testing.T, dev int) {
 	checkBytes(t, "CopyDtoHAsync into registered memory", m, data2)
 	require.NoError(t, s.d.HostUnregister(ptr), "HostUnregister")
 	s.checkError(t, "HostUnregister of memory no longer registered", s.d.HostUnregister(ptr), anyDevice)
+}
+
+// hostMapping maps size bytes of anonymous memory (not Go's), unmapped when t ends.
+func hostMapping(t *testing.T, size int) []byte {
+	t.Helper()
+	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	require.NoError(t, err, "mmap")
+	t.Cleanup(func() { _ = syscall.Munmap(m) })
+	return m
 }

@@ -1,0 +1,122 @@
+package backend
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/host"
+	"github.com/ternion/ternion/vendorapi"
+	"github.com/ternion/ternion/vendorapi/faulty"
+)
+
+// faultyBackend is a backend over a host driver wrapped by vendorapi/faulty.
+func faultyBackend(t *testing.T) (*Backend, *faulty.Driver) {
+	t.Helper()
+	hd, err := host.New(host.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = hd.Close() })
+	fd := faulty.New(hd)
+	b, err := New(fd, 0, quiet)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b, fd
+}
+
+// chain builds y = (x + 1)·2 on n floats.
+func chain(n int) (*graph.Graph, *graph.Tensor, error) {
+	ctx := graph.NewContext()
+	x := ctx.FromFloats(make([]float32, n), int64(n))
+	one := make([]float32, n)
+	for i := range one {
+		one[i] = 1
+	}
+	y := x.Add(ctx.FromFloats(one, int64(n))).Scale(2)
+	g, err := ctx.Build(y)
+	return g, y, err
+}
+
+// TestInjectedFaults drives core's error paths with failures a GPU vendor
+// returns: every one is an error from Compute or Synchronize, and the
+// backend computes correctly afterwards.
+func TestInjectedFaults(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rule faulty.Rule
+		is   error // the error matches it (nil: any error)
+		sync bool  // reported by Synchronize rather than Compute
+	}{
+		{"the compute buffer cannot be allocated", faulty.FailMallocOver(1 << 20), vendorapi.ErrOutOfMemory, false},
+		{"a launch fails", faulty.Fail("Launch", 1, vendorapi.ErrInvalidValue), vendorapi.ErrInvalidValue, false},
+		{"a launch fails asynchronously", faulty.FailLaunchAsync(1), nil, true},
+		{"an upload fails", faulty.Fail("CopyHtoDAsync", 1, vendorapi.ErrInvalidValue), vendorapi.ErrInvalidValue, false},
+		{"the pinned staging memory cannot be allocated", faulty.Fail("HostAlloc", 1, vendorapi.ErrOutOfMemory), nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, fd := faultyBackend(t)
+			require.NoError(t, fd.Add(c.rule))
+			g, y, err := chain(1 << 19) // 2 MiB a tensor
+			require.NoError(t, err)
+			err = b.Compute(g)
+			if c.sync {
+				require.NoError(t, err)
+				err = b.Synchronize()
+			}
+			if c.name == "the pinned staging memory cannot be allocated" {
+				// Not an error: uploads fall back to synchronous copies.
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.True(t, faulty.Injected(err), "%v", err)
+				if c.is != nil {
+					assert.True(t, errors.Is(err, c.is), "%v", err)
+				}
+			}
+			fd.Reset()
+			g, y, err = chain(1 << 19)
+			require.NoError(t, err)
+			require.NoError(t, b.Compute(g), "the backend computes after the failure")
+			v, err := y.Floats()
+			require.NoError(t, err)
+			for i := range v {
+				if v[i] != 2 {
+					t.Fatalf("y[%d] = %v after the failure, want 2", i, v[i])
+				}
+			}
+		})
+	}
+}
+
+// TestPoolOutOfMemoryUnderFaults runs a MUL_MAT whose temporaries come from
+// the pool while the driver refuses a pool allocation: an out-of-memory
+// error, and the next compute works.
+func TestPoolOutOfMemoryUnderFaults(t *testing.T) {
+	b, fd := faultyBackend(t)
+	ctx := graph.NewContext()
+	w := ctx.FromFloatsAs(tensor.F16, make([]float32, 64*32), 64, 32)
+	x := ctx.FromFloats(make([]float32, 64*8), 64, 8) // f32 src1 of an f16 gemm: converted in a pool buffer
+	y := w.MulMat(x)
+	g, err := ctx.Build(y)
+	require.NoError(t, err)
+	require.NoError(t, b.Compute(g))
+	require.NoError(t, b.Synchronize())
+	// Fail every new device allocation or VMM chunk from now on, once the
+	// pool's cache is flushed: the conversion buffer cannot be had.
+	require.NoError(t, b.Pool().Flush())
+	require.NoError(t, fd.Add(faulty.Rule{Method: "VMMCreate", Kind: vendorapi.ErrOutOfMemory}))
+	require.NoError(t, fd.Add(faulty.Rule{Method: "Malloc", Kind: vendorapi.ErrOutOfMemory}))
+	ctx2 := graph.NewContext()
+	x2 := ctx2.FromFloats(make([]float32, 64*16), 64, 16)
+	g2, err := ctx2.Build(w.MulMat(x2))
+	require.NoError(t, err)
+	err = b.Compute(g2)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, vendorapi.ErrOutOfMemory)
+	fd.Reset()
+	require.NoError(t, b.Compute(g2), "computes once memory is back")
+	require.NoError(t, b.Synchronize())
+}
