@@ -51,22 +51,6 @@ func init() {
 		}
 	}
 	registerTemplate("mmv", mmv(false))
-	// mmvw_{t}(dst, src0, src1, r2, r3): rows blockIdx.x*blockDim.y + ty.
-	registerTemplate("mmvw", func(k kernels.Kernel) (*hostKernel, error) {
-		inner, err := mmv(true)(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{buffers: inner.buffers, block: func(m [][]byte, a *vendorapi.Args, b block) {
-			rows := a.TensorAt(1).Ne[1]
-			for ty := range b.dim.Y {
-				row := int64(b.idx.X)*int64(b.dim.Y) + int64(ty)
-				if row < rows {
-					inner.block(m, a, block{idx: vendorapi.Dim3{X: uint32(row), Y: b.idx.Y, Z: b.idx.Z}, dim: b.dim, grid: b.grid})
-				}
-			}
-		}}, nil
-	})
 	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
 	register("batched_ptrs", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {

@@ -64,41 +64,6 @@ static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor sr
     }
 }
 
-// 32 threads per dst element: block (32, R) computes R rows of matrix (y, z)
-// starting at row x*R, thread y's 32 lanes striding over k with 16-byte
-// loads (8 in flight per lane), summed with shuffles within the 32 lanes.
-template <typename T, int V>
-static __device__ __forceinline__ void mmvw(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
-                                            ternion_fastdiv r3) {
-    const ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (row >= src0.ne[1]) {
-        return; // the whole group of 32 lanes
-    }
-    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
-    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const uint4 * xv = (const uint4 *)((const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3]);
-    const float4 * yv = (const float4 *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
-    const ternion_i64 nv = src0.ne[0] / V;
-    float sum = 0.0f;
-#pragma unroll 8
-    for (ternion_i64 i = threadIdx.x; i < nv; i += 32) {
-        const uint4 raw = xv[i];
-        const T * e = (const T *)&raw;
-#pragma unroll
-        for (int j = 0; j < V / 4; j++) {
-            const float4 f = yv[i * (V / 4) + j];
-            sum += ternion_load(e + 4 * j) * f.x + ternion_load(e + 4 * j + 1) * f.y + ternion_load(e + 4 * j + 2) * f.z +
-                   ternion_load(e + 4 * j + 3) * f.w;
-        }
-    }
-    for (int m = 16; m > 0; m >>= 1) {
-        sum += TERNION_SHFL_XOR32(sum, m);
-    }
-    if (threadIdx.x == 0) {
-        *(float *)((char *)dst.data + row * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum;
-    }
-}
-
 // The pointer arrays of a batched gemm (ggml's k_compute_batched_ptrs): for
 // batch i = i12 + i13*ne12 < ne12*ne13, out[i] = a + (i12/r2)*nba2 +
 // (i13/r3)*nba3, out[n + i] = b + i12*nbb2 + i13*nbb3, out[2n + i] = c +

@@ -12,18 +12,15 @@
 #endif
 // HIP shuffles take no mask.
 #define TERNION_SHFL_XOR(v, m) __shfl_xor((v), (m), TERNION_WARP_SIZE)
-#define TERNION_SHFL_XOR32(v, m) __shfl_xor((v), (m), 32)
 #elif defined(__MUSACC__)
 #define TERNION_VENDOR_MUSA 1
 #define TERNION_WARP_SIZE 32
 #define TERNION_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
-#define TERNION_SHFL_XOR32(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
 #else
 // CUDA (nvcc or NVRTC). NVRTC has no standard headers: use builtin types only.
 #define TERNION_VENDOR_CUDA 1
 #define TERNION_WARP_SIZE 32
 #define TERNION_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
-#define TERNION_SHFL_XOR32(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
 #endif
 
 #include "abi.h"

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -41,26 +42,36 @@ type leftovers struct {
 	c         vendorapi.PhysicalChunk // zero without VMM
 }
 
-// closing runs two rounds of work that leave everything live, each ended by
+// maxCloseRounds bounds the rounds closing runs when one round's free memory
+// differs from the previous one's by more than closeRoundSlack: MemInfo is
+// the device's, so another process allocating or freeing meanwhile (test
+// binaries of other packages run in parallel) can move one round; a leak
+// moves every round.
+const maxCloseRounds = 4
+
+// closing runs rounds of work that leave everything live, each ended by
 // Close: free memory comes back (to where Run started, within
-// closeOnceSlack; the second round to where the first left it, within
-// closeRoundSlack), every handle and pointer from before is invalid, peer
-// access is disabled, and the driver works afterwards.
+// closeOnceSlack; a round to where the one before left it, within
+// closeRoundSlack, in at least one of up to maxCloseRounds-1 round pairs),
+// every handle and pointer from before is invalid, peer access is disabled,
+// and the driver works afterwards.
 func (s *suite) closing(t *testing.T) {
-	var after [2][]uint64
-	for round := range 2 {
+	var after [][]uint64
+	settled := false
+	for round := 0; round < maxCloseRounds && !settled; round++ {
 		var left []leftovers
 		for dev := range s.n {
 			left = append(left, s.leaveLive(t, dev))
 		}
 		peered := s.leavePeerAccess(t)
 		require.NoError(t, s.d.Close(), "Close (round %d)", round+1)
-		after[round] = make([]uint64, s.n)
+		free := make([]uint64, s.n)
 		for dev := range s.n {
-			free, _, err := s.d.MemInfo(dev)
+			f, _, err := s.d.MemInfo(dev)
 			require.NoError(t, err, "MemInfo after Close")
-			after[round][dev] = free
+			free[dev] = f
 		}
+		after = append(after, free)
 		for _, l := range left {
 			s.checkReleased(t, l)
 		}
@@ -68,15 +79,24 @@ func (s *suite) closing(t *testing.T) {
 			s.checkPeerDisabled(t)
 		}
 		require.NoError(t, s.d.Close(), "Close of a closed driver")
+		if round > 0 {
+			settled = true
+			for dev := range s.n {
+				settled = settled && free[dev]+closeRoundSlack >= after[round-1][dev]
+			}
+		}
 	}
 	for dev := range s.n {
-		start, first, second := s.startFree[dev], after[0][dev], after[1][dev]
-		t.Logf("device %d: free memory at the start %d, after the first Close %d (%+d), after the second %d (%+d)",
-			dev, start, first, int64(first)-int64(start), second, int64(second)-int64(first))
+		start, first := s.startFree[dev], after[0][dev]
+		line := fmt.Sprintf("device %d: free memory at the start %d, after Close %d (%+d)", dev, start, first, int64(first)-int64(start))
+		for r := 1; r < len(after); r++ {
+			line += fmt.Sprintf(", then %d (%+d)", after[r][dev], int64(after[r][dev])-int64(after[r-1][dev]))
+		}
+		t.Log(line)
 		assert.GreaterOrEqual(t, first+closeOnceSlack, start, "device %d: Close leaves free memory where Run started, within %d bytes", dev, closeOnceSlack)
-		assert.GreaterOrEqual(t, second+closeRoundSlack, first, "device %d: a second round of the same work, closed, leaks nothing (within %d bytes)", dev, closeRoundSlack)
 		s.healthy(t, dev)
 	}
+	assert.True(t, settled, "in %d rounds of the same work, each closed, no round left free memory within %d bytes of the round before: Close leaks", len(after), closeRoundSlack)
 }
 
 // leaveLive does work of every kind on dev and leaves all of it live: memory,

@@ -523,7 +523,7 @@ func (d *Driver) BLASSetWorkspace(h vendorapi.BLASHandle, p vendorapi.DevicePtr,
 	}
 	ws, ok := d.inner.(vendorapi.BLASWorkspacer)
 	if !ok {
-		return &vendorapi.Error{Vendor: d.inner.Vendor(), Call: "BLASSetWorkspace", CodeName: "TERNION_NOT_SUPPORTED",
+		return &vendorapi.Error{Vendor: d.inner.Vendor(), Call: "BLASSetWorkspace", CodeName: "not supported",
 			Message: "the wrapped driver takes no BLAS workspace", Device: h.Device, Kind: vendorapi.ErrNotSupported}
 	}
 	return ws.BLASSetWorkspace(h, p, size)
