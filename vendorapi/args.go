@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // ParamKind is the type of one kernel parameter in the catalog: a scalar, a
@@ -122,8 +123,9 @@ func (f FastDiv) Div(n uint32) uint32 {
 // Mod returns n%D as a kernel computes it (exact for n < 2^31).
 func (f FastDiv) Mod(n uint32) uint32 { return n - f.Div(n)*f.D }
 
-// Args is one launch's arguments, packed as a C compiler lays out the
-// kernel's parameter list (each value at the next offset aligned for its
+// Args is one launch's arguments, packed (little-endian, as every device
+// ternion supports stores them) as a C compiler lays out the kernel's
+// parameter list (each value at the next offset aligned for its
 // kind), with the kind of every argument so Launch can check them against
 // the catalog. Build it with the chaining methods; Reset reuses its memory,
 // so a caller launching in a loop allocates nothing.
@@ -133,7 +135,6 @@ func (f FastDiv) Mod(n uint32) uint32 { return n - f.Div(n)*f.D }
 type Args struct {
 	b     []byte
 	kinds []ParamKind
-	offs  []uint32
 }
 
 // NewArgs returns empty Args.
@@ -141,7 +142,7 @@ func NewArgs() *Args { return &Args{} }
 
 // Reset empties a, keeping its memory.
 func (a *Args) Reset() *Args {
-	a.b, a.kinds, a.offs = a.b[:0], a.kinds[:0], a.offs[:0]
+	a.b, a.kinds = a.b[:0], a.kinds[:0]
 	return a
 }
 
@@ -161,12 +162,10 @@ func (a *Args) Kinds() []ParamKind {
 	return a.kinds
 }
 
-// Offsets returns each argument's byte offset in Bytes.
+// Offsets returns each argument's byte offset in Bytes (Layout of Kinds).
 func (a *Args) Offsets() []uint32 {
-	if a == nil {
-		return nil
-	}
-	return a.offs
+	offs, _ := Layout(a.Kinds())
+	return offs
 }
 
 // Len returns the number of arguments.
@@ -182,7 +181,7 @@ func (a *Args) Clone() *Args {
 	if a == nil {
 		return &Args{}
 	}
-	return &Args{b: slices.Clone(a.b), kinds: slices.Clone(a.kinds), offs: slices.Clone(a.offs)}
+	return &Args{b: slices.Clone(a.b), kinds: slices.Clone(a.kinds)}
 }
 
 // slot appends the padding before an argument of kind k and room for it,
@@ -196,11 +195,10 @@ func (a *Args) slot(k ParamKind) []byte {
 		a.b = slices.Grow(a.b, n-start+128)
 	}
 	a.b = a.b[:n]
-	for i := start; i < off; i++ {
-		a.b[i] = 0
+	if off != start {
+		clear(a.b[start:off])
 	}
 	a.kinds = append(a.kinds, k)
-	a.offs = append(a.offs, uint32(off))
 	return a.b[off:n:n]
 }
 
@@ -237,6 +235,10 @@ func (a *Args) F32(v float32) *Args {
 // Tensor appends a tensor descriptor.
 func (a *Args) Tensor(t TensorDesc) *Args {
 	b := a.slot(ParamTensor)
+	if uintptr(unsafe.Pointer(&b[0]))%8 == 0 { // the usual case: one copy (little-endian, C's layout: TestABIHeader)
+		*(*TensorDesc)(unsafe.Pointer(&b[0])) = t
+		return a
+	}
 	binary.LittleEndian.PutUint64(b, uint64(t.Data))
 	for i := range 4 {
 		binary.LittleEndian.PutUint64(b[8+8*i:], uint64(t.Ne[i]))
@@ -248,6 +250,10 @@ func (a *Args) Tensor(t TensorDesc) *Args {
 // FastDiv appends fast-division constants.
 func (a *Args) FastDiv(f FastDiv) *Args {
 	b := a.slot(ParamFastDiv)
+	if uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		*(*FastDiv)(unsafe.Pointer(&b[0])) = f
+		return a
+	}
 	binary.LittleEndian.PutUint32(b, f.Mp)
 	binary.LittleEndian.PutUint32(b[4:], f.L)
 	binary.LittleEndian.PutUint32(b[8:], f.D)
@@ -260,7 +266,11 @@ func (a *Args) at(i int, k ParamKind) []byte {
 	if a.kinds[i] != k {
 		panic(fmt.Sprintf("vendorapi: argument %d is %s, read as %s", i, a.kinds[i], k))
 	}
-	off := int(a.offs[i])
+	off := 0
+	for _, p := range a.kinds[:i] { // the offset of argument i, as slot placed it
+		off = (off+p.Align()-1)&^(p.Align()-1) + p.Size()
+	}
+	off = (off + k.Align() - 1) &^ (k.Align() - 1)
 	return a.b[off : off+k.Size()]
 }
 

@@ -359,3 +359,31 @@ func TestPlanRandomGraphs(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPlan1000 plans a 1000-node graph (goal: at most 1 ms).
+func BenchmarkPlan1000(b *testing.B) {
+	ctx := NewContext()
+	x := ctx.FromFloats(make([]float32, 4096), 64, 64)
+	w := ctx.Empty(tensor.F16, 64, 64)
+	h := x
+	for i := range 1000 {
+		switch i % 4 {
+		case 0:
+			h = w.MulMat(h)
+		case 1:
+			h = h.Add(x)
+		case 2:
+			h = h.Scale(0.5)
+		default:
+			h = h.Transpose().Cont()
+		}
+	}
+	g, err := ctx.Build(h)
+	require.NoError(b, err)
+	require.Len(b, g.Nodes(), 1250)
+	for b.Loop() {
+		if _, err := g.Plan(AllocOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -135,26 +135,14 @@ func (d *Driver) SetMaxDynamicSharedMemory(f vendorapi.Function, bytes int) erro
 	return d.fail(C.tn_func_set_max_dyn_smem(C.int32_t(f.Device), C.uint64_t(h.raw), C.int32_t(bytes)), f.Device)
 }
 
-// Launch queues f on s after checking args against the catalog: one cgo
-// call, which points the vendor's launch at each argument in the packed
-// bytes.
+// Launch queues f on s after checking args against the catalog
+// (checkLaunch): one cgo call, which points the vendor's launch at each
+// argument in the packed bytes.
 func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args *vendorapi.Args) error {
-	hf, hs, okf, oks := d.h.get2(f.Handle, kindFunction, f.Device, s.Handle, kindStream, s.Device)
-	switch {
-	case !okf:
-		return d.invalid("Launch", f.Device, "%#x is not a live function of device %d", f.Handle, f.Device)
-	case !oks:
-		return d.invalid("Launch", s.Device, "%#x is not a live stream of device %d", s.Handle, s.Device)
-	case f.Device != s.Device:
-		return d.invalid("Launch", s.Device, "function of device %d launched on a stream of device %d", f.Device, s.Device)
+	hf, hs, dm, err := checkLaunch(&d.h, d.vendor, f, grid, block, s, args)
+	if err != nil {
+		return err
 	}
-	if err := vendorapi.CheckArgs(f.Name, hf.params, args); err != nil {
-		return contractError(d.vendor, "Launch", f.Device, err)
-	}
-	if err := vendorapi.CheckGeometry(grid, block); err != nil {
-		return contractError(d.vendor, "Launch", f.Device, err)
-	}
-	dm := dims(grid, block)
 	b, n := args.Bytes(), len(hf.offsets)
 	var bp *C.uint8_t
 	var op *C.uint32_t
@@ -163,10 +151,4 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 	}
 	return d.fail(C.tn_launch(C.int32_t(f.Device), C.uint64_t(hf.raw), (*C.uint32_t)(unsafe.Pointer(&dm[0])),
 		C.uint32_t(sharedMem), C.uint64_t(hs.raw), bp, op, C.int32_t(n)), f.Device)
-}
-
-// dims packs a launch's grid and block, zero components counted as 1.
-func dims(grid, block vendorapi.Dim3) [6]uint32 {
-	g, b := grid.Norm(), block.Norm()
-	return [6]uint32{g.X, g.Y, g.Z, b.X, b.Y, b.Z}
 }
