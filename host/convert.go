@@ -2,7 +2,6 @@ package host
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/vendorapi"
@@ -36,25 +35,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				dst, src := tensorBuf("dst", a.TensorAt(0), td.size), tensorBuf("src", a.TensorAt(1), ts.size)
-				if n := a.I64At(8); n > math.MaxInt32 {
-					dst.bad = fmt.Sprintf("n = %d: the kernel converts fewer than 2^31 elements", n)
-				}
-				return []buffer{dst, src}
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, src := a.TensorAt(0), a.TensorAt(1)
-				s0, s1, s2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
-				d0, d1, d2 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7)
-				b.gridStride(a.I64At(8), func(i int64) {
-					so := tensorOffset(uint32(i), src, s0, s1, s2)
-					do := tensorOffset(uint32(i), dst, d0, d1, d2)
-					td.store(m[0][do:], ts.load(m[1][so:]))
-				})
-			},
-		}, nil
+		return elementKernel(td.size, ts.size, "converts", func(d, s []byte) { td.store(d, ts.load(s)) }), nil
 	})
 	// cvt_rows_{ts}_{td}(dst, src, sne1, sne2, dne1, dne2, nrows).
 	registerTemplate("cvt_rows", func(k kernels.Kernel) (*hostKernel, error) {
