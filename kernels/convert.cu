@@ -81,24 +81,39 @@ extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ter
 // z walks the other two dims (nbatch = their product; na divides by the
 // lower one's size), TERNION_TILE_Z of them at a time so each thread has
 // 16 loads in flight. Block 32x8 threads.
+// The strides are picked by selects (an array indexed by c would put the
+// descriptors in local memory) and each thread's addresses are formed once:
+// the kernel is otherwise bound by its 64-bit address arithmetic (measured
+// 2.4x slower on the H200, bench/experiments/variants.cu).
 template <typename TS, typename TD>
 static __device__ __forceinline__ void cvt_tile(ternion_tensor dst, ternion_tensor src, int c, ternion_fastdiv na, ternion_i64 nbatch) {
     __shared__ float tile[TERNION_TILE_Z][TERNION_TILE][TERNION_TILE + 1];
-    const int a = c == 1 ? 2 : 1, b = c == 3 ? 2 : 3; // the other two dims, a < b
-    const ternion_i64 nc = dst.ne[c], n0 = dst.ne[0];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const ternion_i64 nc = c == 1 ? dst.ne[1] : c == 2 ? dst.ne[2] : dst.ne[3], n0 = dst.ne[0];
+    const ternion_i64 snc = c == 1 ? src.nb[1] : c == 2 ? src.nb[2] : src.nb[3];
+    const ternion_i64 dnc = c == 1 ? dst.nb[1] : c == 2 ? dst.nb[2] : dst.nb[3];
+    // the other two dims, a < b
+    const ternion_i64 sna = c == 1 ? src.nb[2] : src.nb[1], dna = c == 1 ? dst.nb[2] : dst.nb[1];
+    const ternion_i64 snb = c == 3 ? src.nb[2] : src.nb[3], dnb = c == 3 ? dst.nb[2] : dst.nb[3];
     const ternion_i64 ic0 = (ternion_i64)blockIdx.x * TERNION_TILE, i00 = (ternion_i64)blockIdx.y * TERNION_TILE;
+    // reads: i0 = i00 + ty + 8j, ic = ic0 + tx; writes: i0 = i00 + tx, ic = ic0 + ty + 8j
+    const bool read_c = ic0 + tx < nc, write_0 = i00 + tx < n0;
+    const ternion_i64 rows0 = n0 - i00 - ty, rowsc = nc - ic0 - ty; // j valid while 8j < rows
+    const char * sthread = (const char *)src.data + (i00 + ty) * src.nb[0] + (ic0 + tx) * snc;
+    char * dthread = (char *)dst.data + (i00 + tx) * dst.nb[0] + (ic0 + ty) * dnc;
+    const ternion_i64 sstep = 8 * src.nb[0], dstep = 8 * dnc;
     for (ternion_i64 z0 = (ternion_i64)blockIdx.z * TERNION_TILE_Z; z0 < nbatch; z0 += (ternion_i64)gridDim.z * TERNION_TILE_Z) {
 #pragma unroll
         for (int zz = 0; zz < TERNION_TILE_Z; zz++) {
             const ternion_i64 z = z0 + zz;
-            if (z >= nbatch) break;
-            const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
-            const char * s = (const char *)src.data + ia * src.nb[a] + ib * src.nb[b];
+            if (z < nbatch && read_c) {
+                const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
+                const char * s = sthread + ia * sna + ib * snb;
 #pragma unroll
-            for (int k = threadIdx.y; k < TERNION_TILE; k += 8) {
-                const ternion_i64 i0 = i00 + k, ic = ic0 + threadIdx.x;
-                if (i0 < n0 && ic < nc) {
-                    tile[zz][k][threadIdx.x] = ternion_load((const TS *)(s + i0 * src.nb[0] + ic * src.nb[c]));
+                for (int j = 0; j < TERNION_TILE / 8; j++) {
+                    if (8 * j < rows0) {
+                        tile[zz][ty + 8 * j][tx] = ternion_load((const TS *)(s + j * sstep));
+                    }
                 }
             }
         }
@@ -106,14 +121,14 @@ static __device__ __forceinline__ void cvt_tile(ternion_tensor dst, ternion_tens
 #pragma unroll
         for (int zz = 0; zz < TERNION_TILE_Z; zz++) {
             const ternion_i64 z = z0 + zz;
-            if (z >= nbatch) break;
-            const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
-            char * d = (char *)dst.data + ia * dst.nb[a] + ib * dst.nb[b];
+            if (z < nbatch && write_0) {
+                const ternion_u32 ib = ternion_fastdiv_div((ternion_u32)z, na), ia = (ternion_u32)z - ib * na.d;
+                char * d = dthread + ia * dna + ib * dnb;
 #pragma unroll
-            for (int k = threadIdx.y; k < TERNION_TILE; k += 8) {
-                const ternion_i64 i0 = i00 + threadIdx.x, ic = ic0 + k;
-                if (i0 < n0 && ic < nc) {
-                    ternion_store((TD *)(d + i0 * dst.nb[0] + ic * dst.nb[c]), tile[zz][threadIdx.x][k]);
+                for (int j = 0; j < TERNION_TILE / 8; j++) {
+                    if (8 * j < rowsc) {
+                        ternion_store((TD *)(d + j * dstep), tile[zz][tx][ty + 8 * j]);
+                    }
                 }
             }
         }
