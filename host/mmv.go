@@ -10,12 +10,9 @@ import (
 
 // mmv.go implements kernels/mmv.cu.
 
-// mmvRows is kernels/mmv.cu's TERNION_MMV_ROWS: rows of src0 per block.
-const mmvRows = 2
-
 func init() {
-	// mmv_{t} and mmvv_{t}(dst, src0, src1, r2, r3): the dot products of
-	// mmvRows rows per block, summed in float64 (the GPU sums in float32 in its own order;
+	// mmv_{t} and mmvv_{t}(dst, src0, src1, r2, r3): one dot product per
+	// block, summed in float64 (the GPU sums in float32 in its own order;
 	// results are compared within MUL_MAT's error bound).
 	mmv := func(vec bool) func(k kernels.Kernel) (*hostKernel, error) {
 		return func(k kernels.Kernel) (*hostKernel, error) {
@@ -38,19 +35,17 @@ func init() {
 				block: func(m [][]byte, a *vendorapi.Args, b block) {
 					dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
 					r2, r3 := a.FastDivAt(3), a.FastDivAt(4)
-					i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
+					row, i12, i13 := int64(b.idx.X), int64(b.idx.Y), int64(b.idx.Z)
 					i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
 					y := i12*s1.Nb[2] + i13*s1.Nb[3]
-					for row := mmvRows * int64(b.idx.X); row < min(mmvRows*int64(b.idx.X+1), s0.Ne[1]); row++ {
-						x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
-						var sum float64
-						for i := range s0.Ne[0] {
-							xv := t.load(m[1][x+i*int64(t.size):])
-							yv := math.Float32frombits(binary.LittleEndian.Uint32(m[2][y+4*i:]))
-							sum += float64(xv) * float64(yv)
-						}
-						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], math.Float32bits(float32(sum)))
+					var sum float64
+					for i := range s0.Ne[0] {
+						xv := t.load(m[1][x+i*int64(t.size):])
+						yv := math.Float32frombits(binary.LittleEndian.Uint32(m[2][y+4*i:]))
+						sum += float64(xv) * float64(yv)
 					}
+					binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], math.Float32bits(float32(sum)))
 				},
 			}, nil
 		}

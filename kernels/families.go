@@ -87,7 +87,7 @@ var Families = []Family{
 				{"nba2", i64}, {"nba3", i64}, {"nbb2", i64}, {"nbb3", i64}, {"nbc2", i64}, {"nbc3", i64}, {"r2", i64}, {"r3", i64}}}},
 		Templates: []Template{
 			{Name: "mmv_{t}", Body: "mmv<{t}, 1>",
-				Doc:    "dst[row, i12, i13] = Σ_k src0[k, row, i12/r2, i13/r3] ({t}) · src1[k, 0, i12, i13] (f32); grid (⌈rows/2⌉, ne12, ne13) (2 rows a block), block a multiple of the warp size; rows of src0 and src1 packed",
+				Doc:    "dst[row, i12, i13] = Σ_k src0[k, row, i12/r2, i13/r3] ({t}) · src1[k, 0, i12, i13] (f32); grid (rows, ne12, ne13), block a multiple of the warp size; rows of src0 and src1 packed",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}},
 				Axes:   []Axis{floatTypes("t")}},
 			{Name: "mmvv_{t}", Body: "mmv<{t}>",

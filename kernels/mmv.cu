@@ -29,72 +29,38 @@ static __device__ __forceinline__ float ternion_block_sum(float v) {
     return v;
 }
 
-// Rows of src0 per block: neighbouring rows share each load of src1 (on the
-// H200, m=4096 k=14336 f16: 2 rows and 256 threads 29.9 µs, 1 row and 128
-// threads 32.5 µs; bench/experiments/variants.cu).
-#define TERNION_MMV_ROWS 2
-
-// Block (x, y, z) computes rows TERNION_MMV_ROWS*x + r of matrix (y, z).
-// A row past the end re-reads the last row and stores nothing, so the hot
-// loop has no branch.
+// One block per dst element: block (x, y, z) computes row x of matrix (y, z).
 template <typename T, int V>
 static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                            ternion_fastdiv r3) {
-    constexpr int R = TERNION_MMV_ROWS;
-    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 row = blockIdx.x, i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const ternion_i64 row0 = (ternion_i64)blockIdx.x * R, nrows = src0.ne[1];
-    const char * x[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        const ternion_i64 row = row0 + r < nrows ? row0 + r : nrows - 1;
-        x[r] = (const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
-    }
+    const char * x = (const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
     const float * y = (const float *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
     const ternion_i64 k = src0.ne[0];
-    float sum[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        sum[r] = 0.0f;
-    }
+    float sum = 0.0f;
     if (V == 1) {
         for (ternion_i64 i = threadIdx.x; i < k; i += blockDim.x) {
-            const float yi = y[i];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                sum[r] += ternion_load((const T *)x[r] + i) * yi;
-            }
+            sum += ternion_load((const T *)x + i) * y[i];
         }
     } else {
+        const uint4 * xv = (const uint4 *)x;
         const float4 * yv = (const float4 *)y;
-#pragma unroll 2
+#pragma unroll 4
         for (ternion_i64 i = threadIdx.x; i < k / V; i += blockDim.x) {
-            float4 f[V >= 4 ? V / 4 : 1];
+            const uint4 raw = xv[i];
+            const T * e = (const T *)&raw;
 #pragma unroll
             for (int j = 0; j < V / 4; j++) {
-                f[j] = yv[i * (V / 4) + j];
-            }
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const uint4 raw = ((const uint4 *)x[r])[i];
-                const T * e = (const T *)&raw;
-#pragma unroll
-                for (int j = 0; j < V / 4; j++) {
-                    sum[r] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y +
-                              ternion_load(e + 4 * j + 2) * f[j].z + ternion_load(e + 4 * j + 3) * f[j].w;
-                }
+                const float4 f = yv[i * (V / 4) + j];
+                sum += ternion_load(e + 4 * j) * f.x + ternion_load(e + 4 * j + 1) * f.y + ternion_load(e + 4 * j + 2) * f.z +
+                       ternion_load(e + 4 * j + 3) * f.w;
             }
         }
     }
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        const float s = ternion_block_sum(sum[r]);
-        if (threadIdx.x == 0 && row0 + r < nrows) {
-            *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
-        }
-        if (r + 1 < R) {
-            __syncthreads(); // ternion_block_sum's shared partials are read before the next sum writes them
-        }
+    sum = ternion_block_sum(sum);
+    if (threadIdx.x == 0) {
+        *(float *)((char *)dst.data + row * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum;
     }
 }
 

@@ -55,11 +55,8 @@ func runMulMat(d Device, n *graph.Tensor) error {
 	return runGemm(d, n.Src(0).Type(), n.Src(1).Type(), dst, a, b)
 }
 
-// mmvRows is kernels/mmv.cu's TERNION_MMV_ROWS: rows of src0 per block.
-const mmvRows = 2
-
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
-// block per mmvRows rows of dst, threads striding over k.
+// block per dst element, threads striding over k.
 func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	t, _ := floatType(at)
 	es := at.BlockBytes()
@@ -71,16 +68,16 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	if vec {
 		name, steps = "mmvv_"+t, k/vecElems
 	}
-	// Two rows a block, at most 256 threads: on the H200 a row of 14336 f16
-	// ran at 29.9 µs so, 32.5 µs with one row and 128 threads, 33.6 µs with
-	// one row and 256, 34.7 µs with 32 lanes per row
-	// (bench/experiments/variants.cu, bench/README.md).
+	// One block per row, at most 128 threads: on the H200 a row of 14336
+	// f16 ran at 31.9 µs with 256 threads a block and 34.7 µs with 32 lanes
+	// per row (4 rows a block, 8 loads in flight per lane); 128 threads
+	// halve the waves of 256 (bench/README.md).
 	warp := int64(d.Props().WarpSize)
 	threads := warp
-	for threads < steps && threads < 256 {
+	for threads < steps && threads < 128 {
 		threads *= 2
 	}
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvRows - 1) / mmvRows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	grid := vendorapi.Dim3{X: uint32(a.Ne[1]), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
 }
