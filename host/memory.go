@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/internal/gomem"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -19,7 +20,7 @@ import (
 // so that an address one past the end of the memory is never inside the next
 // mapping. It returns the usable bytes and the whole mapping.
 func (d *Driver) mmapGuarded(size uint64) (mem, mapped []byte, err error) {
-	n := roundUp(max(size, 1), d.page)
+	n := align.Up(max(size, 1), d.page)
 	p, err := unix.MmapPtr(-1, 0, nil, uintptr(n+d.page), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, nil, err
@@ -47,8 +48,6 @@ func bytesAt(a uintptr, size uint64) []byte {
 
 // addr returns the address of b's first byte.
 func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
-
-func roundUp(n, to uint64) uint64 { return (n + to - 1) / to * to }
 
 // maxMapping bounds a single mapping so that size arithmetic cannot overflow.
 const maxMapping = math.MaxInt64 / 2

@@ -2,7 +2,6 @@ package host
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -197,12 +196,10 @@ func (d *Driver) prepare(n *node, exec bool) (func() error, *vendorapi.Error) {
 // pitched is the extent of height rows of width bytes, pitch bytes apart;
 // math.MaxUint64 when it overflows.
 func pitched(pitch, width, height uint64) uint64 {
-	hi, lo := bits.Mul64(pitch, height-1)
-	sum, carry := bits.Add64(lo, width, 0)
-	if hi != 0 || carry != 0 {
-		return math.MaxUint64
+	if n, ok := vendorapi.Extent2D(pitch, width, height); ok {
+		return n
 	}
-	return sum
+	return math.MaxUint64
 }
 
 // memset sets every byte of b to v.

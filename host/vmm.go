@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/internal/ranges"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -60,7 +61,7 @@ func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error
 		return vendorapi.VirtualRange{}, osErr(call, dev, "mmap", err)
 	}
 	all := unsafe.Slice((*byte)(p), size+d.gran)
-	head := roundUp(uint64(addr(all)), d.gran) - uint64(addr(all))
+	head := align.Up(uint64(addr(all)), d.gran) - uint64(addr(all))
 	// Trim the unaligned head and the tail but for one guard page (the tail
 	// is at least a page: the head is at most gran-page); failures only leak
 	// address space.

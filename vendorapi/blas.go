@@ -211,6 +211,10 @@ func extent(rows, cols, ld int, stride int64, batch, elemSize int) uint64 {
 	return n
 }
 
+// Extent2D is how many bytes height rows of width bytes, pitch bytes apart,
+// span (height and width positive); false when that overflows 64 bits.
+func Extent2D(pitch, width, height uint64) (uint64, bool) { return mulAdd(pitch, height-1, width) }
+
 // mulAdd returns a*b + c, and false when it overflows 64 bits.
 func mulAdd(a, b, c uint64) (uint64, bool) {
 	hi, lo := bits.Mul64(a, b)

@@ -1,6 +1,9 @@
 package vendorapi
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // Driver is the whole contract a vendor implements. It is split into small
 // interfaces, one per driver concept; optional capabilities are separate
@@ -69,6 +72,22 @@ type Devices interface {
 type HostBuffer struct {
 	Ptr  uintptr
 	Size uint64
+}
+
+// Bytes views the buffer's memory as a byte slice (nil when empty). The
+// pointer is read through the field's address so that the uintptr never
+// round-trips through a variable (vet's unsafeptr rule); the memory is not
+// Go's, so the garbage collector ignores it.
+func (b HostBuffer) Bytes() []byte {
+	if b.Ptr == 0 || b.Size == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&b.Ptr))), b.Size)
+}
+
+// Slice returns the part [off, off+size) of b (unchecked).
+func (b HostBuffer) Slice(off, size uint64) HostBuffer {
+	return HostBuffer{Ptr: b.Ptr + uintptr(off), Size: size}
 }
 
 // Memory allocates device and pinned host memory and copies between them.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -188,4 +189,16 @@ func TestCheckGeometry(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestHostBufferBytesAndSlice(t *testing.T) {
+	assert.Nil(t, HostBuffer{}.Bytes())
+	assert.Nil(t, HostBuffer{Ptr: 0x1000}.Bytes())
+	sub := HostBuffer{Ptr: 0x1000, Size: 100}.Slice(10, 20)
+	assert.Equal(t, HostBuffer{Ptr: 0x100a, Size: 20}, sub)
+	mem := make([]byte, 8)
+	b := HostBuffer{Ptr: uintptr(unsafe.Pointer(&mem[0])), Size: 8}.Slice(2, 4)
+	b.Bytes()[0] = 7
+	assert.Equal(t, byte(7), mem[2])
+	assert.Len(t, b.Bytes(), 4)
 }

@@ -6,12 +6,13 @@ import (
 	"sync"
 
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/vendorapi"
 )
 
 // Alignment is the alignment of every buffer and of every tensor placed in
 // one (the seed's 128 bytes).
-const Alignment = 128
+const Alignment = graph.DefaultAlign
 
 // MatrixRowPadding is the seed's MATRIX_ROW_PADDING: a quantized tensor's
 // memory extends to where a last row padded to a multiple of 512 elements
@@ -155,7 +156,7 @@ func (b *Backend) AllocTensors(ts ...*graph.Tensor) (*Buffer, error) {
 			return nil, fmt.Errorf("ternion: AllocTensors: %s is already placed", t)
 		}
 		offs[i] = total
-		total += (AllocSize(t) + Alignment - 1) / Alignment * Alignment
+		total += align.Up(AllocSize(t), Alignment)
 	}
 	buf, err := b.Alloc(total)
 	if err != nil {

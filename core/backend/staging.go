@@ -3,7 +3,6 @@ package backend
 import (
 	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -92,7 +91,7 @@ func (s *staging) wait() error {
 
 // async copies srcs into buf and queues the copies to the device.
 func (s *staging) async(dsts []vendorapi.DevicePtr, srcs [][]byte) error {
-	host := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&s.buf.Ptr))), s.buf.Size)
+	host := s.buf.Bytes()
 	var off uint64
 	for i, b := range srcs {
 		n := uint64(len(b))

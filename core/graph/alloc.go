@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ternion/ternion/internal/align"
 )
 
 // DefaultAlign is the alignment of every tensor a Plan places: the seed's
@@ -52,7 +54,7 @@ type arena struct {
 }
 
 func (a *arena) alloc(size uint64) uint64 {
-	size = (size + a.align - 1) / a.align * a.align
+	size = align.Up(size, a.align)
 	best := -1
 	for i, b := range a.free {
 		if b.size >= size && (best < 0 || b.size < a.free[best].size) {
@@ -79,7 +81,7 @@ func (a *arena) alloc(size uint64) uint64 {
 }
 
 func (a *arena) release(off, size uint64) {
-	size = (size + a.align - 1) / a.align * a.align
+	size = align.Up(size, a.align)
 	i, _ := slices.BinarySearchFunc(a.free, off, func(b block, o uint64) int {
 		switch {
 		case b.off < o:
@@ -130,7 +132,7 @@ func (g *Graph) Plan(o AllocOptions) (*Plan, error) {
 		size := o.Size(t)
 		off := a.alloc(max(size, 1))
 		p.Offsets[t] = off
-		p.Sum += (size + o.Align - 1) / o.Align * o.Align
+		p.Sum += align.Up(size, o.Align)
 		own[t] = true
 	}
 	free := func(t *Tensor) {
@@ -147,8 +149,6 @@ func (g *Graph) Plan(o AllocOptions) (*Plan, error) {
 	}
 	for _, n := range g.nodes {
 		switch {
-		case n.failed:
-			return nil, fmt.Errorf("graph: node %s comes from a failed op", n.describe())
 		case n.viewSrc != nil, placed(n):
 		case own[n]: // a node the graph repeats: computed again in place
 		default:

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Graph is a forward graph: the op nodes that compute a set of outputs, in
@@ -52,10 +53,7 @@ func (c *Context) Build(outputs ...*Tensor) (*Graph, error) {
 		case o == nil:
 			return nil, &OpError{Op: OpNone, Msg: fmt.Sprintf("output %d is nil", i)}
 		case o.failed:
-			if err := o.ctx.Err(); err != nil {
-				return nil, err
-			}
-			return nil, &OpError{Op: o.op, Msg: fmt.Sprintf("output %d comes from a failed op", i)}
+			return nil, o.ctx.Err() // a failed op leaves its error in its context
 		}
 		o.output = true
 		if o.viewSrc != nil {
@@ -84,11 +82,7 @@ func (g *Graph) Context() *Context { return g.ctx }
 // is computed again each time (what `ternion ops perf` times, as ggml's
 // test-backend-ops does). n must not be computed in place over a source.
 func (g *Graph) Repeat(n *Tensor, times int) error {
-	found := false
-	for _, m := range g.nodes {
-		found = found || m == n
-	}
-	if !found {
+	if !slices.Contains(g.nodes, n) {
 		return &OpError{Op: n.op, Msg: "Repeat: the node is not in the graph"}
 	}
 	for range times {

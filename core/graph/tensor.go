@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -222,13 +221,4 @@ func (t *Tensor) String() string {
 		return "<nil tensor>"
 	}
 	return t.describe() + fmt.Sprintf(" nb=[%d,%d,%d,%d]", t.layout.Nb[0], t.layout.Nb[1], t.layout.Nb[2], t.layout.Nb[3])
-}
-
-// putF32 appends v as little-endian float32s.
-func putF32(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
 }

@@ -24,9 +24,6 @@ func supportsBinary(n *graph.Tensor, _ vendorapi.Props) string {
 	if _, ok := floatType(b.Type()); !ok {
 		return "src1 must be f32, f16 or bf16"
 	}
-	if n.Type() != a.Type() {
-		return "dst must have src0's type"
-	}
 	if !fits32(n.Layout()) || !fits32(b.Layout()) {
 		return "more than 2^31 elements"
 	}

@@ -46,7 +46,7 @@ func runMulMat(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
-	if dst.Ne[0]*dst.Ne[1]*dst.Ne[2]*dst.Ne[3] == 0 {
+	if n.Layout().Empty() {
 		return nil
 	}
 	if b.Ne[1] == 1 && n.Src(1).Type() == tensor.F32 && b.Nb[0] == 4 && b.Ne[2] <= 65535 && b.Ne[3] <= 65535 {

@@ -166,13 +166,8 @@ func fits32(l tensor.Layout) bool { return l.Elements() < math.MaxInt32 }
 // floatType reports whether t is F32, F16 or BF16 and names its kernel
 // storage type ("f32", "f16", "bf16").
 func floatType(t tensor.Type) (string, bool) {
-	switch t {
-	case tensor.F32:
-		return "f32", true
-	case tensor.F16:
-		return "f16", true
-	case tensor.BF16:
-		return "bf16", true
+	if t == tensor.F32 || t == tensor.F16 || t == tensor.BF16 {
+		return t.String(), true
 	}
 	return "", false
 }

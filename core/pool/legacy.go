@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -57,8 +58,7 @@ func NewLegacy(a Allocator, dev int, o Options) *Legacy {
 // lookAheadSize is the seed's look-ahead size: LookAhead × size rounded up
 // to LegacyAlign.
 func lookAheadSize(size uint64) uint64 {
-	n := uint64(LookAhead * float64(size))
-	return (n + LegacyAlign - 1) / LegacyAlign * LegacyAlign
+	return align.Up(uint64(LookAhead*float64(size)), LegacyAlign)
 }
 
 // Alloc returns the best-fitting cached buffer of at least size bytes, or a

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -65,10 +66,8 @@ func NewVMM(vm vendorapi.VirtualMemory, dev int, granularity uint64, o Options) 
 	if reserve > maxRequest {
 		return nil, fmt.Errorf("pool: device %d: VMM reserve of %d bytes is too large: %w", dev, reserve, vendorapi.ErrInvalidValue)
 	}
-	return &VMM{vm: vm, dev: dev, gran: granularity, reserve: roundUp(reserve, granularity), log: o.logger()}, nil
+	return &VMM{vm: vm, dev: dev, gran: granularity, reserve: align.Up(reserve, granularity), log: o.logger()}, nil
 }
-
-func roundUp(n, to uint64) uint64 { return (n + to - 1) / to * to }
 
 // Alloc returns the next size bytes (rounded up to VMMAlign) of the pool's
 // range, mapping more memory when needed. See Pool.Alloc.
@@ -81,11 +80,11 @@ func (p *VMM) Alloc(size uint64) (Buffer, error) {
 	if p.closed {
 		return Buffer{}, fmt.Errorf("%w: device %d: VMM pool cannot allocate %d bytes", ErrClosed, p.dev, size)
 	}
-	if size > p.reserve-p.used || roundUp(size, VMMAlign) > p.reserve-p.used {
+	if size > p.reserve-p.used || align.Up(size, VMMAlign) > p.reserve-p.used {
 		return Buffer{}, fmt.Errorf("pool: device %d: VMM pool cannot allocate %d bytes: %d of its %d bytes of address space are in use (Options.VMMReserve): %w",
 			p.dev, size, p.used, p.reserve, vendorapi.ErrOutOfMemory)
 	}
-	n := roundUp(size, VMMAlign)
+	n := align.Up(size, VMMAlign)
 	if n > p.mapped-p.used {
 		if err := p.grow(size, n); err != nil {
 			return Buffer{}, err
@@ -137,7 +136,7 @@ func (p *VMM) grow(size, n uint64) error {
 // mapMore maps one chunk at the end of the mapped part so that n more bytes
 // fit after used. On failure nothing changes.
 func (p *VMM) mapMore(n uint64) error {
-	chunk := roundUp(p.used+n-p.mapped, p.gran)
+	chunk := align.Up(p.used+n-p.mapped, p.gran)
 	c, err := p.vm.VMMCreate(p.dev, chunk)
 	if err != nil {
 		return err

@@ -45,8 +45,8 @@ func FromFloat32(l Layout, v []float32) ([]byte, error) {
 	}
 	size := l.Type.BlockBytes()
 	write, err := writer(l.Type)
-	if err != nil || l.Type.BlockSize() != 1 {
-		return nil, fmt.Errorf("tensor: cannot encode floats as %s", l.Type)
+	if err != nil {
+		return nil, err
 	}
 	b := make([]byte, int64(len(v))*size)
 	for i, x := range v {

@@ -352,8 +352,8 @@ func (d *Driver) check2D(call string, on, dstDev int, dst vendorapi.DevicePtr, d
 	if width == 0 || height == 0 {
 		return true, nil
 	}
-	dn, okd := extent2D(dpitch, width, height)
-	sn, oks := extent2D(spitch, width, height)
+	dn, okd := vendorapi.Extent2D(dpitch, width, height)
+	sn, oks := vendorapi.Extent2D(spitch, width, height)
 	if !okd || !oks {
 		return false, d.invalid(call, on, "%d rows at pitches %d and %d overflow the address space", height, dpitch, spitch)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/vendorapi"
 )
 
 // testImage holds every family, built from the current sources, except
@@ -196,14 +197,14 @@ func TestNoKernelMessage(t *testing.T) {
 }
 
 func TestExtent2D(t *testing.T) {
-	n, ok := extent2D(256, 100, 3)
+	n, ok := vendorapi.Extent2D(256, 100, 3)
 	assert.True(t, ok)
 	assert.Equal(t, uint64(2*256+100), n)
-	n, ok = extent2D(100, 100, 1)
+	n, ok = vendorapi.Extent2D(100, 100, 1)
 	assert.True(t, ok)
 	assert.Equal(t, uint64(100), n)
-	_, ok = extent2D(1<<63, 16, 3)
+	_, ok = vendorapi.Extent2D(1<<63, 16, 3)
 	assert.False(t, ok, "2^63 x 2 wraps to 0")
-	_, ok = extent2D(1<<62, math.MaxUint64-(1<<62)+1, 2)
+	_, ok = vendorapi.Extent2D(1<<62, math.MaxUint64-(1<<62)+1, 2)
 	assert.False(t, ok, "the sum wraps")
 }

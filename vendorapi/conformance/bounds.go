@@ -54,7 +54,7 @@ func (s *suite) overrun(t *testing.T, dev int) {
 	copy(host, randBytes(r, n+1))
 	hostBefore := append([]byte(nil), host...)
 	st := s.stream(t, dev)
-	whole, plus1 := subBuffer(hb, 0, n), subBuffer(hb, 0, n+1)
+	whole, plus1 := hb.Slice(0, n), hb.Slice(0, n+1)
 	v := randByte(r)
 	inval := vendorapi.ErrInvalidValue
 	for _, c := range []struct {
@@ -159,7 +159,7 @@ func (s *suite) zeroSizes(t *testing.T, dev int) {
 	p, q := s.upload(t, dev, before), s.upload(t, dev, before)
 	st := s.stream(t, dev)
 	hb, _ := s.pinned(t, 1)
-	empty := subBuffer(hb, 0, 0)
+	empty := hb.Slice(0, 0)
 	for _, c := range []struct {
 		name string
 		err  error

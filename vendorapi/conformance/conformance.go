@@ -166,7 +166,7 @@ func (s *suite) pinned(t *testing.T, size uint64) (vendorapi.HostBuffer, []byte)
 		}
 	})
 	hb.Size = size
-	return hb, hostBytes(hb)
+	return hb, hb.Bytes()
 }
 
 // kernel returns catalog kernel name on dev.

@@ -169,9 +169,3 @@ func TestFMAF(t *testing.T) {
 	assert.True(t, math.IsNaN(float64(fmaf(float32(math.Inf(1)), 0, 1))))
 	assert.Equal(t, float32(math.Inf(-1)), fmaf(float32(math.Inf(-1)), 2, 1))
 }
-
-func TestHostBytes(t *testing.T) {
-	assert.Nil(t, hostBytes(vendorapi.HostBuffer{}))
-	sub := subBuffer(vendorapi.HostBuffer{Ptr: 0x1000, Size: 100}, 10, 20)
-	assert.Equal(t, vendorapi.HostBuffer{Ptr: 0x100a, Size: 20}, sub)
-}

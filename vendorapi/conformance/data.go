@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
-	"unsafe"
 
 	"github.com/ternion/ternion/internal/le"
 
@@ -190,20 +189,4 @@ func repeat(v byte, n int) []byte {
 		b[i] = v
 	}
 	return b
-}
-
-// hostBytes views pinned memory as a byte slice. The pointer is read through
-// the field's address so that the uintptr never round-trips through a
-// variable (vet's unsafeptr rule); the memory is not Go's, so the GC ignores it.
-func hostBytes(b vendorapi.HostBuffer) []byte {
-	if b.Ptr == 0 || b.Size == 0 {
-		return nil
-	}
-	p := *(*unsafe.Pointer)(unsafe.Pointer(&b.Ptr))
-	return unsafe.Slice((*byte)(p), b.Size)
-}
-
-// subBuffer returns the part [off, off+size) of pinned buffer b.
-func subBuffer(b vendorapi.HostBuffer, off, size uint64) vendorapi.HostBuffer {
-	return vendorapi.HostBuffer{Ptr: b.Ptr + uintptr(off), Size: size}
 }

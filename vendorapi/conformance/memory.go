@@ -34,7 +34,7 @@ func (s *suite) memory(t *testing.T) {
 			require.NoError(t, err, "HostAlloc(%d)", size)
 			require.NotZero(t, hb.Ptr, "HostAlloc(%d)", size)
 			require.GreaterOrEqual(t, hb.Size, size, "HostAlloc(%d): Size", size)
-			b := hostBytes(hb)
+			b := hb.Bytes()
 			data := randBytes(r, int(size))
 			copy(b, data) // the memory is ordinary host memory to Go
 			checkBytes(t, "pinned memory holds what was written", b[:size], data)
@@ -133,7 +133,7 @@ func (s *suite) asyncCopies(t *testing.T, dev int) {
 	require.NoError(t, s.d.CopyHtoDAsync(st, a.Add(aOff), hsrc), "CopyHtoDAsync")
 	require.NoError(t, s.d.CopyDtoDAsync(st, b.Add(bOff), a.Add(aOff), n), "CopyDtoDAsync")
 	require.NoError(t, s.d.MemsetAsync(st, b.Add(bOff+mOff), v, mLen), "MemsetAsync")
-	require.NoError(t, s.d.CopyDtoHAsync(st, subBuffer(hdst, hOff, n), b.Add(bOff)), "CopyDtoHAsync into the middle of a pinned buffer")
+	require.NoError(t, s.d.CopyDtoHAsync(st, hdst.Slice(hOff, n), b.Add(bOff)), "CopyDtoHAsync into the middle of a pinned buffer")
 	s.sync(t, st)
 	require.NoError(t, s.d.StreamQuery(st), "StreamQuery after StreamSynchronize")
 
