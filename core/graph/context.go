@@ -81,10 +81,10 @@ func (c *Context) add(t *Tensor) *Tensor {
 }
 
 // leaf makes a contiguous leaf tensor of type ty and shape ne.
-func (c *Context) leaf(op Op, ty tensor.Type, ne []int64) *Tensor {
+func (c *Context) leaf(ty tensor.Type, ne []int64) *Tensor {
 	l, err := tensor.Contiguous(ty, ne...)
 	if err != nil {
-		return c.fail(op, nil, "%v", err)
+		return c.fail(OpNone, nil, "%v", err)
 	}
 	return c.add(&Tensor{layout: l})
 }
@@ -92,7 +92,7 @@ func (c *Context) leaf(op Op, ty tensor.Type, ne []int64) *Tensor {
 // Empty makes a leaf tensor of type ty and shape ne (1 to 4 dimensions):
 // an input whose memory the graph allocator places and the caller fills
 // (SetFloats after allocation), or a weight the caller places (Place).
-func (c *Context) Empty(ty tensor.Type, ne ...int64) *Tensor { return c.leaf(OpNone, ty, ne) }
+func (c *Context) Empty(ty tensor.Type, ne ...int64) *Tensor { return c.leaf(ty, ne) }
 
 // FromFloats makes a leaf of type F32 and shape ne holding v (row-major),
 // uploaded to the device when its graph runs.
@@ -103,7 +103,7 @@ func (c *Context) FromFloats(v []float32, ne ...int64) *Tensor {
 // FromFloatsAs makes a leaf of type ty (F32, F16, BF16, I32) and shape ne
 // holding v converted to ty, uploaded when its graph runs.
 func (c *Context) FromFloatsAs(ty tensor.Type, v []float32, ne ...int64) *Tensor {
-	t := c.leaf(OpNone, ty, ne)
+	t := c.leaf(ty, ne)
 	if t.failed {
 		return t
 	}
@@ -117,7 +117,7 @@ func (c *Context) FromFloatsAs(ty tensor.Type, v []float32, ne ...int64) *Tensor
 
 // FromInts makes an I32 leaf of shape ne holding v, uploaded when its graph runs.
 func (c *Context) FromInts(v []int32, ne ...int64) *Tensor {
-	t := c.leaf(OpNone, tensor.I32, ne)
+	t := c.leaf(tensor.I32, ne)
 	if t.failed {
 		return t
 	}
@@ -135,7 +135,7 @@ func (c *Context) FromInts(v []int32, ne ...int64) *Tensor {
 // FromBytes makes a leaf of type ty and shape ne whose memory image is b
 // (for quantized weights: whole blocks, rows packed), uploaded when its graph runs.
 func (c *Context) FromBytes(ty tensor.Type, b []byte, ne ...int64) *Tensor {
-	t := c.leaf(OpNone, ty, ne)
+	t := c.leaf(ty, ne)
 	if t.failed {
 		return t
 	}
@@ -148,7 +148,7 @@ func (c *Context) FromBytes(ty tensor.Type, b []byte, ne ...int64) *Tensor {
 
 // Zeros makes a leaf of type ty and shape ne holding zeros.
 func (c *Context) Zeros(ty tensor.Type, ne ...int64) *Tensor {
-	t := c.leaf(OpNone, ty, ne)
+	t := c.leaf(ty, ne)
 	if t.failed {
 		return t
 	}

@@ -39,10 +39,10 @@ func runBinary(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
-	nrows := n.Layout().Rows()
-	if nrows == 0 || dst.Ne[0] == 0 {
+	if n.Layout().Empty() {
 		return nil
 	}
+	nrows := n.Layout().Rows()
 	op := binOpNames[n.Op()]
 	args := d.Args()
 	vec := n.Type() == tensor.F32 && n.Src(1).Type() == tensor.F32 && dst.Ne[0]%4 == 0 && b.Ne[0] == dst.Ne[0] &&

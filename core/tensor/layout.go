@@ -98,14 +98,12 @@ func (l Layout) Empty() bool { return l.Ne[0] == 0 || l.Ne[1] == 0 || l.Ne[2] ==
 
 // IsContiguous reports whether the elements are packed in row-major order
 // (ggml_is_contiguous).
-func (l Layout) IsContiguous() bool { return l.contiguousN(0) }
+func (l Layout) IsContiguous() bool { return l.IsContiguousN(0) }
 
 // IsContiguousN reports whether the tensor is contiguous apart from
 // dimensions 1..n, which may have gaps (ggml_is_contiguous_1, _2 for n = 1,
 // 2; n = 0 is IsContiguous).
-func (l Layout) IsContiguousN(n int) bool { return l.contiguousN(n) }
-
-func (l Layout) contiguousN(n int) bool {
+func (l Layout) IsContiguousN(n int) bool {
 	next := l.Type.BlockBytes()
 	if l.Ne[0] != l.Type.BlockSize() && l.Nb[0] != next {
 		return false
