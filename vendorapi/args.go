@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -106,10 +107,7 @@ const FastDivSize = 12
 
 // NewFastDiv returns the fast-division constants for divisor d (d > 0).
 func NewFastDiv(d uint32) FastDiv {
-	l := uint32(0)
-	for l < 32 && uint64(1)<<l < uint64(d) {
-		l++
-	}
+	l := uint32(bits.Len32(d - 1)) // the least l with 2^l >= d
 	mp := uint32((uint64(1)<<32)*((uint64(1)<<l)-uint64(d))/uint64(d) + 1)
 	return FastDiv{Mp: mp, L: l, D: d}
 }
@@ -327,12 +325,6 @@ func Layout(kinds []ParamKind) (offsets []uint32, size int) {
 // name and fit in MaxArgBytes.
 func CheckArgs(name string, params []ParamKind, args *Args) error {
 	kinds := args.Kinds()
-	if slices.Equal(kinds, params) {
-		if len(args.Bytes()) > MaxArgBytes {
-			return fmt.Errorf("kernel %s: %d bytes of arguments exceed the %d a launch passes: %w", name, len(args.Bytes()), MaxArgBytes, ErrInvalidValue)
-		}
-		return nil
-	}
 	if len(kinds) != len(params) {
 		return fmt.Errorf("kernel %s takes %d arguments (%s), got %d (%s): %w", name, len(params), kindList(params), len(kinds), kindList(kinds), ErrInvalidValue)
 	}
@@ -340,6 +332,9 @@ func CheckArgs(name string, params []ParamKind, args *Args) error {
 		if kinds[i] != p {
 			return fmt.Errorf("kernel %s argument %d is %s, got %s: %w", name, i, p, kinds[i], ErrInvalidValue)
 		}
+	}
+	if len(args.Bytes()) > MaxArgBytes {
+		return fmt.Errorf("kernel %s: %d bytes of arguments exceed the %d a launch passes: %w", name, len(args.Bytes()), MaxArgBytes, ErrInvalidValue)
 	}
 	return nil
 }

@@ -89,6 +89,24 @@ func TestFastDiv(t *testing.T) {
 	}
 }
 
+// TestFastDivShift checks NewFastDiv's shift, bits.Len32(d-1), against the
+// loop that defines it (the least l with 2^l >= d) at every power of two,
+// its neighbours and the largest divisor.
+func TestFastDivShift(t *testing.T) {
+	divisors := []uint32{1, math.MaxUint32 - 1, math.MaxUint32}
+	for k := 1; k < 32; k++ {
+		p := uint32(1) << k
+		divisors = append(divisors, p-1, p, p+1)
+	}
+	for _, d := range divisors {
+		l := uint32(0)
+		for l < 32 && uint64(1)<<l < uint64(d) {
+			l++
+		}
+		assert.Equal(t, l, NewFastDiv(d).L, "shift of divisor %d", d)
+	}
+}
+
 func TestCheckArgs(t *testing.T) {
 	params := []ParamKind{ParamPtr, ParamF32, ParamI64}
 	big := NewArgs()

@@ -157,7 +157,8 @@ func (g Gemm) Validate() error {
 		if g.StrideA < 0 || g.StrideB < 0 || g.StrideC < 0 {
 			return bad("negative stride %d, %d, %d", g.StrideA, g.StrideB, g.StrideC)
 		}
-		for i, e := range g.extents(g.BatchCount) {
+		a, b, c := g.Extents(g.BatchCount)
+		for i, e := range [3]uint64{a, b, c} {
 			if e > math.MaxInt64 {
 				return bad("%c spans more than 2^63 bytes over %d batches at stride %d",
 					"ABC"[i], g.BatchCount, []int64{g.StrideA, g.StrideB, g.StrideC}[i])
@@ -169,22 +170,15 @@ func (g Gemm) Validate() error {
 
 // Extents returns how many bytes A, B and C span from their first element:
 // one matrix for batch 1 (the strides unused), batch matrices stride
-// elements apart otherwise; 0 for an empty matrix. g must have passed
-// Validate and batch must be in [1, g.BatchCount] (or 1), so the extents fit in an int64.
+// elements apart otherwise; 0 for an empty matrix. When g passed Validate
+// and batch is in [1, g.BatchCount] (or 1) the extents fit in an int64;
+// for any other g an extent that does not fit in 64 bits is math.MaxUint64
+// (Validate refuses such a g that way).
 func (g Gemm) Extents(batch int) (a, b, c uint64) {
-	e := g.extents(batch)
-	return e[0], e[1], e[2]
-}
-
-// extents is Extents for any g: an extent that does not fit in 64 bits is
-// math.MaxUint64.
-func (g Gemm) extents(batch int) [3]uint64 {
 	rowsA, colsA, rowsB, colsB := g.StoredShapes()
-	return [3]uint64{
-		extent(rowsA, colsA, g.LDA, g.StrideA, batch, g.AType.Size()),
+	return extent(rowsA, colsA, g.LDA, g.StrideA, batch, g.AType.Size()),
 		extent(rowsB, colsB, g.LDB, g.StrideB, batch, g.BType.Size()),
-		extent(g.M, g.N, g.LDC, g.StrideC, batch, g.CType.Size()),
-	}
+		extent(g.M, g.N, g.LDC, g.StrideC, batch, g.CType.Size())
 }
 
 // extent is the bytes a column-major rows×cols matrix with leading dimension

@@ -47,10 +47,7 @@ func (s *suite) peerAccess(t *testing.T) {
 	refused := func(what string) {
 		t.Helper()
 		v := randByte(r)
-		for _, c := range []struct {
-			name string
-			err  error
-		}{
+		for _, c := range []outcome{
 			{"CopyDtoD from the peer's memory", s.d.CopyDtoD(user, pb, pa, n)},
 			{"CopyDtoD to the peer's memory", s.d.CopyDtoD(user, pa, pb, n)},
 			{"CopyHtoD to the peer's memory", s.d.CopyHtoD(user, pa, other)},

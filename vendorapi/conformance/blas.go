@@ -91,10 +91,8 @@ func (s *suite) blas(t *testing.T) {
 
 	s.eachDevice(t, func(t *testing.T, dev int) {
 		st := s.stream(t, dev)
-		h, err := s.d.BLASCreate(st)
-		require.NoError(t, err, "BLASCreate")
+		h := s.blasHandle(t, st)
 		assert.Equal(t, dev, h.Device, "BLASHandle.Device")
-		t.Cleanup(func() { assert.NoError(t, s.d.BLASDestroy(h), "BLASDestroy") })
 
 		t.Run("gemm", func(t *testing.T) {
 			for _, ty := range gemmTypes {
@@ -241,6 +239,15 @@ func (s *suite) runGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.Strea
 	}
 }
 
+// f32Gemm is a valid f32 Gemm of one batch, C = gemmAlpha*A*B + gemmBeta*C,
+// with A (m×k), B (k×n) and C (m×n) at pa, pb and pc, each packed
+// column-major.
+func f32Gemm(m, n, k int, pa, pb, pc vendorapi.DevicePtr) vendorapi.Gemm {
+	return vendorapi.Gemm{M: m, N: n, K: k, Alpha: gemmAlpha, Beta: gemmBeta,
+		A: pa, AType: vendorapi.F32, LDA: m, B: pb, BType: vendorapi.F32, LDB: k,
+		C: pc, CType: vendorapi.F32, LDC: m, Compute: vendorapi.Compute32F, BatchCount: 1}
+}
+
 // invalidGemm checks that bad gemms return ErrInvalidValue and write nothing.
 func (s *suite) invalidGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.Stream) {
 	r := newRand(t)
@@ -250,9 +257,7 @@ func (s *suite) invalidGemm(t *testing.T, h vendorapi.BLASHandle, st vendorapi.S
 	pb := s.upload(t, dev, le.FromF32(randF32(r, k*n)))
 	before := le.FromF32(randF32(r, m*n))
 	pc := s.upload(t, dev, before)
-	good := vendorapi.Gemm{M: m, N: n, K: k, Alpha: gemmAlpha, Beta: gemmBeta,
-		A: pa, AType: vendorapi.F32, LDA: m, B: pb, BType: vendorapi.F32, LDB: k,
-		C: pc, CType: vendorapi.F32, LDC: m, Compute: vendorapi.Compute32F, BatchCount: 1}
+	good := f32Gemm(m, n, k, pa, pb, pc)
 	// GemmBatched gets real one-element pointer arrays, so that nothing but
 	// the edit is wrong.
 	pas, pbs, pcs := s.upload(t, dev, le.FromU64([]uint64{uint64(pa)})), s.upload(t, dev, le.FromU64([]uint64{uint64(pb)})), s.upload(t, dev, le.FromU64([]uint64{uint64(pc)}))

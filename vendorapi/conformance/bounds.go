@@ -160,10 +160,7 @@ func (s *suite) zeroSizes(t *testing.T, dev int) {
 	st := s.stream(t, dev)
 	hb, _ := s.pinned(t, 1)
 	empty := hb.Slice(0, 0)
-	for _, c := range []struct {
-		name string
-		err  error
-	}{
+	for _, c := range []outcome{
 		{"Memset", s.d.Memset(dev, p, 1, 0)},
 		{"CopyHtoD", s.d.CopyHtoD(dev, p, nil)},
 		{"CopyDtoH", s.d.CopyDtoH(dev, nil, p)},

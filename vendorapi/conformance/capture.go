@@ -104,16 +104,10 @@ func (s *suite) capturedEvent(t *testing.T, dev int) {
 		s.launch(t, st, "fill_f32", args().Ptr(x).F32(v).I64(n))
 		require.NoError(t, s.d.EventRecord(e, st), "EventRecord during capture")
 	})
-	exec, err := s.d.GraphInstantiate(graph)
-	require.NoError(t, err, "GraphInstantiate")
-	t.Cleanup(func() { assert.NoError(t, s.d.GraphExecDestroy(exec), "GraphExecDestroy") })
+	exec := s.instantiate(t, graph)
 	require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch")
 	s.sync(t, st)
-	want := make([]float32, n)
-	for i := range want {
-		want[i] = v
-	}
-	checkBytes(t, "the graph ran", s.download(t, dev, x, 4*n), le.FromF32(want))
+	checkBytes(t, "the graph ran", s.download(t, dev, x, 4*n), le.FromF32(fill32(v, n)))
 	s.checkError(t, "EventQuery of an event last recorded in a capture, after the graph ran", s.d.EventQuery(e), dev, vendorapi.ErrInvalidValue)
 	s.checkError(t, "EventSynchronize of an event last recorded in a capture, after the graph ran", s.d.EventSynchronize(e), dev, vendorapi.ErrInvalidValue)
 	require.NoError(t, s.d.EventRecord(e, st), "EventRecord again outside capture")
@@ -230,13 +224,4 @@ func (s *suite) instantiate(t *testing.T, g vendorapi.Graph) vendorapi.GraphExec
 	require.NoError(t, err, "GraphInstantiate")
 	t.Cleanup(func() { assert.NoError(t, s.d.GraphExecDestroy(x), "GraphExecDestroy") })
 	return x
-}
-
-// fill32 returns n copies of v.
-func fill32(v float32, n int) []float32 {
-	out := make([]float32, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
 }

@@ -180,10 +180,7 @@ func (s *suite) leavePeerAccess(t *testing.T) bool {
 // checkReleased checks that everything l holds is invalid after Close.
 func (s *suite) checkReleased(t *testing.T, l leftovers) {
 	inval, dev := vendorapi.ErrInvalidValue, l.dev
-	calls := []struct {
-		name string
-		err  error
-	}{
+	calls := []outcome{
 		{"StreamSynchronize", s.d.StreamSynchronize(l.st)},
 		{"CaptureStatus of the stream left capturing", func() error { _, err := s.d.CaptureStatus(l.capSt); return err }()},
 		{"EventQuery", s.d.EventQuery(l.e)},
@@ -195,16 +192,10 @@ func (s *suite) checkReleased(t *testing.T, l leftovers) {
 		{"HostFree", s.d.HostFree(l.hb)},
 	}
 	if l.h != (vendorapi.BLASHandle{}) {
-		calls = append(calls, struct {
-			name string
-			err  error
-		}{"BLASDestroy", s.d.BLASDestroy(l.h)})
+		calls = append(calls, outcome{"BLASDestroy", s.d.BLASDestroy(l.h)})
 	}
 	if l.c != (vendorapi.PhysicalChunk{}) {
-		calls = append(calls, []struct {
-			name string
-			err  error
-		}{{"VMMRelease", s.d.VMMRelease(l.c)}, {"VMMFree", s.d.VMMFree(l.vr)},
+		calls = append(calls, []outcome{{"VMMRelease", s.d.VMMRelease(l.c)}, {"VMMFree", s.d.VMMFree(l.vr)},
 			{"CopyHtoD into the VMM mapping", s.d.CopyHtoD(dev, l.vr.Base, []byte{1})}}...)
 	}
 	for _, c := range calls {

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/vendorapi"
@@ -109,6 +110,15 @@ func (s *suite) upload(t *testing.T, dev int, b []byte) vendorapi.DevicePtr {
 	return p
 }
 
+// freedPtr returns a pointer to size bytes of dev's memory that were freed.
+func (s *suite) freedPtr(t *testing.T, dev int, size uint64) vendorapi.DevicePtr {
+	t.Helper()
+	p, err := s.d.Malloc(dev, size)
+	require.NoError(t, err, "Malloc")
+	require.NoError(t, s.d.Free(dev, p), "Free")
+	return p
+}
+
 // download copies n bytes at p on dev to a new slice.
 func (s *suite) download(t *testing.T, dev int, p vendorapi.DevicePtr, n int) []byte {
 	t.Helper()
@@ -144,6 +154,15 @@ func (s *suite) event(t *testing.T, dev int, timing bool) vendorapi.Event {
 		}
 	})
 	return e
+}
+
+// blasHandle creates a BLAS handle bound to st, destroyed when t ends.
+func (s *suite) blasHandle(t *testing.T, st vendorapi.Stream) vendorapi.BLASHandle {
+	t.Helper()
+	h, err := s.d.BLASCreate(st)
+	require.NoError(t, err, "BLASCreate")
+	t.Cleanup(func() { assert.NoError(t, s.d.BLASDestroy(h), "BLASDestroy") })
+	return h
 }
 
 // pinned allocates size bytes of pinned host memory and returns it with a Go

@@ -182,6 +182,15 @@ func expectWrite(before []byte, off int, want []byte) []byte {
 	return out
 }
 
+// fill32 returns n copies of v.
+func fill32(v float32, n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
 // repeat returns n copies of v.
 func repeat(v byte, n int) []byte {
 	b := make([]byte, n)

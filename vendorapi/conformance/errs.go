@@ -16,6 +16,13 @@ import (
 // device, so Error.Device is not checked.
 const anyDevice = -2
 
+// outcome is what one named call returned, for the tables of calls whose
+// errors (or success) a test checks alike.
+type outcome struct {
+	name string
+	err  error
+}
+
 // checkError checks that err, returned by call, is a vendor failure: non-nil,
 // an *vendorapi.Error (possibly wrapped) whose Vendor is the driver's and whose
 // Call and CodeName are filled, on device dev (unless anyDevice), and, when

@@ -3,7 +3,6 @@ package conformance
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/internal/le"
@@ -22,18 +21,14 @@ func (s *suite) gemmRules(t *testing.T) {
 	s.eachDevice(t, func(t *testing.T, dev int) {
 		r := newRand(t)
 		st := s.stream(t, dev)
-		h, err := s.d.BLASCreate(st)
-		require.NoError(t, err, "BLASCreate")
-		t.Cleanup(func() { assert.NoError(t, s.d.BLASDestroy(h), "BLASDestroy") })
+		h := s.blasHandle(t, st)
 		const m, n, k = 8, 4, 16
 		av, bv, cv := randF32(r, m*k), randF32(r, k*n), randF32(r, m*n)
 		pa, pb := s.upload(t, dev, le.FromF32(av)), s.upload(t, dev, le.FromF32(bv))
 		cBefore := le.FromF32(cv)
 		pc := s.upload(t, dev, cBefore)
 		big := s.upload(t, dev, randBytes(r, 4*(m*k+1)))
-		good := vendorapi.Gemm{M: m, N: n, K: k, Alpha: gemmAlpha, Beta: gemmBeta,
-			A: pa, AType: vendorapi.F32, LDA: m, B: pb, BType: vendorapi.F32, LDB: k,
-			C: pc, CType: vendorapi.F32, LDC: m, Compute: vendorapi.Compute32F, BatchCount: 1}
+		good := f32Gemm(m, n, k, pa, pb, pc)
 		ptrs := func(p ...vendorapi.DevicePtr) vendorapi.DevicePtr {
 			v := make([]uint64, len(p))
 			for i := range p {
@@ -111,13 +106,4 @@ func (s *suite) gemmStrided(h vendorapi.BLASHandle) func(vendorapi.Gemm) error {
 
 func (s *suite) gemmPtrs(h vendorapi.BLASHandle) func(vendorapi.Gemm) error {
 	return func(g vendorapi.Gemm) error { return s.d.GemmBatched(h, g) }
-}
-
-// freedPtr returns a pointer to size bytes of dev's memory that were freed.
-func (s *suite) freedPtr(t *testing.T, dev int, size uint64) vendorapi.DevicePtr {
-	t.Helper()
-	p, err := s.d.Malloc(dev, size)
-	require.NoError(t, err, "Malloc")
-	require.NoError(t, s.d.Free(dev, p), "Free")
-	return p
 }

@@ -405,9 +405,5 @@ func (s *suite) sharedMem(t *testing.T, dev int) {
 	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 1024, st, args().Ptr(x).F32(v).I64(n)),
 		"Launch with 1 KiB of dynamic shared memory")
 	s.sync(t, st)
-	want := make([]float32, n)
-	for i := range want {
-		want[i] = v
-	}
-	assert.True(t, checkBytes(t, "fill_f32 with dynamic shared memory", s.download(t, dev, x, 4*n), le.FromF32(want)))
+	assert.True(t, checkBytes(t, "fill_f32 with dynamic shared memory", s.download(t, dev, x, 4*n), le.FromF32(fill32(v, n))))
 }

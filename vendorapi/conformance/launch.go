@@ -61,9 +61,7 @@ func (s *suite) launchChecks(t *testing.T) {
 		st := s.stream(t, dev)
 		before := randBytes(r, 4*n)
 		x := s.upload(t, dev, before)
-		freed, err := s.d.Malloc(dev, 4*n)
-		require.NoError(t, err, "Malloc")
-		require.NoError(t, s.d.Free(dev, freed), "Free")
+		freed := s.freedPtr(t, dev, 4*n)
 		fill, add := s.kernel(t, dev, "fill_f32"), s.kernel(t, dev, "add_f32")
 		type launch struct {
 			name string

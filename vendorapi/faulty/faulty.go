@@ -16,6 +16,7 @@ package faulty
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 
@@ -24,7 +25,9 @@ import (
 
 // Rule is one planned failure: which calls of Method fail, and how.
 type Rule struct {
-	// Method is the vendorapi.Driver method whose calls fail, e.g. "Malloc".
+	// Method is the method whose calls fail, e.g. "Malloc": one of
+	// vendorapi.Driver or of the optional interfaces the wrapper forwards
+	// (ManagedAllocator, BLASWorkspacer, FeatureLister).
 	Method string
 	// Nth fails only the Nth call of Method (from 1, counted since New); 0
 	// fails every call that Over allows.
@@ -72,8 +75,8 @@ func FailLaunchAsync(n int) Rule {
 	return Rule{Method: "Launch", Nth: n, Async: true}
 }
 
-// Fail fails the n-th call of method (any vendorapi.Driver method) with an
-// error matching kind.
+// Fail fails the n-th call of method (any method the wrapper forwards) with
+// an error matching kind.
 func Fail(method string, n int, kind error) Rule {
 	return Rule{Method: method, Nth: n, Kind: kind}
 }
@@ -88,9 +91,9 @@ func Injected(err error) bool {
 }
 
 // Driver is a vendorapi.Driver that forwards every call to the driver it
-// wraps unless a rule fails it. It also implements vendorapi.ManagedAllocator
-// and vendorapi.FeatureLister, forwarding to the wrapped driver where it
-// does (ErrNotSupported and no features otherwise).
+// wraps unless a rule fails it. It also implements vendorapi.ManagedAllocator,
+// vendorapi.BLASWorkspacer and vendorapi.FeatureLister, forwarding to the
+// wrapped driver where it does (ErrNotSupported and no features otherwise).
 type Driver struct {
 	inner vendorapi.Driver
 
@@ -103,22 +106,40 @@ type Driver struct {
 var (
 	_ vendorapi.Driver           = (*Driver)(nil)
 	_ vendorapi.ManagedAllocator = (*Driver)(nil)
+	_ vendorapi.BLASWorkspacer   = (*Driver)(nil)
 	_ vendorapi.FeatureLister    = (*Driver)(nil)
 )
+
+// forwarded are the interfaces whose methods the wrapper forwards (and
+// counts): a rule may name any of their methods.
+var forwarded = []reflect.Type{
+	reflect.TypeFor[vendorapi.Driver](),
+	reflect.TypeFor[vendorapi.ManagedAllocator](),
+	reflect.TypeFor[vendorapi.BLASWorkspacer](),
+	reflect.TypeFor[vendorapi.FeatureLister](),
+}
+
+// forwards reports whether method is a method of one of the forwarded interfaces.
+func forwards(method string) bool {
+	for _, iface := range forwarded {
+		if _, ok := iface.MethodByName(method); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // New wraps d, with no rules yet.
 func New(d vendorapi.Driver) *Driver {
 	return &Driver{inner: d, calls: map[string]int{}, pending: map[int][]error{}}
 }
 
-// Add adds rules; a method that vendorapi.Driver does not have, or Async on
-// another method than Launch, is an error and adds none of them.
+// Add adds rules; a method the wrapper does not forward (see Rule.Method),
+// or Async on another method than Launch, is an error and adds none of them.
 func (d *Driver) Add(rules ...Rule) error {
-	iface := reflect.TypeFor[vendorapi.Driver]()
 	for _, r := range rules {
-		_, ok := iface.MethodByName(r.Method)
-		if !ok && r.Method != "MallocManaged" {
-			return fmt.Errorf("faulty: vendorapi.Driver has no method %q", r.Method)
+		if !forwards(r.Method) {
+			return fmt.Errorf("faulty: no forwarded interface (vendorapi.Driver, ManagedAllocator, BLASWorkspacer, FeatureLister) has method %q", r.Method)
 		}
 		if r.Async && r.Method != "Launch" {
 			return fmt.Errorf("faulty: only Launch fails asynchronously, not %s", r.Method)
@@ -152,19 +173,15 @@ func (d *Driver) Calls(method string) int {
 func (d *Driver) Counts() map[string]int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make(map[string]int, len(d.calls))
-	for k, v := range d.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(d.calls)
 }
 
 // Unwrap returns the wrapped driver.
 func (d *Driver) Unwrap() vendorapi.Driver { return d.inner }
 
-// call counts a call of method on dev (asking for size bytes, for an
-// allocation) and returns the rule it breaks, if any.
-func (d *Driver) call(method string, dev int, size uint64) (*Rule, int) {
+// call counts a call of method (asking for size bytes, for an allocation)
+// and returns the rule it breaks, if any, and the call's number.
+func (d *Driver) call(method string, size uint64) (*Rule, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.calls[method]++
@@ -182,11 +199,30 @@ func (d *Driver) call(method string, dev int, size uint64) (*Rule, int) {
 // check counts a call and returns the error a rule injects into it (nil to
 // forward the call).
 func (d *Driver) check(method string, dev int, size uint64) error {
-	r, n := d.call(method, dev, size)
+	r, n := d.call(method, size)
 	if r == nil {
 		return nil
 	}
 	return d.injected(method, dev, r.Kind, callName(n))
+}
+
+// forward makes a call of method on dev (asking for size bytes, for an
+// allocation) with f, unless a rule fails it: then it returns the zero T
+// and the injected error.
+func forward[T any](d *Driver, method string, dev int, size uint64, f func() (T, error)) (T, error) {
+	if err := d.check(method, dev, size); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f()
+}
+
+// forwardErr is forward for a method that returns only an error.
+func (d *Driver) forwardErr(method string, dev int, size uint64, f func() error) error {
+	if err := d.check(method, dev, size); err != nil {
+		return err
+	}
+	return f()
 }
 
 // callName describes call number n of a method.
@@ -196,6 +232,14 @@ func callName(n int) string { return fmt.Sprintf("call %d", n) }
 func (d *Driver) injected(method string, dev int, kind error, why string) *vendorapi.Error {
 	return &vendorapi.Error{Vendor: d.inner.Vendor(), Call: method, CodeName: CodeName, Device: dev, Kind: kind,
 		Message: "injected by faulty: " + why}
+}
+
+// unsupported is the ErrNotSupported error of a call of method on dev whose
+// optional interface the wrapped driver does not implement (what it lacks
+// says so, e.g. "has no managed memory"); it is not an injected failure.
+func (d *Driver) unsupported(method string, dev int, what string) *vendorapi.Error {
+	return &vendorapi.Error{Vendor: d.inner.Vendor(), Call: method, CodeName: "not supported",
+		Message: "the wrapped driver " + what, Device: dev, Kind: vendorapi.ErrNotSupported}
 }
 
 // report returns err, or else the oldest asynchronous failure of dev not

@@ -207,6 +207,60 @@ func TestLaunchFailsAsynchronously(t *testing.T) {
 	}
 }
 
+// TestOptionalMethodRules fails methods of the optional interfaces the
+// wrapper forwards (vendorapi.ManagedAllocator, vendorapi.BLASWorkspacer):
+// Add takes their rules and the calls fail as rules say.
+func TestOptionalMethodRules(t *testing.T) {
+	d := faulty.New(newHost(t, 1))
+	require.NoError(t, d.Add(
+		faulty.Fail("MallocManaged", 1, vendorapi.ErrOutOfMemory),
+		faulty.Fail("BLASSetWorkspace", 2, vendorapi.ErrInvalidValue),
+	))
+	_, err := d.MallocManaged(0, 64)
+	requireInjected(t, err, "MallocManaged", 0, vendorapi.ErrOutOfMemory)
+	p, err := d.MallocManaged(0, 64)
+	require.NoError(t, err, "the second MallocManaged is not failed")
+	require.NoError(t, d.Free(0, p))
+
+	st, err := d.StreamCreate(0)
+	require.NoError(t, err)
+	h, err := d.BLASCreate(st)
+	require.NoError(t, err)
+	ws, err := d.Malloc(0, 1<<20)
+	require.NoError(t, err)
+	require.NoError(t, d.BLASSetWorkspace(h, ws, 1<<20), "the first BLASSetWorkspace is not failed")
+	requireInjected(t, d.BLASSetWorkspace(h, ws, 1<<20), "BLASSetWorkspace", 0, vendorapi.ErrInvalidValue)
+	require.NoError(t, d.BLASSetWorkspace(h, ws, 1<<20), "the third BLASSetWorkspace is not failed")
+	assert.Equal(t, 3, d.Calls("BLASSetWorkspace"))
+	require.NoError(t, d.BLASDestroy(h))
+	require.NoError(t, d.Free(0, ws))
+	require.NoError(t, d.StreamDestroy(st))
+}
+
+// TestMissingCapability wraps a driver that has only the vendorapi.Driver
+// methods: the optional methods fail with ErrNotSupported, which is not an
+// injected failure.
+func TestMissingCapability(t *testing.T) {
+	d := faulty.New(struct{ vendorapi.Driver }{newHost(t, 1)})
+	st, err := d.StreamCreate(0)
+	require.NoError(t, err)
+	h, err := d.BLASCreate(st)
+	require.NoError(t, err)
+	_, mmErr := d.MallocManaged(0, 64)
+	for call, err := range map[string]error{"MallocManaged": mmErr, "BLASSetWorkspace": d.BLASSetWorkspace(h, 0, 64)} {
+		require.ErrorIs(t, err, vendorapi.ErrNotSupported, call)
+		assert.False(t, faulty.Injected(err), "%s: %v is not injected", call, err)
+		var ve *vendorapi.Error
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, host.Vendor, ve.Vendor)
+		assert.Equal(t, call, ve.Call)
+		assert.Equal(t, 0, ve.Device)
+	}
+	assert.Nil(t, d.Features())
+	require.NoError(t, d.BLASDestroy(h))
+	require.NoError(t, d.StreamDestroy(st))
+}
+
 func TestAddRefusesBadRules(t *testing.T) {
 	d := faulty.New(newHost(t, 1))
 	for _, c := range []struct {

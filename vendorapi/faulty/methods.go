@@ -12,7 +12,7 @@ import (
 
 // Vendor names the wrapped driver's vendor.
 func (d *Driver) Vendor() string {
-	d.call("Vendor", -1, 0)
+	d.call("Vendor", 0)
 	return d.inner.Vendor()
 }
 
@@ -29,18 +29,12 @@ func (d *Driver) Close() error {
 
 // DeviceCount forwards to the wrapped driver.
 func (d *Driver) DeviceCount() (int, error) {
-	if err := d.check("DeviceCount", -1, 0); err != nil {
-		return 0, err
-	}
-	return d.inner.DeviceCount()
+	return forward(d, "DeviceCount", -1, 0, d.inner.DeviceCount)
 }
 
 // Props forwards to the wrapped driver.
 func (d *Driver) Props(dev int) (vendorapi.Props, error) {
-	if err := d.check("Props", dev, 0); err != nil {
-		return vendorapi.Props{}, err
-	}
-	return d.inner.Props(dev)
+	return forward(d, "Props", dev, 0, func() (vendorapi.Props, error) { return d.inner.Props(dev) })
 }
 
 // MemInfo forwards to the wrapped driver.
@@ -53,26 +47,17 @@ func (d *Driver) MemInfo(dev int) (free, total uint64, err error) {
 
 // CanAccessPeer forwards to the wrapped driver.
 func (d *Driver) CanAccessPeer(dev, peer int) (bool, error) {
-	if err := d.check("CanAccessPeer", dev, 0); err != nil {
-		return false, err
-	}
-	return d.inner.CanAccessPeer(dev, peer)
+	return forward(d, "CanAccessPeer", dev, 0, func() (bool, error) { return d.inner.CanAccessPeer(dev, peer) })
 }
 
 // EnablePeerAccess forwards to the wrapped driver.
 func (d *Driver) EnablePeerAccess(dev, peer int) error {
-	if err := d.check("EnablePeerAccess", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.EnablePeerAccess(dev, peer)
+	return d.forwardErr("EnablePeerAccess", dev, 0, func() error { return d.inner.EnablePeerAccess(dev, peer) })
 }
 
 // DisablePeerAccess forwards to the wrapped driver.
 func (d *Driver) DisablePeerAccess(dev, peer int) error {
-	if err := d.check("DisablePeerAccess", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.DisablePeerAccess(dev, peer)
+	return d.forwardErr("DisablePeerAccess", dev, 0, func() error { return d.inner.DisablePeerAccess(dev, peer) })
 }
 
 // DeviceSynchronize waits for dev, then reports a failure of its work: the
@@ -86,10 +71,7 @@ func (d *Driver) DeviceSynchronize(dev int) error {
 
 // Malloc forwards to the wrapped driver.
 func (d *Driver) Malloc(dev int, size uint64) (vendorapi.DevicePtr, error) {
-	if err := d.check("Malloc", dev, size); err != nil {
-		return 0, err
-	}
-	return d.inner.Malloc(dev, size)
+	return forward(d, "Malloc", dev, size, func() (vendorapi.DevicePtr, error) { return d.inner.Malloc(dev, size) })
 }
 
 // MallocManaged forwards to the wrapped driver where it allocates managed
@@ -100,217 +82,141 @@ func (d *Driver) MallocManaged(dev int, size uint64) (vendorapi.DevicePtr, error
 	}
 	m, ok := d.inner.(vendorapi.ManagedAllocator)
 	if !ok {
-		return 0, d.injected("MallocManaged", dev, vendorapi.ErrNotSupported, d.inner.Vendor()+" has no managed memory")
+		return 0, d.unsupported("MallocManaged", dev, "has no managed memory")
 	}
 	return m.MallocManaged(dev, size)
 }
 
 // Free forwards to the wrapped driver.
 func (d *Driver) Free(dev int, p vendorapi.DevicePtr) error {
-	if err := d.check("Free", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.Free(dev, p)
+	return d.forwardErr("Free", dev, 0, func() error { return d.inner.Free(dev, p) })
 }
 
 // HostAlloc forwards to the wrapped driver.
 func (d *Driver) HostAlloc(size uint64) (vendorapi.HostBuffer, error) {
-	if err := d.check("HostAlloc", -1, size); err != nil {
-		return vendorapi.HostBuffer{}, err
-	}
-	return d.inner.HostAlloc(size)
+	return forward(d, "HostAlloc", -1, size, func() (vendorapi.HostBuffer, error) { return d.inner.HostAlloc(size) })
 }
 
 // HostFree forwards to the wrapped driver.
 func (d *Driver) HostFree(b vendorapi.HostBuffer) error {
-	if err := d.check("HostFree", -1, 0); err != nil {
-		return err
-	}
-	return d.inner.HostFree(b)
+	return d.forwardErr("HostFree", -1, 0, func() error { return d.inner.HostFree(b) })
 }
 
 // HostRegister forwards to the wrapped driver.
 func (d *Driver) HostRegister(ptr uintptr, size uint64) error {
-	if err := d.check("HostRegister", -1, 0); err != nil {
-		return err
-	}
-	return d.inner.HostRegister(ptr, size)
+	return d.forwardErr("HostRegister", -1, 0, func() error { return d.inner.HostRegister(ptr, size) })
 }
 
 // HostUnregister forwards to the wrapped driver.
 func (d *Driver) HostUnregister(ptr uintptr) error {
-	if err := d.check("HostUnregister", -1, 0); err != nil {
-		return err
-	}
-	return d.inner.HostUnregister(ptr)
+	return d.forwardErr("HostUnregister", -1, 0, func() error { return d.inner.HostUnregister(ptr) })
 }
 
 // Memset forwards to the wrapped driver.
 func (d *Driver) Memset(dev int, p vendorapi.DevicePtr, value byte, size uint64) error {
-	if err := d.check("Memset", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.Memset(dev, p, value, size)
+	return d.forwardErr("Memset", dev, 0, func() error { return d.inner.Memset(dev, p, value, size) })
 }
 
 // MemsetAsync forwards to the wrapped driver.
 func (d *Driver) MemsetAsync(s vendorapi.Stream, p vendorapi.DevicePtr, value byte, size uint64) error {
-	if err := d.check("MemsetAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.MemsetAsync(s, p, value, size)
+	return d.forwardErr("MemsetAsync", s.Device, 0, func() error { return d.inner.MemsetAsync(s, p, value, size) })
 }
 
 // CopyHtoD forwards to the wrapped driver.
 func (d *Driver) CopyHtoD(dev int, dst vendorapi.DevicePtr, src []byte) error {
-	if err := d.check("CopyHtoD", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyHtoD(dev, dst, src)
+	return d.forwardErr("CopyHtoD", dev, 0, func() error { return d.inner.CopyHtoD(dev, dst, src) })
 }
 
 // CopyDtoH forwards to the wrapped driver.
 func (d *Driver) CopyDtoH(dev int, dst []byte, src vendorapi.DevicePtr) error {
-	if err := d.check("CopyDtoH", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyDtoH(dev, dst, src)
+	return d.forwardErr("CopyDtoH", dev, 0, func() error { return d.inner.CopyDtoH(dev, dst, src) })
 }
 
 // CopyDtoD forwards to the wrapped driver.
 func (d *Driver) CopyDtoD(dev int, dst, src vendorapi.DevicePtr, size uint64) error {
-	if err := d.check("CopyDtoD", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyDtoD(dev, dst, src, size)
+	return d.forwardErr("CopyDtoD", dev, 0, func() error { return d.inner.CopyDtoD(dev, dst, src, size) })
 }
 
 // CopyPeer forwards to the wrapped driver.
 func (d *Driver) CopyPeer(dstDev int, dst vendorapi.DevicePtr, srcDev int, src vendorapi.DevicePtr, size uint64) error {
-	if err := d.check("CopyPeer", dstDev, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyPeer(dstDev, dst, srcDev, src, size)
+	return d.forwardErr("CopyPeer", dstDev, 0, func() error { return d.inner.CopyPeer(dstDev, dst, srcDev, src, size) })
 }
 
 // CopyHtoDAsync forwards to the wrapped driver.
 func (d *Driver) CopyHtoDAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, src vendorapi.HostBuffer) error {
-	if err := d.check("CopyHtoDAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyHtoDAsync(s, dst, src)
+	return d.forwardErr("CopyHtoDAsync", s.Device, 0, func() error { return d.inner.CopyHtoDAsync(s, dst, src) })
 }
 
 // CopyDtoHAsync forwards to the wrapped driver.
 func (d *Driver) CopyDtoHAsync(s vendorapi.Stream, dst vendorapi.HostBuffer, src vendorapi.DevicePtr) error {
-	if err := d.check("CopyDtoHAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyDtoHAsync(s, dst, src)
+	return d.forwardErr("CopyDtoHAsync", s.Device, 0, func() error { return d.inner.CopyDtoHAsync(s, dst, src) })
 }
 
 // CopyDtoDAsync forwards to the wrapped driver.
 func (d *Driver) CopyDtoDAsync(s vendorapi.Stream, dst, src vendorapi.DevicePtr, size uint64) error {
-	if err := d.check("CopyDtoDAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyDtoDAsync(s, dst, src, size)
+	return d.forwardErr("CopyDtoDAsync", s.Device, 0, func() error { return d.inner.CopyDtoDAsync(s, dst, src, size) })
 }
 
 // CopyPeerAsync forwards to the wrapped driver.
 func (d *Driver) CopyPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.DevicePtr, srcDev int, src vendorapi.DevicePtr, size uint64) error {
-	if err := d.check("CopyPeerAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.CopyPeerAsync(s, dstDev, dst, srcDev, src, size)
+	return d.forwardErr("CopyPeerAsync", s.Device, 0, func() error { return d.inner.CopyPeerAsync(s, dstDev, dst, srcDev, src, size) })
 }
 
 // Copy2DAsync forwards to the wrapped driver.
 func (d *Driver) Copy2DAsync(s vendorapi.Stream, dst vendorapi.DevicePtr, dpitch uint64, src vendorapi.DevicePtr, spitch uint64, width, height uint64) error {
-	if err := d.check("Copy2DAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.Copy2DAsync(s, dst, dpitch, src, spitch, width, height)
+	return d.forwardErr("Copy2DAsync", s.Device, 0, func() error { return d.inner.Copy2DAsync(s, dst, dpitch, src, spitch, width, height) })
 }
 
 // Copy2DPeerAsync forwards to the wrapped driver.
 func (d *Driver) Copy2DPeerAsync(s vendorapi.Stream, dstDev int, dst vendorapi.DevicePtr, dpitch uint64, srcDev int, src vendorapi.DevicePtr, spitch uint64, width, height uint64) error {
-	if err := d.check("Copy2DPeerAsync", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.Copy2DPeerAsync(s, dstDev, dst, dpitch, srcDev, src, spitch, width, height)
+	return d.forwardErr("Copy2DPeerAsync", s.Device, 0, func() error {
+		return d.inner.Copy2DPeerAsync(s, dstDev, dst, dpitch, srcDev, src, spitch, width, height)
+	})
 }
 
 // VMMReserve forwards to the wrapped driver.
 func (d *Driver) VMMReserve(dev int, size uint64) (vendorapi.VirtualRange, error) {
-	if err := d.check("VMMReserve", dev, size); err != nil {
-		return vendorapi.VirtualRange{}, err
-	}
-	return d.inner.VMMReserve(dev, size)
+	return forward(d, "VMMReserve", dev, size, func() (vendorapi.VirtualRange, error) { return d.inner.VMMReserve(dev, size) })
 }
 
 // VMMFree forwards to the wrapped driver.
 func (d *Driver) VMMFree(r vendorapi.VirtualRange) error {
-	if err := d.check("VMMFree", r.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.VMMFree(r)
+	return d.forwardErr("VMMFree", r.Device, 0, func() error { return d.inner.VMMFree(r) })
 }
 
 // VMMCreate forwards to the wrapped driver.
 func (d *Driver) VMMCreate(dev int, size uint64) (vendorapi.PhysicalChunk, error) {
-	if err := d.check("VMMCreate", dev, size); err != nil {
-		return vendorapi.PhysicalChunk{}, err
-	}
-	return d.inner.VMMCreate(dev, size)
+	return forward(d, "VMMCreate", dev, size, func() (vendorapi.PhysicalChunk, error) { return d.inner.VMMCreate(dev, size) })
 }
 
 // VMMRelease forwards to the wrapped driver.
 func (d *Driver) VMMRelease(c vendorapi.PhysicalChunk) error {
-	if err := d.check("VMMRelease", c.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.VMMRelease(c)
+	return d.forwardErr("VMMRelease", c.Device, 0, func() error { return d.inner.VMMRelease(c) })
 }
 
 // VMMMap forwards to the wrapped driver.
 func (d *Driver) VMMMap(p vendorapi.DevicePtr, c vendorapi.PhysicalChunk) error {
-	if err := d.check("VMMMap", c.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.VMMMap(p, c)
+	return d.forwardErr("VMMMap", c.Device, 0, func() error { return d.inner.VMMMap(p, c) })
 }
 
 // VMMSetAccess forwards to the wrapped driver.
 func (d *Driver) VMMSetAccess(dev int, p vendorapi.DevicePtr, size uint64) error {
-	if err := d.check("VMMSetAccess", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.VMMSetAccess(dev, p, size)
+	return d.forwardErr("VMMSetAccess", dev, 0, func() error { return d.inner.VMMSetAccess(dev, p, size) })
 }
 
 // VMMUnmap forwards to the wrapped driver.
 func (d *Driver) VMMUnmap(dev int, p vendorapi.DevicePtr, size uint64) error {
-	if err := d.check("VMMUnmap", dev, 0); err != nil {
-		return err
-	}
-	return d.inner.VMMUnmap(dev, p, size)
+	return d.forwardErr("VMMUnmap", dev, 0, func() error { return d.inner.VMMUnmap(dev, p, size) })
 }
 
 // StreamCreate forwards to the wrapped driver.
 func (d *Driver) StreamCreate(dev int) (vendorapi.Stream, error) {
-	if err := d.check("StreamCreate", dev, 0); err != nil {
-		return vendorapi.Stream{}, err
-	}
-	return d.inner.StreamCreate(dev)
+	return forward(d, "StreamCreate", dev, 0, func() (vendorapi.Stream, error) { return d.inner.StreamCreate(dev) })
 }
 
 // StreamDestroy forwards to the wrapped driver.
 func (d *Driver) StreamDestroy(s vendorapi.Stream) error {
-	if err := d.check("StreamDestroy", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.StreamDestroy(s)
+	return d.forwardErr("StreamDestroy", s.Device, 0, func() error { return d.inner.StreamDestroy(s) })
 }
 
 // StreamSynchronize waits for s, then reports a failure of its work: the
@@ -324,42 +230,27 @@ func (d *Driver) StreamSynchronize(s vendorapi.Stream) error {
 
 // StreamQuery forwards to the wrapped driver.
 func (d *Driver) StreamQuery(s vendorapi.Stream) error {
-	if err := d.check("StreamQuery", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.StreamQuery(s)
+	return d.forwardErr("StreamQuery", s.Device, 0, func() error { return d.inner.StreamQuery(s) })
 }
 
 // StreamWaitEvent forwards to the wrapped driver.
 func (d *Driver) StreamWaitEvent(s vendorapi.Stream, e vendorapi.Event) error {
-	if err := d.check("StreamWaitEvent", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.StreamWaitEvent(s, e)
+	return d.forwardErr("StreamWaitEvent", s.Device, 0, func() error { return d.inner.StreamWaitEvent(s, e) })
 }
 
 // EventCreate forwards to the wrapped driver.
 func (d *Driver) EventCreate(dev int, timing bool) (vendorapi.Event, error) {
-	if err := d.check("EventCreate", dev, 0); err != nil {
-		return vendorapi.Event{}, err
-	}
-	return d.inner.EventCreate(dev, timing)
+	return forward(d, "EventCreate", dev, 0, func() (vendorapi.Event, error) { return d.inner.EventCreate(dev, timing) })
 }
 
 // EventDestroy forwards to the wrapped driver.
 func (d *Driver) EventDestroy(e vendorapi.Event) error {
-	if err := d.check("EventDestroy", e.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.EventDestroy(e)
+	return d.forwardErr("EventDestroy", e.Device, 0, func() error { return d.inner.EventDestroy(e) })
 }
 
 // EventRecord forwards to the wrapped driver.
 func (d *Driver) EventRecord(e vendorapi.Event, s vendorapi.Stream) error {
-	if err := d.check("EventRecord", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.EventRecord(e, s)
+	return d.forwardErr("EventRecord", s.Device, 0, func() error { return d.inner.EventRecord(e, s) })
 }
 
 // EventSynchronize waits for e, then reports a failure of the work before it:
@@ -373,26 +264,17 @@ func (d *Driver) EventSynchronize(e vendorapi.Event) error {
 
 // EventQuery forwards to the wrapped driver.
 func (d *Driver) EventQuery(e vendorapi.Event) error {
-	if err := d.check("EventQuery", e.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.EventQuery(e)
+	return d.forwardErr("EventQuery", e.Device, 0, func() error { return d.inner.EventQuery(e) })
 }
 
 // EventElapsed forwards to the wrapped driver.
 func (d *Driver) EventElapsed(start, end vendorapi.Event) (time.Duration, error) {
-	if err := d.check("EventElapsed", end.Device, 0); err != nil {
-		return 0, err
-	}
-	return d.inner.EventElapsed(start, end)
+	return forward(d, "EventElapsed", end.Device, 0, func() (time.Duration, error) { return d.inner.EventElapsed(start, end) })
 }
 
 // BeginCapture forwards to the wrapped driver; an injected failure starts no capture.
 func (d *Driver) BeginCapture(s vendorapi.Stream) error {
-	if err := d.check("BeginCapture", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.BeginCapture(s)
+	return d.forwardErr("BeginCapture", s.Device, 0, func() error { return d.inner.BeginCapture(s) })
 }
 
 // EndCapture forwards to the wrapped driver. An injected failure still ends
@@ -411,73 +293,49 @@ func (d *Driver) EndCapture(s vendorapi.Stream) (vendorapi.Graph, error) {
 
 // CaptureStatus forwards to the wrapped driver.
 func (d *Driver) CaptureStatus(s vendorapi.Stream) (vendorapi.CaptureStatus, error) {
-	if err := d.check("CaptureStatus", s.Device, 0); err != nil {
-		return vendorapi.CaptureNone, err
-	}
-	return d.inner.CaptureStatus(s)
+	return forward(d, "CaptureStatus", s.Device, 0, func() (vendorapi.CaptureStatus, error) { return d.inner.CaptureStatus(s) })
 }
 
 // GraphInstantiate forwards to the wrapped driver.
 func (d *Driver) GraphInstantiate(g vendorapi.Graph) (vendorapi.GraphExec, error) {
-	if err := d.check("GraphInstantiate", g.Device, 0); err != nil {
-		return vendorapi.GraphExec{}, err
-	}
-	return d.inner.GraphInstantiate(g)
+	return forward(d, "GraphInstantiate", g.Device, 0, func() (vendorapi.GraphExec, error) { return d.inner.GraphInstantiate(g) })
 }
 
 // GraphExecUpdate forwards to the wrapped driver; an injected failure leaves
 // e as it was.
 func (d *Driver) GraphExecUpdate(e vendorapi.GraphExec, g vendorapi.Graph) error {
-	if err := d.check("GraphExecUpdate", e.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.GraphExecUpdate(e, g)
+	return d.forwardErr("GraphExecUpdate", e.Device, 0, func() error { return d.inner.GraphExecUpdate(e, g) })
 }
 
 // GraphLaunch forwards to the wrapped driver.
 func (d *Driver) GraphLaunch(e vendorapi.GraphExec, s vendorapi.Stream) error {
-	if err := d.check("GraphLaunch", s.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.GraphLaunch(e, s)
+	return d.forwardErr("GraphLaunch", s.Device, 0, func() error { return d.inner.GraphLaunch(e, s) })
 }
 
 // GraphDestroy forwards to the wrapped driver.
 func (d *Driver) GraphDestroy(g vendorapi.Graph) error {
-	if err := d.check("GraphDestroy", g.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.GraphDestroy(g)
+	return d.forwardErr("GraphDestroy", g.Device, 0, func() error { return d.inner.GraphDestroy(g) })
 }
 
 // GraphExecDestroy forwards to the wrapped driver.
 func (d *Driver) GraphExecDestroy(e vendorapi.GraphExec) error {
-	if err := d.check("GraphExecDestroy", e.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.GraphExecDestroy(e)
+	return d.forwardErr("GraphExecDestroy", e.Device, 0, func() error { return d.inner.GraphExecDestroy(e) })
 }
 
 // Kernel forwards to the wrapped driver.
 func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
-	if err := d.check("Kernel", dev, 0); err != nil {
-		return vendorapi.Function{}, err
-	}
-	return d.inner.Kernel(dev, name)
+	return forward(d, "Kernel", dev, 0, func() (vendorapi.Function, error) { return d.inner.Kernel(dev, name) })
 }
 
 // SetMaxDynamicSharedMemory forwards to the wrapped driver.
 func (d *Driver) SetMaxDynamicSharedMemory(f vendorapi.Function, bytes int) error {
-	if err := d.check("SetMaxDynamicSharedMemory", f.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.SetMaxDynamicSharedMemory(f, bytes)
+	return d.forwardErr("SetMaxDynamicSharedMemory", f.Device, 0, func() error { return d.inner.SetMaxDynamicSharedMemory(f, bytes) })
 }
 
 // Launch forwards to the wrapped driver. A launch failed asynchronously
 // queues nothing and returns nil; the next synchronize of s's device reports it.
 func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, sharedMem uint32, s vendorapi.Stream, args *vendorapi.Args) error {
-	r, n := d.call("Launch", s.Device, 0)
+	r, n := d.call("Launch", 0)
 	switch {
 	case r == nil:
 		return d.inner.Launch(f, grid, block, sharedMem, s, args)
@@ -493,26 +351,17 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 
 // BLASCreate forwards to the wrapped driver.
 func (d *Driver) BLASCreate(s vendorapi.Stream) (vendorapi.BLASHandle, error) {
-	if err := d.check("BLASCreate", s.Device, 0); err != nil {
-		return vendorapi.BLASHandle{}, err
-	}
-	return d.inner.BLASCreate(s)
+	return forward(d, "BLASCreate", s.Device, 0, func() (vendorapi.BLASHandle, error) { return d.inner.BLASCreate(s) })
 }
 
 // BLASDestroy forwards to the wrapped driver.
 func (d *Driver) BLASDestroy(h vendorapi.BLASHandle) error {
-	if err := d.check("BLASDestroy", h.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.BLASDestroy(h)
+	return d.forwardErr("BLASDestroy", h.Device, 0, func() error { return d.inner.BLASDestroy(h) })
 }
 
 // BLASSetStream forwards to the wrapped driver.
 func (d *Driver) BLASSetStream(h vendorapi.BLASHandle, s vendorapi.Stream) error {
-	if err := d.check("BLASSetStream", h.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.BLASSetStream(h, s)
+	return d.forwardErr("BLASSetStream", h.Device, 0, func() error { return d.inner.BLASSetStream(h, s) })
 }
 
 // BLASSetWorkspace forwards to the wrapped driver when it is a
@@ -523,47 +372,34 @@ func (d *Driver) BLASSetWorkspace(h vendorapi.BLASHandle, p vendorapi.DevicePtr,
 	}
 	ws, ok := d.inner.(vendorapi.BLASWorkspacer)
 	if !ok {
-		return &vendorapi.Error{Vendor: d.inner.Vendor(), Call: "BLASSetWorkspace", CodeName: "not supported",
-			Message: "the wrapped driver takes no BLAS workspace", Device: h.Device, Kind: vendorapi.ErrNotSupported}
+		return d.unsupported("BLASSetWorkspace", h.Device, "takes no BLAS workspace")
 	}
 	return ws.BLASSetWorkspace(h, p, size)
 }
 
 // Gemm forwards to the wrapped driver.
 func (d *Driver) Gemm(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
-	if err := d.check("Gemm", h.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.Gemm(h, g)
+	return d.forwardErr("Gemm", h.Device, 0, func() error { return d.inner.Gemm(h, g) })
 }
 
 // GemmStridedBatched forwards to the wrapped driver.
 func (d *Driver) GemmStridedBatched(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
-	if err := d.check("GemmStridedBatched", h.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.GemmStridedBatched(h, g)
+	return d.forwardErr("GemmStridedBatched", h.Device, 0, func() error { return d.inner.GemmStridedBatched(h, g) })
 }
 
 // GemmBatched forwards to the wrapped driver.
 func (d *Driver) GemmBatched(h vendorapi.BLASHandle, g vendorapi.Gemm) error {
-	if err := d.check("GemmBatched", h.Device, 0); err != nil {
-		return err
-	}
-	return d.inner.GemmBatched(h, g)
+	return d.forwardErr("GemmBatched", h.Device, 0, func() error { return d.inner.GemmBatched(h, g) })
 }
 
 // BLASVersion forwards to the wrapped driver.
 func (d *Driver) BLASVersion() (string, error) {
-	if err := d.check("BLASVersion", -1, 0); err != nil {
-		return "", err
-	}
-	return d.inner.BLASVersion()
+	return forward(d, "BLASVersion", -1, 0, d.inner.BLASVersion)
 }
 
 // Features lists the wrapped driver's features, if it lists any.
 func (d *Driver) Features() []vendorapi.Feature {
-	d.call("Features", -1, 0)
+	d.call("Features", 0)
 	if fl, ok := d.inner.(vendorapi.FeatureLister); ok {
 		return fl.Features()
 	}
