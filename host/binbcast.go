@@ -11,15 +11,8 @@ import (
 
 // binOp returns the op of binbcast.cu's ternion_bin_* structs for kernel k.
 func binOp(k kernels.Kernel) (func(x, y float32) float32, error) {
-	switch k.Bind["op"] {
-	case "add":
-		return func(x, y float32) float32 { return x + y }, nil
-	case "sub":
-		return func(x, y float32) float32 { return x - y }, nil
-	case "mul":
-		return func(x, y float32) float32 { return x * y }, nil
-	case "div":
-		return func(x, y float32) float32 { return x / y }, nil
+	if op := binaryOps[k.Bind["op"]]; op != nil {
+		return op, nil
 	}
 	return nil, fmt.Errorf("kernel %s: op %q has no host implementation", k.Name, k.Bind["op"])
 }
@@ -27,10 +20,7 @@ func binOp(k kernels.Kernel) (func(x, y float32) float32, error) {
 // binRow is binbcast.cu's ternion_bin_row: the indices (i1, i2, i3) of dst's
 // row r and (j1, j2, j3) of src1's.
 func binRow(r uint32, ne01, ne02, ne11, ne12, ne13 vendorapi.FastDiv) (i, j [4]uint32) {
-	q1 := ne01.Div(r)
-	i[1] = r - q1*ne01.D
-	i[3] = ne02.Div(q1)
-	i[2] = q1 - i[3]*ne02.D
+	i[1], i[2], i[3] = rowIndex(r, ne01, ne02)
 	j[1], j[2], j[3] = ne11.Mod(i[1]), ne12.Mod(i[2]), ne13.Mod(i[3])
 	return i, j
 }

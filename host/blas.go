@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"runtime/debug"
 
 	"github.com/ternion/ternion/vendorapi"
@@ -139,10 +140,7 @@ func (d *Driver) BLASSetWorkspace(h vendorapi.BLASHandle, p vendorapi.DevicePtr,
 		return err
 	}
 	d.memMu.RLock()
-	_, why := d.span(bh.dev, p, size, 1)
-	d.memMu.RUnlock()
-	if why != "" {
-		return invalid(call, h.Device, "workspace [%#x, +%d): %s", uintptr(p), size, why)
-	}
-	return nil
+	defer d.memMu.RUnlock()
+	_, err = d.syncSpan(call, fmt.Sprintf("workspace [%#x, +%d)", uintptr(p), size), bh.dev, p, size)
+	return err
 }

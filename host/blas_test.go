@@ -21,6 +21,18 @@ type matrix struct {
 	vals       []float32 // len ld*cols, already rounded to t
 }
 
+// loadElem reads element i of type t from b.
+func loadElem(b []byte, t vendorapi.DataType, i int) float32 {
+	e := blasElem(t)
+	return e.load(b[i*int(e.size):])
+}
+
+// storeElem writes v as element i of type t into b.
+func storeElem(b []byte, t vendorapi.DataType, i int, v float32) {
+	e := blasElem(t)
+	e.store(b[i*int(e.size):], v)
+}
+
 func newMatrix(r *rand.Rand, t vendorapi.DataType, rows, cols int) matrix {
 	m := matrix{t: t, rows: rows, cols: cols, ld: rows + 2}
 	m.vals = make([]float32, m.ld*max(cols, 1))

@@ -9,12 +9,20 @@ import (
 
 // convert.go implements kernels/convert.cu.
 
+// rowIndex splits row r of a tensor whose dims 1 and 2 divide as d1 and d2
+// into its indices (i1, i2, i3), dividing with the fast-division constants
+// as the kernels do.
+func rowIndex(r uint32, d1, d2 vendorapi.FastDiv) (i1, i2, i3 uint32) {
+	q := d1.Div(r)
+	i1 = r - q*d1.D
+	i3 = d2.Div(q)
+	i2 = q - i3*d2.D
+	return i1, i2, i3
+}
+
 // rowOffset is index.h's ternion_row_offset: the byte offset of row r of t.
 func rowOffset(r uint32, t vendorapi.TensorDesc, d1, d2 vendorapi.FastDiv) int64 {
-	q := d1.Div(r)
-	i1 := r - q*d1.D
-	i3 := d2.Div(q)
-	i2 := q - i3*d2.D
+	i1, i2, i3 := rowIndex(r, d1, d2)
 	return int64(i1)*t.Nb[1] + int64(i2)*t.Nb[2] + int64(i3)*t.Nb[3]
 }
 

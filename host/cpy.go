@@ -18,10 +18,7 @@ var cpyElemSize = map[string]uint64{"b8": 1, "b16": 2, "b32": 4, "b64": 8}
 func tensorOffset(i uint32, t vendorapi.TensorDesc, d0, d1, d2 vendorapi.FastDiv) int64 {
 	q0 := d0.Div(i)
 	i0 := i - q0*d0.D
-	q1 := d1.Div(q0)
-	i1 := q0 - q1*d1.D
-	i3 := d2.Div(q1)
-	i2 := q1 - i3*d2.D
+	i1, i2, i3 := rowIndex(q0, d1, d2)
 	return int64(i0)*t.Nb[0] + int64(i1)*t.Nb[1] + int64(i2)*t.Nb[2] + int64(i3)*t.Nb[3]
 }
 

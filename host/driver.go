@@ -224,24 +224,17 @@ func (d *Driver) DeviceSynchronize(dev int) error {
 	if err := d.checkDev(call, dev); err != nil {
 		return err
 	}
-	type wait struct {
-		s *stream
-		t uint64
-	}
 	d.mu.Lock()
-	var list []wait
 	var capturing []*stream
-	for _, s := range d.streams {
+	ts := d.tickets(func(s *stream) (uint64, bool) {
 		if s.dev != dev {
-			continue
+			return 0, false
 		}
-		s.mu.Lock()
-		list = append(list, wait{s, s.queued})
-		s.mu.Unlock()
 		if s.capture != nil {
 			capturing = append(capturing, s)
 		}
-	}
+		return s.queued, true
+	})
 	for _, s := range capturing {
 		s.capture.invalidate(call + " during capture")
 	}
@@ -250,16 +243,7 @@ func (d *Driver) DeviceSynchronize(dev int) error {
 		return newErr(errCaptureUnsupported, call, dev,
 			"stream %d is capturing; synchronizing the device invalidated its capture", capturing[0].id)
 	}
-	var first error
-	for _, w := range list {
-		w.s.mu.Lock()
-		err := w.s.waitFor(w.t, true)
-		w.s.mu.Unlock()
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return waitTickets(ts, true)
 }
 
 // Features reports the simulated configuration.

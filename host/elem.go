@@ -16,7 +16,8 @@ type elemType struct {
 	store func(b []byte, v float32)
 }
 
-// elemTypes are the storage types of the float axes, by axis value.
+// elemTypes are the storage types of the float axes, by axis value, and of
+// the BLAS types, by vendorapi.DataType's String (blasElem).
 var elemTypes = map[string]elemType{
 	"f32": {4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) },
 		func(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(v)) }},

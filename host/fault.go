@@ -25,15 +25,6 @@ func (d *Driver) CheckLaunch(f vendorapi.Function, grid, block vendorapi.Dim3, s
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	st, err := d.lookupStream(n.call, s)
-	if err != nil {
-		return err
-	}
-	if err := d.validate(n.call, st, []*node{n}); err != nil {
-		return err
-	}
-	if st.capture != nil {
-		return st.capture.usable(n.call)
-	}
-	return nil
+	_, err = d.admit(n.call, s, []*node{n})
+	return err
 }

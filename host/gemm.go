@@ -3,7 +3,6 @@ package host
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -48,7 +47,7 @@ func gemmScalars(g *vendorapi.Gemm) (alpha, beta float32) {
 // read only when K > 0 and alpha ≠ 0). Pointer arrays are read only when
 // exec is set, and then only those of matrices that are read. The caller
 // holds memMu.
-func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, _ func(string, ...any) *vendorapi.Error) (func() error, *vendorapi.Error) {
+func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc) (func() error, *vendorapi.Error) {
 	g := n.gemm
 	batches := 1
 	if n.kind != nodeGemm {
@@ -128,13 +127,15 @@ func (d *Driver) prepareGemm(n *node, exec bool, dspan spanFunc, _ func(string, 
 func gemmOne(g *vendorapi.Gemm, alpha, beta float32, a, b, c []byte) {
 	m, n, k := g.M, g.N, g.K
 	cf, ldc := f32s(c), g.LDC
+	ce := blasElem(g.CType)
+	ci := func(i, j int) []byte { return c[int(ce.size)*(j*g.LDC+i):] } // element (i, j) of C
 	if g.CType != vendorapi.F32 {
 		// A dense float32 copy of C, column-major with ld = M.
 		cf, ldc = make([]float32, m*n), m
 		if beta != 0 {
 			for j := range n {
 				for i := range m {
-					cf[j*m+i] = loadElem(c, g.CType, j*g.LDC+i)
+					cf[j*m+i] = ce.load(ci(i, j))
 				}
 			}
 		}
@@ -157,7 +158,7 @@ func gemmOne(g *vendorapi.Gemm, alpha, beta float32, a, b, c []byte) {
 	if g.CType != vendorapi.F32 {
 		for j := range n {
 			for i := range m {
-				storeElem(c, g.CType, j*g.LDC+i, cf[j*m+i])
+				ce.store(ci(i, j), cf[j*m+i])
 			}
 		}
 	}
@@ -170,37 +171,18 @@ func transpose(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
+// blasElem is the storage type of BLAS type t (which passed Validate).
+func blasElem(t vendorapi.DataType) elemType { return elemTypes[t.String()] }
+
 // toF32 returns b's elements of type t as float32s (a view for F32).
 func toF32(b []byte, t vendorapi.DataType) []float32 {
 	if t == vendorapi.F32 {
 		return f32s(b)
 	}
-	out := make([]float32, len(b)/2)
+	e := blasElem(t)
+	out := make([]float32, len(b)/int(e.size))
 	for i := range out {
-		out[i] = loadElem(b, t, i)
+		out[i] = e.load(b[i*int(e.size):])
 	}
 	return out
-}
-
-// loadElem reads element i of type t from b as a float32.
-func loadElem(b []byte, t vendorapi.DataType, i int) float32 {
-	switch t {
-	case vendorapi.F16:
-		return half.F16ToF32(binary.LittleEndian.Uint16(b[2*i:]))
-	case vendorapi.BF16:
-		return half.BF16ToF32(binary.LittleEndian.Uint16(b[2*i:]))
-	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-}
-
-// storeElem writes v as element i of type t into b, rounding to nearest even.
-func storeElem(b []byte, t vendorapi.DataType, i int, v float32) {
-	switch t {
-	case vendorapi.F16:
-		binary.LittleEndian.PutUint16(b[2*i:], half.F16FromF32(v))
-	case vendorapi.BF16:
-		binary.LittleEndian.PutUint16(b[2*i:], half.BF16FromF32(v))
-	default:
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
 }

@@ -35,14 +35,12 @@ func (c *capture) usable(call string) error {
 	return nil
 }
 
-// add appends validated nodes to the capture. The caller holds d.mu.
-// Recording an event marks it captured and adds no node, as in CUDA, where
-// a captured record only orders the capture's own work and the graph
-// records nothing when it runs; so a wait on such an event adds none either.
-func (c *capture) add(d *Driver, call string, nodes []*node) error {
-	if err := c.usable(call); err != nil {
-		return err
-	}
+// add appends nodes, admitted (Driver.admit), to the capture. The caller
+// holds d.mu. Recording an event marks it captured and adds no node, as in
+// CUDA, where a captured record only orders the capture's own work and the
+// graph records nothing when it runs; so a wait on such an event adds none
+// either.
+func (c *capture) add(d *Driver, nodes []*node) {
 	for _, n := range nodes {
 		switch {
 		case n.kind == nodeRecord:
@@ -52,7 +50,6 @@ func (c *capture) add(d *Driver, call string, nodes []*node) error {
 			c.nodes = append(c.nodes, n)
 		}
 	}
-	return nil
 }
 
 // graph is a captured graph or an executable one: nodes in stream order.

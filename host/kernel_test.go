@@ -309,3 +309,54 @@ func TestFMA32(t *testing.T) {
 	assert.True(t, math.IsNaN(float64(fma32(float32(math.Inf(1)), 0, 1))))
 	assert.Equal(t, float32(math.Inf(-1)), fma32(float32(math.Inf(-1)), 2, 1))
 }
+
+// TestMMVVNeedsAlignedRows checks that mmvv_{t}, whose GPU kernel loads
+// 16-byte vectors, refuses rows that are not 16-byte aligned or not a
+// multiple of 16 bytes long, which mmv_{t} takes.
+func TestMMVVNeedsAlignedRows(t *testing.T) {
+	d := newDriver(t, Options{})
+	s := mkStream(t, d, 0)
+	x := make([]float32, 40)
+	for i := range x {
+		x[i] = float32(i%7) - 3
+	}
+	px := upload(t, d, 0, x)
+	pd := upload(t, d, 0, make([]float32, 2))
+	one := vendorapi.NewFastDiv(1)
+	for _, c := range []struct {
+		name       string
+		k          int64 // row length
+		off0, off1 int64 // float offsets of src0 (2 rows) and src1 (1 row) in x
+		refused    string
+	}{
+		{"aligned", 8, 0, 16, ""},
+		{"src0 misaligned", 8, 1, 20, "argument src0"},
+		{"src1 misaligned", 8, 0, 17, "argument src1"},
+		{"rows not a multiple of 16 bytes", 6, 0, 16, "argument src0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src0 := vendorapi.TensorDesc{Data: px.Add(uint64(4 * c.off0)), Ne: [4]int64{c.k, 2, 1, 1}, Nb: [4]int64{4, 4 * c.k, 8 * c.k, 8 * c.k}}
+			src1 := vendorapi.TensorDesc{Data: px.Add(uint64(4 * c.off1)), Ne: [4]int64{c.k, 1, 1, 1}, Nb: [4]int64{4, 4 * c.k, 4 * c.k, 4 * c.k}}
+			dst := vendorapi.TensorDesc{Data: pd, Ne: [4]int64{2, 1, 1, 1}, Nb: [4]int64{4, 8, 8, 8}}
+			args := vendorapi.NewArgs().Tensor(dst).Tensor(src0).Tensor(src1).FastDiv(one).FastDiv(one)
+			require.NoError(t, launch(t, d, s, "mmv_f32", args), "mmv_f32 takes any packed rows")
+			require.NoError(t, d.StreamSynchronize(s))
+			err := launch(t, d, s, "mmvv_f32", args)
+			if c.refused != "" {
+				ve := requireHostErr(t, err, vendorapi.ErrInvalidValue)
+				assert.Contains(t, ve.Message, c.refused)
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, d.StreamSynchronize(s))
+			got := download(t, d, 0, pd, 2)
+			for r := range int64(2) {
+				var want float32
+				for i := range c.k {
+					want += x[c.off0+r*c.k+i] * x[c.off1+i]
+				}
+				assert.Equal(t, want, got[r], "row %d", r)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -129,16 +130,30 @@ func (d *Driver) Free(dev int, p vendorapi.DevicePtr) error {
 	d.settleDevices(1 << dev)
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
-	r := d.regions.at(uintptr(p))
-	switch {
-	case r != nil && r.kind == regFreed && r.was == regDevice:
-		return invalid(call, dev, "address %#x was freed already", uintptr(p))
-	case r == nil || r.kind != regDevice:
-		return invalid(call, dev, "address %#x is not the start of a live allocation", uintptr(p))
-	case r.dev != dev:
-		return invalid(call, dev, "address %#x was allocated on device %d", uintptr(p), r.dev)
+	what := fmt.Sprintf("address %#x", uintptr(p))
+	r, err := d.liveRegion(call, dev, uintptr(p), regDevice, what, "the start of a live allocation")
+	if err != nil {
+		return err
+	}
+	if r.dev != dev {
+		return invalid(call, dev, "%s was allocated on device %d", what, r.dev)
 	}
 	return d.retire(r)
+}
+
+// liveRegion returns the live region of kind that starts at a, which call
+// frees. Otherwise it returns call's error on dev: "<what> was freed
+// already" where a region of kind was freed, else "<what> is not <isnt>"
+// (what names the address or range). The caller holds memMu.
+func (d *Driver) liveRegion(call string, dev int, a uintptr, kind regionKind, what, isnt string) (*region, error) {
+	r := d.regions.at(a)
+	switch {
+	case r != nil && r.kind == regFreed && r.was == kind:
+		return nil, invalid(call, dev, "%s was freed already", what)
+	case r == nil || r.kind != kind:
+		return nil, invalid(call, dev, "%s is not %s", what, isnt)
+	}
+	return r, nil
 }
 
 // unmapRegion unmaps r at once, forgets it and returns its bytes to its
@@ -190,12 +205,9 @@ func (d *Driver) HostFree(b vendorapi.HostBuffer) error {
 	d.settleAll()
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
-	r := d.regions.at(b.Ptr)
-	switch {
-	case r != nil && r.kind == regFreed && r.was == regPinned:
-		return invalid(call, -1, "address %#x was freed already", b.Ptr)
-	case r == nil || r.kind != regPinned:
-		return invalid(call, -1, "address %#x is not the start of a pinned host allocation", b.Ptr)
+	r, err := d.liveRegion(call, -1, b.Ptr, regPinned, fmt.Sprintf("address %#x", b.Ptr), "the start of a pinned host allocation")
+	if err != nil {
+		return err
 	}
 	return d.retire(r)
 }
@@ -246,35 +258,58 @@ func (d *Driver) HostUnregister(ptr uintptr) error {
 	return nil
 }
 
-// procMapped reports whether [lo, hi) is mapped readable throughout and whether
-// it is writable, from /proc/self/maps. Without /proc it trusts the caller.
-func procMapped(lo, hi uintptr) (mapped, writable bool) {
+// procMapping is one mapping of this process: [lo, hi) with its
+// permissions ("rw-p").
+type procMapping struct {
+	lo, hi uintptr
+	perms  string
+}
+
+// procMaps returns the mappings of this process in address order, from
+// /proc/self/maps.
+func procMaps() ([]procMapping, error) {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
-		return true, true
+		return nil, err
 	}
 	defer f.Close()
-	at, writable := lo, true
+	var maps []procMapping
 	sc := bufio.NewScanner(f)
-	for sc.Scan() && at < hi {
+	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 2 {
 			continue
 		}
 		a, b, ok := strings.Cut(fields[0], "-")
-		start, err1 := strconv.ParseUint(a, 16, 64)
-		end, err2 := strconv.ParseUint(b, 16, 64)
-		if !ok || err1 != nil || err2 != nil {
+		lo, err1 := strconv.ParseUint(a, 16, 64)
+		hi, err2 := strconv.ParseUint(b, 16, 64)
+		if ok && err1 == nil && err2 == nil {
+			maps = append(maps, procMapping{uintptr(lo), uintptr(hi), fields[1]})
+		}
+	}
+	return maps, nil
+}
+
+// procMapped reports whether [lo, hi) is mapped readable throughout and whether
+// it is writable, from /proc/self/maps. Without /proc it trusts the caller.
+func procMapped(lo, hi uintptr) (mapped, writable bool) {
+	maps, err := procMaps()
+	if err != nil {
+		return true, true
+	}
+	at, writable := lo, true
+	for _, m := range maps {
+		if at >= hi {
+			break
+		}
+		if m.hi <= at {
 			continue
 		}
-		if uintptr(end) <= at {
-			continue
-		}
-		if uintptr(start) > at || fields[1][0] != 'r' {
+		if m.lo > at || m.perms[0] != 'r' {
 			return false, false
 		}
-		writable = writable && len(fields[1]) > 1 && fields[1][1] == 'w'
-		at = uintptr(end)
+		writable = writable && len(m.perms) > 1 && m.perms[1] == 'w'
+		at = m.hi
 	}
 	return at >= hi, writable
 }

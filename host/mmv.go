@@ -1,8 +1,7 @@
 package host
 
 import (
-	"encoding/binary"
-	"math"
+	"strings"
 
 	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/vendorapi"
@@ -13,44 +12,42 @@ import (
 func init() {
 	// mmv_{t} and mmvv_{t}(dst, src0, src1, r2, r3): one dot product per
 	// block, summed in float64 (the GPU sums in float32 in its own order;
-	// results are compared within MUL_MAT's error bound).
-	mmv := func(vec bool) func(k kernels.Kernel) (*hostKernel, error) {
-		return func(k kernels.Kernel) (*hostKernel, error) {
-			t, err := elemTypeOf(k.Name, k.Bind, "t")
-			if err != nil {
-				return nil, err
-			}
-			return &hostKernel{
-				buffers: func(a *vendorapi.Args) []buffer {
-					bufs := []buffer{tensorBuf("dst", a.TensorAt(0), 4), tensorBuf("src0", a.TensorAt(1), t.size),
-						tensorBuf("src1", a.TensorAt(2), 4)}
-					if vec {
-						bufs[1], bufs[2] = vecRows("src0", a.TensorAt(1), t.size, 16), vecRows("src1", a.TensorAt(2), 4, 16)
-					}
-					if a.TensorAt(1).Nb[0] != int64(t.size) || a.TensorAt(2).Nb[0] != 4 {
-						bufs[1].bad = "mmv needs packed rows in src0 and src1"
-					}
-					return bufs
-				},
-				block: func(m [][]byte, a *vendorapi.Args, b block) {
-					dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
-					r2, r3 := a.FastDivAt(3), a.FastDivAt(4)
-					row, i12, i13 := int64(b.idx.X), int64(b.idx.Y), int64(b.idx.Z)
-					i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
-					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
-					y := i12*s1.Nb[2] + i13*s1.Nb[3]
-					var sum float64
-					for i := range s0.Ne[0] {
-						xv := t.load(m[1][x+i*int64(t.size):])
-						yv := math.Float32frombits(binary.LittleEndian.Uint32(m[2][y+4*i:]))
-						sum += float64(xv) * float64(yv)
-					}
-					binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], math.Float32bits(float32(sum)))
-				},
-			}, nil
+	// results are compared within MUL_MAT's error bound). mmvv_{t} loads
+	// 16-byte vectors, so its rows must be 16-byte aligned.
+	registerTemplate("mmv", func(k kernels.Kernel) (*hostKernel, error) {
+		t, err := elemTypeOf(k.Name, k.Bind, "t")
+		if err != nil {
+			return nil, err
 		}
-	}
-	registerTemplate("mmv", mmv(false))
+		vec := strings.HasPrefix(k.Name, "mmvv_")
+		f32 := elemTypes["f32"]
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				bufs := []buffer{tensorBuf("dst", a.TensorAt(0), 4), tensorBuf("src0", a.TensorAt(1), t.size),
+					tensorBuf("src1", a.TensorAt(2), 4)}
+				if vec {
+					bufs[1], bufs[2] = vecRows("src0", a.TensorAt(1), t.size, 16), vecRows("src1", a.TensorAt(2), 4, 16)
+				}
+				if a.TensorAt(1).Nb[0] != int64(t.size) || a.TensorAt(2).Nb[0] != 4 {
+					bufs[1].bad = "mmv needs packed rows in src0 and src1"
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
+				r2, r3 := a.FastDivAt(3), a.FastDivAt(4)
+				row, i12, i13 := int64(b.idx.X), int64(b.idx.Y), int64(b.idx.Z)
+				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+				x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+				y := i12*s1.Nb[2] + i13*s1.Nb[3]
+				var sum float64
+				for i := range s0.Ne[0] {
+					sum += float64(t.load(m[1][x+i*int64(t.size):])) * float64(f32.load(m[2][y+4*i:]))
+				}
+				f32.store(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], float32(sum))
+			},
+		}, nil
+	})
 	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
 	register("batched_ptrs", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
@@ -62,14 +59,16 @@ func init() {
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
 			out := i64s(m[0])
+			pa, pb, pc := a.I64At(1), a.I64At(2), a.I64At(3)
 			ne12, ne13 := a.I64At(4), a.I64At(5)
-			n := ne12 * ne13
+			nba2, nba3, nbb2, nbb3, nbc2, nbc3 := a.I64At(6), a.I64At(7), a.I64At(8), a.I64At(9), a.I64At(10), a.I64At(11)
 			r2, r3 := a.I64At(12), a.I64At(13)
+			n := ne12 * ne13
 			b.gridStride(n, func(i int64) {
 				i12, i13 := i%ne12, i/ne12
-				out[i] = a.I64At(1) + (i12/r2)*a.I64At(6) + (i13/r3)*a.I64At(7)
-				out[n+i] = a.I64At(2) + i12*a.I64At(8) + i13*a.I64At(9)
-				out[2*n+i] = a.I64At(3) + i12*a.I64At(10) + i13*a.I64At(11)
+				out[i] = pa + (i12/r2)*nba2 + (i13/r3)*nba3
+				out[n+i] = pb + i12*nbb2 + i13*nbb3
+				out[2*n+i] = pc + i12*nbc2 + i13*nbc3
 			})
 		},
 	})

@@ -186,7 +186,7 @@ func (d *Driver) prepare(n *node, exec bool) (func() error, *vendorapi.Error) {
 	case nodeKernel:
 		return d.prepareKernel(n, dspan)
 	case nodeGemm, nodeGemmStrided, nodeGemmBatched:
-		return d.prepareGemm(n, exec, dspan, fail)
+		return d.prepareGemm(n, exec, dspan)
 	case nodeFault:
 		return func() error { return newErr(errLaunchFailure, n.call, n.dev, "injected fault") }, nil
 	}

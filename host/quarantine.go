@@ -32,20 +32,16 @@ type quarantine struct {
 
 // retire frees live region r: its memory returns to the system and to its
 // device's budget, and its addresses join the quarantine as a regFreed
-// region. The caller holds memMu for writing.
+// region. A reserved range (VMMReserve) has nothing to release: it is
+// PROT_NONE already and holds no mappings (VMMFree refuses while any
+// remain). The caller holds memMu for writing.
 func (d *Driver) retire(r *region) error {
 	var err error
-	switch r.kind {
-	case regDevice, regPinned:
+	if r.kind == regDevice || r.kind == regPinned {
 		err = inaccessible(r.mapped)
 		if r.kind == regDevice {
 			d.used[r.dev] -= r.size
 		}
-	case regReserve:
-		for m := range r.maps.Overlapping(0, uint64(len(r.mem))) {
-			m.Val.chunk.unref(d)
-		}
-		r.maps.Clear() // the range itself is PROT_NONE already
 	}
 	if err != nil {
 		// The memory could not be released in place: unmap it after all.

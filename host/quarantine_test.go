@@ -1,11 +1,7 @@
 package host
 
 import (
-	"bufio"
 	"bytes"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -21,15 +17,10 @@ import (
 // broken environment and fails the test rather than skipping it.
 func reserved(t *testing.T, a uintptr) bool {
 	t.Helper()
-	f, err := os.Open("/proc/self/maps")
+	maps, err := procMaps()
 	require.NoError(t, err, "the quarantine checks read the process's mappings")
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		lo, hi, ok := strings.Cut(strings.Fields(sc.Text())[0], "-")
-		l, err1 := strconv.ParseUint(lo, 16, 64)
-		h, err2 := strconv.ParseUint(hi, 16, 64)
-		if ok && err1 == nil && err2 == nil && uint64(a) >= l && uint64(a) < h {
+	for _, m := range maps {
+		if a >= m.lo && a < m.hi {
 			return true
 		}
 	}

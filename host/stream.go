@@ -186,29 +186,54 @@ func (s *stream) sync() error {
 	return s.waitFor(s.queued, true)
 }
 
+// ticket is a stream and the ticket of one of its items.
+type ticket struct {
+	s *stream
+	t uint64
+}
+
+// tickets returns, for every stream that pick selects, the ticket pick
+// returns for it; pick is called with the stream's mu held. The caller holds
+// d.mu.
+func (d *Driver) tickets(pick func(s *stream) (t uint64, ok bool)) []ticket {
+	var ts []ticket
+	for _, s := range d.streams {
+		s.mu.Lock()
+		if t, ok := pick(s); ok {
+			ts = append(ts, ticket{s, t})
+		}
+		s.mu.Unlock()
+	}
+	return ts
+}
+
+// waitTickets waits until each stream of ts has completed the item of its
+// ticket; with take it returns the first unreported error of those streams,
+// taking each stream's.
+func waitTickets(ts []ticket, take bool) error {
+	var first error
+	for _, w := range ts {
+		w.s.mu.Lock()
+		err := w.s.waitFor(w.t, take)
+		w.s.mu.Unlock()
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // settle waits until every stream has completed the work queued on it so
 // far that upTo selects: upTo returns, for a stream whose mu is held, the
 // ticket to wait for (0: none). Errors stay with their streams.
 func (d *Driver) settle(upTo func(s *stream) uint64) {
-	type wait struct {
-		s *stream
-		t uint64
-	}
-	var waits []wait
 	d.mu.Lock()
-	for _, s := range d.streams {
-		s.mu.Lock()
-		if t := upTo(s); t > s.done {
-			waits = append(waits, wait{s, t})
-		}
-		s.mu.Unlock()
-	}
+	ts := d.tickets(func(s *stream) (uint64, bool) {
+		t := upTo(s)
+		return t, t > s.done
+	})
 	d.mu.Unlock()
-	for _, w := range waits {
-		w.s.mu.Lock()
-		_ = w.s.waitFor(w.t, false)
-		w.s.mu.Unlock()
-	}
+	_ = waitTickets(ts, false)
 }
 
 // settleAll waits for the work queued so far on every stream: what any
@@ -346,15 +371,13 @@ func (d *Driver) StreamWaitEvent(s vendorapi.Stream, e vendorapi.Event) error {
 func (d *Driver) submit(call string, s vendorapi.Stream, nodes ...*node) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	st, err := d.lookupStream(call, s)
+	st, err := d.admit(call, s, nodes)
 	if err != nil {
 		return err
 	}
-	if err := d.validate(call, st, nodes); err != nil {
-		return err
-	}
 	if st.capture != nil {
-		return st.capture.add(d, call, nodes)
+		st.capture.add(d, nodes)
+		return nil
 	}
 	items := make([]item, 0, len(nodes))
 	for _, n := range nodes {
@@ -374,6 +397,25 @@ func (d *Driver) submit(call string, s vendorapi.Stream, nodes ...*node) error {
 	}
 	st.push(items)
 	return nil
+}
+
+// admit returns s's stream after checking that nodes may be queued on it or
+// added to its capture: s is live, every node is valid, and a capture in
+// progress is not invalidated. The caller holds d.mu.
+func (d *Driver) admit(call string, s vendorapi.Stream, nodes []*node) (*stream, error) {
+	st, err := d.lookupStream(call, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.validate(call, st, nodes); err != nil {
+		return nil, err
+	}
+	if st.capture != nil {
+		if err := st.capture.usable(call); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // validate checks every node against the current handles and memory tables.

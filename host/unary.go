@@ -1,9 +1,6 @@
 package host
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -18,11 +15,11 @@ func init() {
 			return []buffer{elems("dst", a.PtrAt(0), n, 16), elems("src", a.PtrAt(1), n, 16)}
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			dst, src := f32s(m[0]), f32s(m[1])
 			s, c := a.F32At(2), a.F32At(3)
 			b.gridStride(a.I64At(4), func(i int64) {
-				for j := 16 * i; j < 16*i+16; j += 4 {
-					x := math.Float32frombits(binary.LittleEndian.Uint32(m[1][j:]))
-					binary.LittleEndian.PutUint32(m[0][j:], math.Float32bits(fma32(x, s, c)))
+				for j := 4 * i; j < 4*i+4; j++ {
+					dst[j] = fma32(src[j], s, c)
 				}
 			})
 		},

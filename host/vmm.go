@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"unsafe"
 
@@ -84,12 +85,14 @@ func (d *Driver) VMMFree(vr vendorapi.VirtualRange) error {
 	const call = "hostMemAddressFree"
 	d.memMu.Lock()
 	defer d.memMu.Unlock()
-	r := d.regions.at(uintptr(vr.Base))
-	if r != nil && r.kind == regFreed && r.was == regReserve {
-		return invalid(call, vr.Device, "[%#x, +%d) was freed already", uintptr(vr.Base), vr.Size)
+	const isnt = "a reserved range"
+	what := fmt.Sprintf("[%#x, +%d)", uintptr(vr.Base), vr.Size)
+	r, err := d.liveRegion(call, vr.Device, uintptr(vr.Base), regReserve, what, isnt)
+	if err != nil {
+		return err
 	}
-	if r == nil || r.kind != regReserve || uint64(len(r.mem)) != vr.Size {
-		return invalid(call, vr.Device, "[%#x, +%d) is not a reserved range", uintptr(vr.Base), vr.Size)
+	if uint64(len(r.mem)) != vr.Size {
+		return invalid(call, vr.Device, "%s is not %s", what, isnt)
 	}
 	if n := r.maps.Len(); n > 0 {
 		return invalid(call, r.dev, "%d mappings remain in the reserved range at %#x; unmap them first", n, r.base)
