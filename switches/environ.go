@@ -58,16 +58,18 @@ func Settings(l Lookup, environ []string) []Setting {
 	return slices.CompactFunc(append(out, extra...), func(a, b Setting) bool { return a.Name == b.Name })
 }
 
-// InEffect returns the Settings that are set.
-func InEffect(l Lookup, environ []string) []Setting {
-	return slices.DeleteFunc(Settings(l, environ), func(s Setting) bool { return !s.Set })
+// InEffect returns, in their order, the settings (from Settings) that are
+// set; settings is left as it is.
+func InEffect(settings []Setting) []Setting {
+	return slices.DeleteFunc(slices.Clone(settings), func(s Setting) bool { return !s.Set })
 }
 
-// Check returns an *Error for every switch, per-device variant included,
-// that is set to a malformed value; nil when there is none.
-func Check(l Lookup, environ []string) []error {
+// Check returns, in their order, the *Error of every setting (from
+// Settings: every switch, per-device variants included) that is set to a
+// malformed value; nil when there is none.
+func Check(settings []Setting) []error {
 	var errs []error
-	for _, s := range Settings(l, environ) {
+	for _, s := range settings {
 		if s.Err != nil {
 			errs = append(errs, s.Err)
 		}

@@ -1,6 +1,7 @@
 package switches
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,10 @@ func TestInEffect(t *testing.T) {
 		"TERNION_PEER_MAX_BATCH_SIZE": "abc",
 		"PATH":                        "/bin",
 	}
-	got := InEffect(env(m), environ(m))
+	all := Settings(env(m), environ(m))
+	before := slices.Clone(all)
+	got := InEffect(all)
+	assert.Equal(t, before, all, "the settings are left as they are")
 	var names []string
 	for _, s := range got {
 		names = append(names, s.Name)
@@ -81,7 +85,7 @@ func TestCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, err := range Check(env(tc.env), environ(tc.env)) {
+			for _, err := range Check(Settings(env(tc.env), environ(tc.env))) {
 				assert.ErrorIs(t, err, ErrMalformed)
 				got = append(got, err.Error())
 			}

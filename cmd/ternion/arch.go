@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -74,9 +73,7 @@ func (a *app) arch(args []string) int {
 	}
 	results := decodeAll(names, *override)
 	if *asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := writeJSON(a.stdout, results); err != nil {
 			fmt.Fprintf(a.stderr, "ternion arch: %v\n", err)
 			return exitFail
 		}

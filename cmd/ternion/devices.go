@@ -247,9 +247,14 @@ func writeDevicesJSON(w io.Writer, inv inventory) error {
 	if rows == nil {
 		rows = []deviceRow{}
 	}
+	return writeJSON(w, rows)
+}
+
+// writeJSON prints v as indented JSON (two spaces), as every --json does.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rows)
+	return enc.Encode(v)
 }
 
 // writeDevicesText prints the device table, then the build's vendors, its

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -70,10 +69,14 @@ func (a *app) ops(args []string) int {
 		return a.perf(dev, cases, *minTime, *asJSON)
 	}
 	if *seed == 0 {
-		*seed = rand.Uint64() >> 1
+		*seed = newSeed()
 	}
 	return a.test(dev, cases, *seed, *asJSON)
 }
+
+// newSeed is a fresh random seed for the op tests when none is given: 63
+// random bits.
+func newSeed() uint64 { return rand.Uint64() >> 1 }
 
 // quietLogger drops the backends' info logs (the CLI prints its own lines).
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -170,9 +173,7 @@ func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, asJSO
 		fmt.Fprintln(a.stdout, line)
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(a.stdout, rep); err != nil {
 			fmt.Fprintf(a.stderr, "ternion ops test: %v\n", err)
 			return exitFail
 		}
@@ -223,9 +224,7 @@ func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Durat
 		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := writeJSON(a.stdout, struct {
 			Device  string              `json:"device"`
 			Results []optest.PerfResult `json:"results"`
 		}{describeDevice(dev), results}); err != nil {
@@ -258,5 +257,5 @@ func (a *app) mainJob() int {
 		}
 	}
 	fmt.Fprintln(a.stdout)
-	return a.test(dev, short, rand.Uint64()>>1, false)
+	return a.test(dev, short, newSeed(), false)
 }

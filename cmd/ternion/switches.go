@@ -29,19 +29,15 @@ func writeSwitches(w io.Writer, settings []switches.Setting, all bool) {
 		return
 	}
 	fmt.Fprintln(w, "environment switches in effect:")
-	n := 0
-	for _, s := range settings {
-		if !s.Set {
-			continue
-		}
-		n++
+	inEffect := switches.InEffect(settings)
+	for _, s := range inEffect {
 		if s.Switch == nil {
 			fmt.Fprintf(w, "  %s  (%s)\n", settingText(s), s.Hint())
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n", settingText(s))
 	}
-	if n == 0 {
+	if len(inEffect) == 0 {
 		fmt.Fprintln(w, "  (none; ternion devices --features lists every switch)")
 	}
 }
@@ -58,18 +54,18 @@ func settingText(s switches.Setting) string {
 	return s.Name + "=" + quote.Text(s.Value)
 }
 
-// reportSwitches writes one line to w for every malformed switch and every
-// TERNION_ variable that is no switch, and reports whether any switch was
-// malformed.
+// reportSwitches writes one line to w for every malformed switch
+// (switches.Check), then one for every TERNION_ variable that is no switch,
+// and reports whether any switch was malformed.
 func reportSwitches(w io.Writer, settings []switches.Setting) (malformed bool) {
+	errs := switches.Check(settings)
+	for _, err := range errs {
+		fmt.Fprintf(w, "ternion devices: %v\n", err)
+	}
 	for _, s := range settings {
-		switch {
-		case s.Err != nil:
-			fmt.Fprintf(w, "ternion devices: %v\n", s.Err)
-			malformed = true
-		case s.Set && s.Switch == nil:
+		if s.Set && s.Switch == nil {
 			fmt.Fprintf(w, "ternion devices: %s: %s (ternion devices --features lists every switch)\n", quote.Text(s.Name), s.Hint())
 		}
 	}
-	return malformed
+	return len(errs) > 0
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/ternion/ternion/arch"
@@ -24,7 +23,8 @@ import (
 type Options struct {
 	// Logger receives the backend's messages; nil means slog.Default().
 	Logger *slog.Logger
-	// Env reads the TERNION_ switches; nil means os.LookupEnv.
+	// Env reads the TERNION_ switches; nil means os.LookupEnv (as switches
+	// treats a nil Lookup).
 	Env switches.Lookup
 }
 
@@ -71,9 +71,6 @@ func Open(vendor string, dev int, o Options) (*Backend, error) {
 func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
-	}
-	if o.Env == nil {
-		o.Env = os.LookupEnv
 	}
 	p, err := d.Props(dev)
 	if err != nil {
@@ -181,8 +178,7 @@ func (b *Backend) BLAS() (vendorapi.BLASHandle, error) {
 			}
 		}
 		switch {
-		case errors.Is(err, vendorapi.ErrNotSupported): // the library keeps its own workspace
-			_ = b.drv.Free(b.dev, p)
+		case errors.Is(err, vendorapi.ErrNotSupported): // the library keeps its own workspace (p is freed above)
 			b.log.Info(fmt.Sprintf("ternion: backend %s: the BLAS library takes no workspace (%v)", b.name, err))
 		case err != nil:
 			_ = b.drv.BLASDestroy(h)
@@ -244,6 +240,17 @@ func (b *Backend) Synchronize() error { return b.drv.StreamSynchronize(b.stream)
 // Supports returns nil when node n can run here, else an error matching
 // ops.ErrNotSupported that names the op, its types and the reason.
 func (b *Backend) Supports(n *graph.Tensor) error { return ops.Supports(n, b.props) }
+
+// SupportsGraph returns nil when every node of g can run here, else the
+// error Supports returns for the first node that cannot.
+func (b *Backend) SupportsGraph(g *graph.Graph) error {
+	for _, n := range g.Nodes() {
+		if err := b.Supports(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // ErrClosed is returned by a closed backend.
 var ErrClosed = errors.New("backend closed")

@@ -143,7 +143,7 @@ func AllocSize(t *graph.Tensor) uint64 {
 // tensor's row padding and uploads the tensors' host data (FromFloats,
 // FromBytes). The tensors stay there for every graph that reads them.
 func (b *Backend) AllocTensors(ts ...*graph.Tensor) (*Buffer, error) {
-	offs := make([]uint64, len(ts))
+	offs, sizes := make([]uint64, len(ts)), make([]uint64, len(ts))
 	var total uint64
 	for i, t := range ts {
 		switch {
@@ -155,8 +155,8 @@ func (b *Backend) AllocTensors(ts ...*graph.Tensor) (*Buffer, error) {
 		if _, placed := t.Placement(); placed {
 			return nil, fmt.Errorf("ternion: AllocTensors: %s is already placed", t)
 		}
-		offs[i] = total
-		total += align.Up(AllocSize(t), Alignment)
+		offs[i], sizes[i] = total, AllocSize(t)
+		total += align.Up(sizes[i], Alignment)
 	}
 	buf, err := b.Alloc(total)
 	if err != nil {
@@ -167,7 +167,7 @@ func (b *Backend) AllocTensors(ts ...*graph.Tensor) (*Buffer, error) {
 			_ = buf.Free()
 			return nil, err
 		}
-		if pad := AllocSize(t) - uint64(t.Layout().Bytes()); pad > 0 {
+		if pad := sizes[i] - uint64(t.Layout().Bytes()); pad > 0 {
 			if err := b.drv.MemsetAsync(b.stream, buf.ptr.Add(offs[i]+uint64(t.Layout().Bytes())), 0, pad); err != nil {
 				_ = buf.Free()
 				return nil, err
@@ -183,16 +183,26 @@ func (b *Backend) AllocTensors(ts ...*graph.Tensor) (*Buffer, error) {
 	return buf, b.Synchronize()
 }
 
-// usable returns nil when t's memory is a live buffer of this backend's
-// device that holds all of t, else why not.
-func (b *Backend) usable(t *graph.Tensor) error {
+// placed returns the backend buffer t is placed in and t's offset there, or
+// why t is not in one.
+func placed(t *graph.Tensor) (*Buffer, uint64, error) {
 	p, ok := t.Placement()
 	if !ok {
-		return fmt.Errorf("%s is not allocated", t)
+		return nil, 0, fmt.Errorf("%s is not allocated", t)
 	}
 	buf, ok := p.Buf.(*Buffer)
 	if !ok {
-		return fmt.Errorf("%s is in a %T, not a backend buffer", t, p.Buf)
+		return nil, 0, fmt.Errorf("%s is in a %T, not a backend buffer", t, p.Buf)
+	}
+	return buf, p.Offset, nil
+}
+
+// usable returns nil when t's memory is a live buffer of this backend's
+// device that holds all of t, else why not.
+func (b *Backend) usable(t *graph.Tensor) error {
+	buf, off, err := placed(t)
+	if err != nil {
+		return err
 	}
 	if buf.be.drv != b.drv || buf.be.dev != b.dev {
 		return fmt.Errorf("%s is in a buffer of %s, not of %s", t, buf.be.name, b.name)
@@ -200,7 +210,7 @@ func (b *Backend) usable(t *graph.Tensor) error {
 	if buf.Freed() {
 		return fmt.Errorf("%s is in a freed buffer", t)
 	}
-	if end := p.Offset + uint64(t.Layout().Bytes()); end > buf.size {
+	if end := off + uint64(t.Layout().Bytes()); end > buf.size {
 		return fmt.Errorf("%s ends at byte %d of a %d-byte buffer", t, end, buf.size)
 	}
 	return nil
@@ -219,15 +229,11 @@ func CopyTensor(dst, src *graph.Tensor) error {
 		return fmt.Errorf("ternion: CopyTensor: %s into %s: both must be contiguous", src, dst)
 	}
 	buffer := func(t *graph.Tensor) (*Buffer, uint64, error) {
-		p, ok := t.Placement()
-		if !ok {
-			return nil, 0, fmt.Errorf("ternion: CopyTensor: %s is not allocated", t)
+		m, off, err := placed(t)
+		if err != nil {
+			return nil, 0, fmt.Errorf("ternion: CopyTensor: %w", err)
 		}
-		m, ok := p.Buf.(*Buffer)
-		if !ok {
-			return nil, 0, fmt.Errorf("ternion: CopyTensor: %s is not in a backend buffer", t)
-		}
-		return m, p.Offset, m.check(p.Offset, uint64(t.Layout().Bytes()))
+		return m, off, m.check(off, uint64(t.Layout().Bytes()))
 	}
 	dm, doff, err := buffer(dst)
 	if err != nil {

@@ -30,10 +30,8 @@ func (b *Backend) Compute(g *graph.Graph) error {
 		return b.replay(g)
 	}
 	b.last = nil
-	for _, n := range g.Nodes() {
-		if err := ops.Supports(n, b.props); err != nil {
-			return fmt.Errorf("ternion: backend %s: %w", b.name, err)
-		}
+	if err := b.SupportsGraph(g); err != nil {
+		return fmt.Errorf("ternion: backend %s: %w", b.name, err)
 	}
 	plan, err := g.Plan(graph.AllocOptions{Align: Alignment, Size: AllocSize, Scratch: b.isWork})
 	if err != nil {

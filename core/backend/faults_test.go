@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/host"
@@ -119,4 +120,67 @@ func TestPoolOutOfMemoryUnderFaults(t *testing.T) {
 	fd.Reset()
 	require.NoError(t, b.Compute(g2), "computes once memory is back")
 	require.NoError(t, b.Synchronize())
+}
+
+// nvidiaDriver reports a Hopper compute capability for every device, so that
+// BLAS gives the library a workspace (the host driver's CC is 0), and fails
+// BLASSetWorkspace with wsErr when set (faulty's rules cover only
+// vendorapi.Driver's methods).
+type nvidiaDriver struct {
+	*faulty.Driver
+	wsErr  error
+	wsSets int
+}
+
+func (d *nvidiaDriver) Props(dev int) (vendorapi.Props, error) {
+	p, err := d.Driver.Props(dev)
+	p.CC = arch.Hopper
+	return p, err
+}
+
+func (d *nvidiaDriver) BLASSetWorkspace(h vendorapi.BLASHandle, p vendorapi.DevicePtr, size uint64) error {
+	d.wsSets++
+	if d.wsErr != nil {
+		return &vendorapi.Error{Vendor: "test", Call: "BLASSetWorkspace", Device: h.Device, Kind: d.wsErr}
+	}
+	return d.Driver.BLASSetWorkspace(h, p, size)
+}
+
+// TestBLASWorkspaceFreedOnce checks that the BLAS workspace goes back to the
+// driver exactly once on every path: taken (freed by Close), refused with
+// ErrNotSupported (the library keeps its own; BLAS works on) and refused
+// otherwise (BLAS fails).
+func TestBLASWorkspaceFreedOnce(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		fail    error // BLASSetWorkspace's error; nil: it succeeds
+		wantErr bool
+		frees   int // Free calls made by BLAS
+	}{
+		{"taken", nil, false, 0},
+		{"not supported", vendorapi.ErrNotSupported, false, 1},
+		{"failed", vendorapi.ErrInvalidValue, true, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hd, err := host.New(host.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = hd.Close() })
+			fd := faulty.New(hd)
+			nd := &nvidiaDriver{Driver: fd, wsErr: c.fail}
+			b, err := New(nd, 0, quiet)
+			require.NoError(t, err)
+			mallocs, frees := fd.Calls("Malloc"), fd.Calls("Free")
+			_, err = b.BLAS()
+			if c.wantErr {
+				require.ErrorIs(t, err, c.fail)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, 1, nd.wsSets)
+			assert.Equal(t, mallocs+1, fd.Calls("Malloc"), "one workspace allocated")
+			assert.Equal(t, frees+c.frees, fd.Calls("Free"), "Free calls made by BLAS")
+			require.NoError(t, b.Close())
+			assert.Equal(t, frees+1, fd.Calls("Free"), "the workspace is freed once in all")
+		})
+	}
 }

@@ -68,25 +68,23 @@ func Check(c Case, dev, refDev *backend.Backend, seed uint64) Result {
 	if err != nil {
 		return fail(Failed, "building the graph: %v", err)
 	}
-	for _, n := range g.Nodes() {
-		if err := dev.Supports(n); err != nil {
-			var ue *ops.UnsupportedError
-			if errors.As(err, &ue) {
-				return fail(NotSupported, "%s", ue.Reason)
-			}
-			return fail(Failed, "%v", err)
+	if err := dev.SupportsGraph(g); err != nil {
+		var ue *ops.UnsupportedError
+		if errors.As(err, &ue) {
+			return fail(NotSupported, "%s", ue.Reason)
 		}
+		return fail(Failed, "%v", err)
 	}
 	got, err := guardedRun(dev, g, out, seed)
 	if err != nil {
 		return fail(Failed, "%v", err)
 	}
+	rg, rout, err := build(c, seed)
+	if err != nil {
+		return fail(Failed, "building the reference graph: %v", err)
+	}
 	var want []float64
 	if refDev != nil {
-		rg, rout, err := build(c, seed)
-		if err != nil {
-			return fail(Failed, "building the reference graph: %v", err)
-		}
 		if err := refDev.Compute(rg); err != nil {
 			return fail(Failed, "reference device %s: %v", refDev.Name(), err)
 		}
@@ -96,10 +94,6 @@ func Check(c Case, dev, refDev *backend.Backend, seed uint64) Result {
 		}
 		want = widen(v)
 	} else {
-		rg, rout, err := build(c, seed)
-		if err != nil {
-			return fail(Failed, "building the reference graph: %v", err)
-		}
 		r, err := ref.Eval(rg)
 		if err != nil {
 			return fail(Failed, "reference: %v", err)
@@ -246,11 +240,9 @@ func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTim
 		res.Err = err.Error()
 		return res
 	}
-	for _, n := range g.Nodes() {
-		if err := dev.Supports(n); err != nil {
-			res.Err = err.Error()
-			return res
-		}
+	if err := dev.SupportsGraph(g); err != nil {
+		res.Err = err.Error()
+		return res
 	}
 	var inputs []*graph.Tensor
 	for _, l := range g.Leafs() {

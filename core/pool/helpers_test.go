@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/host"
@@ -30,13 +31,50 @@ func memFree(t testing.TB, d vendorapi.Driver) uint64 {
 	return free
 }
 
-// kinds are the two pools, built over any driver; each test runs both.
-var kinds = []struct {
+// kind is one of the two pools, built over any driver.
+type kind struct {
 	name string
 	make func(d Driver, o Options) (Pool, error)
-}{
-	{"legacy", func(d Driver, o Options) (Pool, error) { return NewLegacy(d, 0, o), nil }},
-	{"vmm", func(d Driver, o Options) (Pool, error) { return NewVMM(d, 0, gran, o) }},
+}
+
+var (
+	legacyKind = kind{"legacy", func(d Driver, o Options) (Pool, error) { return NewLegacy(d, 0, o), nil }}
+	vmmKind    = kind{"vmm", func(d Driver, o Options) (Pool, error) { return NewVMM(d, 0, gran, o) }}
+	// kinds are the two pools; each test runs both.
+	kinds = []kind{legacyKind, vmmKind}
+)
+
+// newPool returns a pool of kind k on device 0 of a new host driver with a
+// memory limit (newHost), and the device's free memory before the pool. When
+// t ends, before the driver closes, the pool is closed (closing again, where
+// the test closed it, is harmless) and MemInfo must be back at that start.
+func newPool(t *testing.T, k kind, limit uint64, o Options) (*host.Driver, Pool, uint64) {
+	t.Helper()
+	d := newHost(t, limit)
+	p, start := poolOn(t, k, d, o)
+	return d, p, start
+}
+
+// newTestPool is newPool over a testDriver (newTestDriver).
+func newTestPool(t *testing.T, k kind, limit uint64, o Options) (*testDriver, Pool, uint64) {
+	t.Helper()
+	d := newTestDriver(t, limit)
+	p, start := poolOn(t, k, d, o)
+	return d, p, start
+}
+
+// poolOn makes the pool of newPool and newTestPool over d and registers its
+// check, which runs before the cleanups registered earlier (d's Close).
+func poolOn(t *testing.T, k kind, d vendorapi.Driver, o Options) (Pool, uint64) {
+	t.Helper()
+	start := memFree(t, d)
+	p, err := k.make(d, o)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, p.Close())
+		assert.Equal(t, start, memFree(t, d), "MemInfo returns to the start after Close")
+	})
+	return p, start
 }
 
 // unmapCall is one VMMUnmap a testDriver saw.

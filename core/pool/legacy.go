@@ -1,11 +1,11 @@
 package pool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
+	"slices"
+	"sort"
 
 	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/vendorapi"
@@ -34,17 +34,15 @@ type outEntry struct {
 // driver. A freed buffer goes back to the cache, or to the driver when the
 // cache is full. It is safe for concurrent use.
 type Legacy struct {
-	a   Allocator
-	dev int
-	log *slog.Logger
+	common // the device, the logger, the lock and the accounting
+	a      Allocator
 
-	mu     sync.Mutex
+	// guarded by mu:
 	cache  []block    // cached buffers sorted by size, at most MaxBuffers
 	out    []outEntry // buffers out, indexed by Buffer.slot
 	spare  []uint32   // unused indices of out
 	gen    uint64     // last generation handed out
 	held   uint64     // bytes allocated from the driver and not freed (the seed's pool_size)
-	st     Stats
 	closed bool
 }
 
@@ -52,7 +50,7 @@ var _ Pool = (*Legacy)(nil)
 
 // NewLegacy returns a legacy pool drawing from a's memory on device dev.
 func NewLegacy(a Allocator, dev int, o Options) *Legacy {
-	return &Legacy{a: a, dev: dev, log: o.logger(), cache: make([]block, 0, MaxBuffers)}
+	return &Legacy{common: newCommon(dev, "legacy", o), a: a, cache: make([]block, 0, MaxBuffers)}
 }
 
 // lookAheadSize is the seed's look-ahead size: LookAhead × size rounded up
@@ -75,7 +73,7 @@ func (p *Legacy) Alloc(size uint64) (Buffer, error) {
 	var b block
 	if i := p.bestFit(size); i < len(p.cache) {
 		b = p.cache[i]
-		p.cache = append(p.cache[:i], p.cache[i+1:]...)
+		p.cache = slices.Delete(p.cache, i, i+1)
 		p.st.Cached -= b.size
 	} else {
 		var err error
@@ -89,16 +87,7 @@ func (p *Legacy) Alloc(size uint64) (Buffer, error) {
 // bestFit returns the index of the smallest cached buffer of at least size
 // bytes, or len(p.cache) if none is that large.
 func (p *Legacy) bestFit(size uint64) int {
-	lo, hi := 0, len(p.cache)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if p.cache[m].size < size {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	return sort.Search(len(p.cache), func(i int) bool { return p.cache[i].size >= size })
 }
 
 // grow allocates the look-ahead size for a request of size bytes from the
@@ -161,10 +150,8 @@ func (p *Legacy) release(buf Buffer) error {
 	p.st.InUse -= b.size
 	p.st.Buffers--
 	if !p.closed && len(p.cache) < MaxBuffers {
-		i := p.bestFit(b.size + 1) // after the cached buffers of the same size
-		p.cache = append(p.cache, block{})
-		copy(p.cache[i+1:], p.cache[i:])
-		p.cache[i] = b
+		i := p.bestFit(b.size + 1)             // after the cached buffers of the same size
+		p.cache = slices.Insert(p.cache, i, b) // within the capacity of MaxBuffers: no reallocation
 		p.st.Cached += b.size
 		p.st.noteUse()
 		return nil
@@ -209,13 +196,6 @@ func (p *Legacy) flushLocked() error {
 	return errors.Join(errs...)
 }
 
-// Stats returns the pool's accounting.
-func (p *Legacy) Stats() Stats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.st
-}
-
 // Close frees every cached buffer and checks that the pool's accounting is
 // zero, as the seed's destructor does, returning an error where it asserts.
 // Buffers still out make it an error matching ErrInUse; each goes to the
@@ -233,11 +213,4 @@ func (p *Legacy) Close() error {
 		err = fmt.Errorf("pool: device %d: legacy pool accounting is not zero after close: %d bytes held, %s", p.dev, p.held, p.st)
 	}
 	return err
-}
-
-// debug logs a debug record naming the pool's device.
-func (p *Legacy) debug(msg string, attrs ...slog.Attr) {
-	if p.log.Enabled(context.Background(), slog.LevelDebug) {
-		p.log.LogAttrs(context.Background(), slog.LevelDebug, msg, append(attrs, slog.Int("device", p.dev), slog.String("pool", "legacy"))...)
-	}
 }

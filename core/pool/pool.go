@@ -1,9 +1,11 @@
 package pool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -154,6 +156,35 @@ func (o Options) logger() *slog.Logger {
 		return o.Logger
 	}
 	return slog.Default()
+}
+
+// common is what both pools have: the device, the logger, the lock and the
+// accounting it guards, with Stats and debug over them.
+type common struct {
+	dev  int
+	kind string // the pool's name in debug records: "legacy", "vmm"
+	log  *slog.Logger
+
+	mu sync.Mutex // guards st and the embedding pool's state
+	st Stats
+}
+
+func newCommon(dev int, kind string, o Options) common {
+	return common{dev: dev, kind: kind, log: o.logger()}
+}
+
+// Stats returns the pool's accounting.
+func (c *common) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st
+}
+
+// debug logs a debug record naming the pool's device and kind after attrs.
+func (c *common) debug(msg string, attrs ...slog.Attr) {
+	if c.log.Enabled(context.Background(), slog.LevelDebug) {
+		c.log.LogAttrs(context.Background(), slog.LevelDebug, msg, append(attrs, slog.Int("device", c.dev), slog.String("pool", c.kind))...)
+	}
 }
 
 // Allocator is the driver memory a legacy pool draws from;

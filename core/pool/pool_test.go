@@ -69,10 +69,7 @@ func TestFreeMisuse(t *testing.T) {
 
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			d := newHost(t, 16<<20)
-			start := memFree(t, d)
-			p, err := k.make(d, Options{VMMReserve: 1 << 20})
-			require.NoError(t, err)
+			_, p, _ := newPool(t, k, 16<<20, Options{VMMReserve: 1 << 20})
 			keep, err := p.Alloc(300)
 			require.NoError(t, err)
 			b, err := p.Alloc(1000)
@@ -90,8 +87,6 @@ func TestFreeMisuse(t *testing.T) {
 			forged.Ptr++
 			require.ErrorIs(t, forged.Free(), ErrFreed, "a Buffer whose pointer was changed")
 			require.NoError(t, keep.Free())
-			require.NoError(t, p.Close())
-			assert.Equal(t, start, memFree(t, d))
 		})
 	}
 }
@@ -99,10 +94,7 @@ func TestFreeMisuse(t *testing.T) {
 func TestCloseWithBuffersOut(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			d := newHost(t, 16<<20)
-			start := memFree(t, d)
-			p, err := k.make(d, Options{VMMReserve: 4 << 20})
-			require.NoError(t, err)
+			d, p, start := newPool(t, k, 16<<20, Options{VMMReserve: 4 << 20})
 			a, err := p.Alloc(1000)
 			require.NoError(t, err)
 			b, err := p.Alloc(200000)
@@ -143,11 +135,8 @@ func TestOutOfMemoryRecovery(t *testing.T) {
 	const limit = 8 << 20
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			d := newHost(t, limit)
-			start := memFree(t, d)
+			d, p, start := newPool(t, k, limit, Options{})
 			require.Equal(t, uint64(limit), start)
-			p, err := k.make(d, Options{})
-			require.NoError(t, err)
 
 			var bufs []Buffer
 			var oom error
@@ -194,8 +183,6 @@ func TestOutOfMemoryRecovery(t *testing.T) {
 				assert.Equal(t, uint64(len(bufs)), st.DriverFrees)
 			}
 			require.NoError(t, b.Free())
-			require.NoError(t, p.Close())
-			assert.Equal(t, start, memFree(t, d), "MemInfo returns to the start after Close")
 		})
 	}
 }
@@ -215,10 +202,7 @@ func TestInjectedFailures(t *testing.T) {
 			{"another failure is not retried", 1, vendorapi.ErrInvalidValue, vendorapi.ErrInvalidValue, 0},
 		} {
 			t.Run(k.name+"/"+tc.name, func(t *testing.T) {
-				d := newTestDriver(t, 64<<20)
-				start := memFree(t, d)
-				p, err := k.make(d, Options{VMMReserve: 16 << 20})
-				require.NoError(t, err)
+				d, p, _ := newTestPool(t, k, 64<<20, Options{VMMReserve: 16 << 20})
 				// Something to flush: a small buffer in use, a larger one freed.
 				keep, err := p.Alloc(100)
 				require.NoError(t, err)
@@ -252,8 +236,6 @@ func TestInjectedFailures(t *testing.T) {
 				require.NoError(t, d.Memset(0, b.Ptr, 1, b.Size))
 				require.NoError(t, b.Free())
 				require.NoError(t, keep.Free())
-				require.NoError(t, p.Close())
-				assert.Equal(t, start, memFree(t, d))
 			})
 		}
 	}
@@ -265,10 +247,7 @@ func TestMemoryIntact(t *testing.T) {
 	// every live buffer keeps its own bytes.
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			d := newHost(t, 32<<20)
-			start := memFree(t, d)
-			p, err := k.make(d, Options{VMMReserve: 16 << 20})
-			require.NoError(t, err)
+			d, p, _ := newPool(t, k, 32<<20, Options{VMMReserve: 16 << 20})
 			rng := rand.New(rand.NewPCG(1, 2))
 			type live struct {
 				b    Buffer
@@ -320,8 +299,6 @@ func TestMemoryIntact(t *testing.T) {
 			}
 			check(first, -1)
 			require.NoError(t, first.b.Free())
-			require.NoError(t, p.Close())
-			assert.Equal(t, start, memFree(t, d))
 		})
 	}
 }
@@ -331,10 +308,7 @@ func TestConcurrentUse(t *testing.T) {
 	// order are refused and retried until the buffers above have gone.
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			d := newHost(t, 64<<20)
-			start := memFree(t, d)
-			p, err := k.make(d, Options{VMMReserve: 32 << 20})
-			require.NoError(t, err)
+			_, p, _ := newPool(t, k, 64<<20, Options{VMMReserve: 32 << 20})
 			var wg sync.WaitGroup
 			errs := make(chan error, 4)
 			for g := range 4 {
@@ -368,8 +342,6 @@ func TestConcurrentUse(t *testing.T) {
 			st := p.Stats()
 			assert.Zero(t, st.Buffers)
 			assert.Zero(t, st.InUse)
-			require.NoError(t, p.Close())
-			assert.Equal(t, start, memFree(t, d))
 		})
 	}
 }

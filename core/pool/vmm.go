@@ -1,11 +1,9 @@
 package pool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/ternion/ternion/internal/align"
 	"github.com/ternion/ternion/vendorapi"
@@ -33,20 +31,18 @@ type frame struct {
 // accepts. It is safe for concurrent use, though concurrent users must still
 // free in reverse order of allocation.
 type VMM struct {
+	common  // the device, the logger, the lock and the accounting
 	vm      vendorapi.VirtualMemory
-	dev     int
 	gran    uint64
 	reserve uint64 // bytes of address space to reserve, a multiple of gran
-	log     *slog.Logger
 
-	mu     sync.Mutex
+	// guarded by mu:
 	r      vendorapi.VirtualRange // the reserved range; Size 0 before first use
 	mapped uint64                 // bytes mapped from r.Base (the seed's pool_size)
 	used   uint64                 // bytes handed out from r.Base (the seed's pool_used)
 	maps   []span                 // mappings in address order, tiling [0, mapped)
 	stack  []frame                // buffers out in allocation order, tiling [0, used)
 	gen    uint64                 // last generation handed out
-	st     Stats
 	closed bool
 }
 
@@ -66,7 +62,7 @@ func NewVMM(vm vendorapi.VirtualMemory, dev int, granularity uint64, o Options) 
 	if reserve > maxRequest {
 		return nil, fmt.Errorf("pool: device %d: VMM reserve of %d bytes is too large: %w", dev, reserve, vendorapi.ErrInvalidValue)
 	}
-	return &VMM{vm: vm, dev: dev, gran: granularity, reserve: align.Up(reserve, granularity), log: o.logger()}, nil
+	return &VMM{common: newCommon(dev, "vmm", o), vm: vm, gran: granularity, reserve: align.Up(reserve, granularity)}, nil
 }
 
 // Alloc returns the next size bytes (rounded up to VMMAlign) of the pool's
@@ -121,7 +117,6 @@ func (p *VMM) grow(size, n uint64) error {
 	if errors.Is(err, vendorapi.ErrOutOfMemory) {
 		ferr := p.flushLocked()
 		p.st.Flushes++
-		p.account()
 		p.debug("pool: out of memory, unmapped the unused tail and retrying", slog.Uint64("asked", n), slog.Any("flushError", ferr))
 		if err = p.mapMore(n); err != nil {
 			return oomError("VMM", p.dev, size, p.st, errors.Join(err, ferr))
@@ -155,7 +150,6 @@ func (p *VMM) mapMore(n uint64) error {
 	p.maps = append(p.maps, span{off: p.mapped, size: chunk})
 	p.mapped += chunk
 	p.st.DriverAllocs++
-	p.account()
 	p.debug("pool: VMM pool size increased", slog.Uint64("size", p.mapped), slog.Uint64("chunk", chunk),
 		slog.Int("mappings", len(p.maps)))
 	return nil
@@ -216,13 +210,6 @@ func (p *VMM) flushLocked() error {
 	return nil
 }
 
-// Stats returns the pool's accounting.
-func (p *VMM) Stats() Stats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.st
-}
-
 // Close unmaps every mapping, one by one, and frees the reserved range.
 // Buffers still out make it an error matching ErrInUse: the memory under them
 // stays mapped, and is unmapped as they are freed. Closing again is harmless.
@@ -239,11 +226,4 @@ func (p *VMM) Close() error {
 		err = fmt.Errorf("pool: device %d: VMM pool accounting is not zero after close: %d bytes in %d mappings", p.dev, p.mapped, len(p.maps))
 	}
 	return err
-}
-
-// debug logs a debug record naming the pool's device.
-func (p *VMM) debug(msg string, attrs ...slog.Attr) {
-	if p.log.Enabled(context.Background(), slog.LevelDebug) {
-		p.log.LogAttrs(context.Background(), slog.LevelDebug, msg, append(attrs, slog.Int("device", p.dev), slog.String("pool", "vmm"))...)
-	}
 }
