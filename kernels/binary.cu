@@ -1,14 +1,6 @@
 // binary.cu - element-wise binary ops on contiguous f32 buffers. The entry
 // points ({op}_f32) are generated from the catalog's template spec.
-#include "vendor.h"
-
-struct ternion_op_add {
-    static __device__ __forceinline__ float apply(float a, float b) { return a + b; }
-};
-
-struct ternion_op_mul {
-    static __device__ __forceinline__ float apply(float a, float b) { return a * b; }
-};
+#include "binop.h"
 
 // dst[i] = Op(a[i], b[i]) for i < n (grid-stride loop: any 1D grid covers n).
 template <typename Op>

@@ -5,35 +5,16 @@
 // bin_{op}_{t0}_{t1} (any strides and types) and bin4_{op}_f32 (f32 rows that
 // are contiguous, 16-byte aligned and a multiple of 4 long, with src1 rows as
 // long as src0's: float4 loads and stores).
-#include "vendor.h"
-
-struct ternion_bin_add {
-    static __device__ __forceinline__ float apply(float a, float b) { return a + b; }
-};
-struct ternion_bin_sub {
-    static __device__ __forceinline__ float apply(float a, float b) { return a - b; }
-};
-struct ternion_bin_mul {
-    static __device__ __forceinline__ float apply(float a, float b) { return a * b; }
-};
-struct ternion_bin_div {
-    static __device__ __forceinline__ float apply(float a, float b) { return a / b; }
-};
+#include "binop.h"
+#include "index.h"
 
 // The rows of one launch: block (x) and thread (y) index the rows, the
 // threads' x index the elements of a row. Row r of dst is (i1, i2, i3) with
 // ne01 and ne02 dividing r; src1's row is (i1 % ne11, i2 % ne12, i3 % ne13).
-struct ternion_bin_rows {
-    ternion_i64 row, step;
-};
-
 static __device__ __forceinline__ void ternion_bin_row(ternion_u32 r, ternion_fastdiv ne01, ternion_fastdiv ne02,
                                                        ternion_fastdiv ne11, ternion_fastdiv ne12, ternion_fastdiv ne13,
                                                        ternion_u32 * i, ternion_u32 * j) {
-    const ternion_u32 q1 = ternion_fastdiv_div(r, ne01);
-    i[1] = r - q1 * ne01.d;
-    i[3] = ternion_fastdiv_div(q1, ne02);
-    i[2] = q1 - i[3] * ne02.d;
+    ternion_row_index(r, ne01, ne02, i[1], i[2], i[3]);
     j[1] = ternion_fastdiv_mod(i[1], ne11);
     j[2] = ternion_fastdiv_mod(i[2], ne12);
     j[3] = ternion_fastdiv_mod(i[3], ne13);

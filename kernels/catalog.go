@@ -31,7 +31,7 @@ type Kernel struct {
 	Params []Param
 	Doc    string
 	// Body is the call a generated entry point makes, with its template
-	// arguments in C ("binary<ternion_op_add>"); empty for an entry point the
+	// arguments in C ("binary_f32<ternion_bin_add>"); empty for an entry point the
 	// .cu file defines itself.
 	Body string
 	// Fixture is the family's Fixture flag.
@@ -83,7 +83,7 @@ type Axis struct {
 // its C spelling in the body's template arguments.
 type Value struct {
 	Name string // "f32", "add"
-	C    string // "float", "ternion_op_add"
+	C    string // "float", "ternion_bin_add"
 }
 
 // Family is one .cu file: its kernels are built into one code object, loaded

@@ -5,6 +5,11 @@
 // the templates are generated from the catalog.
 #include "index.h"
 
+// One element converted from TS to TD.
+template <typename TS, typename TD> struct ternion_copy_convert {
+    static __device__ __forceinline__ void apply(char * d, const char * s) { ternion_store((TD *)d, ternion_load((const TS *)s)); }
+};
+
 // Element i of src (in src's shape) converted to element i of dst (in dst's
 // shape), for i < n (n < 2^31; grid-stride loop): ggml's CPY between f32,
 // f16 and bf16, any shapes of equal size and any strides.
@@ -12,11 +17,7 @@ template <typename TS, typename TD>
 static __device__ __forceinline__ void cvt(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne0, ternion_fastdiv sne1,
                                            ternion_fastdiv sne2, ternion_fastdiv dne0, ternion_fastdiv dne1, ternion_fastdiv dne2,
                                            ternion_i64 n) {
-    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
-        const TS * s = (const TS *)((const char *)src.data + ternion_offset((ternion_u32)i, src, sne0, sne1, sne2));
-        TD * d = (TD *)((char *)dst.data + ternion_offset((ternion_u32)i, dst, dne0, dne1, dne2));
-        ternion_store(d, ternion_load(s));
-    }
+    ternion_copy_elements<ternion_copy_convert<TS, TD> >(dst, src, sne0, sne1, sne2, dne0, dne1, dne2, n);
 }
 
 // Row r of src to row r of dst, converted, for r < nrows: src and dst rows

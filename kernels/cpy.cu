@@ -4,14 +4,15 @@
 // catalog's template spec.
 #include "index.h"
 
+// One element of type T: *d = *s.
+template <typename T> struct ternion_copy_same {
+    static __device__ __forceinline__ void apply(char * d, const char * s) { *(T *)d = *(const T *)s; }
+};
+
 // Element i of src goes to element i of dst, for i < n (n < 2^31; grid-stride loop).
 template <typename T>
 static __device__ __forceinline__ void cpy(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne0, ternion_fastdiv sne1,
                                            ternion_fastdiv sne2, ternion_fastdiv dne0, ternion_fastdiv dne1, ternion_fastdiv dne2,
                                            ternion_i64 n) {
-    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
-        const T * s = (const T *)((const char *)src.data + ternion_offset((ternion_u32)i, src, sne0, sne1, sne2));
-        T * d = (T *)((char *)dst.data + ternion_offset((ternion_u32)i, dst, dne0, dne1, dne2));
-        *d = *s;
-    }
+    ternion_copy_elements<ternion_copy_same<T> >(dst, src, sne0, sne1, sne2, dne0, dne1, dne2, n);
 }

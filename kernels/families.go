@@ -31,7 +31,7 @@ var Families = []Family{
 	{Name: "binary", Fixture: true, Doc: "element-wise binary ops on contiguous f32 buffers",
 		Templates: []Template{{Name: "{op}_f32", Body: "binary_f32<{op}>", Doc: "dst[i] = a[i] {op} b[i] for i < n",
 			Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}},
-			Axes:   []Axis{{Name: "op", Values: []Value{{"add", "ternion_op_add"}, {"mul", "ternion_op_mul"}}}}}}},
+			Axes:   []Axis{{Name: "op", Values: []Value{{"add", "ternion_bin_add"}, {"mul", "ternion_bin_mul"}}}}}}},
 	{Name: "binbcast", Doc: "ggml's ADD, SUB, MUL, DIV with broadcasting (src1 tiles into src0)",
 		Templates: []Template{
 			{Name: "bin_{op}_{t0}_{t1}", Body: "bin_bcast<{op}, {t0}, {t1}>",

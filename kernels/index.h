@@ -1,7 +1,18 @@
-// index.h - byte offsets of elements and rows of a ternion_tensor, with the
-// fast divisions the kernels get from the host.
+// index.h - indices and byte offsets of elements and rows of a
+// ternion_tensor, with the fast divisions the kernels get from the host, and
+// the element-by-element copy loop between two tensors.
 #pragma once
 #include "vendor.h"
+
+// Indices (i1, i2, i3) of row r (rows of dims 1..3); d1, d2 divide by ne[1],
+// ne[2].
+static __device__ __forceinline__ void ternion_row_index(ternion_u32 r, ternion_fastdiv d1, ternion_fastdiv d2, ternion_u32 & i1,
+                                                         ternion_u32 & i2, ternion_u32 & i3) {
+    const ternion_u32 q = ternion_fastdiv_div(r, d1);
+    i1 = r - q * d1.d;
+    i3 = ternion_fastdiv_div(q, d2);
+    i2 = q - i3 * d2.d;
+}
 
 // Byte offset of element i (row-major in ne) of a tensor with strides nb;
 // d0, d1, d2 divide by ne[0], ne[1], ne[2].
@@ -9,10 +20,8 @@ static __device__ __forceinline__ ternion_i64 ternion_offset(ternion_u32 i, cons
                                                              ternion_fastdiv d1, ternion_fastdiv d2) {
     const ternion_u32 q0 = ternion_fastdiv_div(i, d0);
     const ternion_u32 i0 = i - q0 * d0.d;
-    const ternion_u32 q1 = ternion_fastdiv_div(q0, d1);
-    const ternion_u32 i1 = q0 - q1 * d1.d;
-    const ternion_u32 i3 = ternion_fastdiv_div(q1, d2);
-    const ternion_u32 i2 = q1 - i3 * d2.d;
+    ternion_u32 i1, i2, i3;
+    ternion_row_index(q0, d1, d2, i1, i2, i3);
     return i0 * t.nb[0] + i1 * t.nb[1] + i2 * t.nb[2] + i3 * t.nb[3];
 }
 
@@ -20,9 +29,22 @@ static __device__ __forceinline__ ternion_i64 ternion_offset(ternion_u32 i, cons
 // by ne[1], ne[2].
 static __device__ __forceinline__ ternion_i64 ternion_row_offset(ternion_u32 r, const ternion_tensor & t, ternion_fastdiv d1,
                                                                  ternion_fastdiv d2) {
-    const ternion_u32 q = ternion_fastdiv_div(r, d1);
-    const ternion_u32 i1 = r - q * d1.d;
-    const ternion_u32 i3 = ternion_fastdiv_div(q, d2);
-    const ternion_u32 i2 = q - i3 * d2.d;
+    ternion_u32 i1, i2, i3;
+    ternion_row_index(r, d1, d2, i1, i2, i3);
     return i1 * t.nb[1] + i2 * t.nb[2] + i3 * t.nb[3];
+}
+
+// The grid-stride loop over the elements of two tensors of one element count
+// n (n < 2^31), each in its own shape and strides: Copy::apply(d, s) copies
+// element i of src (at s) to element i of dst (at d). sne* and dne* divide by
+// src's and dst's ne[0], ne[1], ne[2].
+template <typename Copy>
+static __device__ __forceinline__ void ternion_copy_elements(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne0,
+                                                             ternion_fastdiv sne1, ternion_fastdiv sne2, ternion_fastdiv dne0,
+                                                             ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 n) {
+    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
+        const char * s = (const char *)src.data + ternion_offset((ternion_u32)i, src, sne0, sne1, sne2);
+        char * d = (char *)dst.data + ternion_offset((ternion_u32)i, dst, dne0, dne1, dne2);
+        Copy::apply(d, s);
+    }
 }

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // UnitName is the file name of family's translation unit: what a compiler
@@ -71,19 +73,33 @@ func writeEntry(b *strings.Builder, k Kernel) {
 // is stale; the run-time compilers' cache is keyed by it. "" when the family
 // does not exist.
 func FamilyHash(family string) string {
-	unit, err := Unit(family)
+	if h, ok := familyHashes[family]; ok {
+		return h()
+	}
+	return ""
+}
+
+// familyHashes computes each family's FamilyHash once: the sources are
+// embedded, so it never changes.
+var familyHashes = func() map[string]func() string {
+	m := make(map[string]func() string, len(Families))
+	for _, f := range Families {
+		m[f.Name] = sync.OnceValue(func() string { return hashFamily(f.Name) })
+	}
+	return m
+}()
+
+// hashFamily hashes what RTCProgram gathers for family.
+func hashFamily(family string) string {
+	unit, names, bodies, err := RTCProgram(family)
 	if err != nil {
 		return ""
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "ternion-family-1\x00%d\x00%s", len(unit), unit)
-	for _, name := range familyFiles(family) {
-		b, err := Sources.ReadFile(name)
-		if err != nil {
-			return ""
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
-		h.Write(b)
+	for i, name := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(bodies[i]))
+		io.WriteString(h, bodies[i])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -9,11 +9,7 @@ package gpushim
 */
 import "C"
 
-import (
-	"unsafe"
-
-	"github.com/ternion/ternion/vendorapi"
-)
+import "github.com/ternion/ternion/vendorapi"
 
 // RawKernel (built only with the ternion_bench tag, for the overhead
 // benchmarks) is a resolved function and stream for measuring the floor of a
@@ -51,10 +47,7 @@ func (r RawKernel) Bind() error {
 // Launch launches the kernel on a 1×1 grid and block with args (packed
 // as the kernel's parameters, unchecked), on a thread Bind prepared.
 func (r RawKernel) Launch(args *vendorapi.Args) error {
-	var bp *C.uint8_t
-	var op *C.uint32_t
-	if n := args.Len(); n > 0 {
-		bp, op = (*C.uint8_t)(unsafe.Pointer(&args.Bytes()[0])), (*C.uint32_t)(unsafe.Pointer(&r.offsets[0]))
-	}
-	return r.d.fail(C.tn_launch_raw(C.uint64_t(r.fn), C.uint64_t(r.st), bp, op, C.int32_t(args.Len())), r.dev)
+	n := args.Len()
+	bp, op := launchArgs(args, r.offsets, n)
+	return r.d.fail(C.tn_launch_raw(C.uint64_t(r.fn), C.uint64_t(r.st), bp, op, C.int32_t(n)), r.dev)
 }

@@ -85,9 +85,8 @@ func (d *Driver) loadFamily(dev int, dv *device, name string) (*family, error) {
 	where := fmt.Sprintf("%s: device %d (%s): family %s", d.vendor, dev, dv.props.ArchName, name)
 	var err error
 	if fam.plan.embedded {
-		img, _ := d.cfg.Image.Family(name)
 		var code []byte
-		if code, err = img.Code(dv.props.CC); err == nil {
+		if code, err = fam.plan.code.Code(dv.props.CC); err == nil {
 			err = d.moduleLoad(dev, fam, code)
 		}
 		if err == nil {
@@ -97,7 +96,7 @@ func (d *Driver) loadFamily(dev int, dv *device, name string) (*family, error) {
 		d.log.Warn(fmt.Sprintf("%s: the embedded code object does not load (%v); compiling at run time", where, err))
 		fam.plan = kernelPlan{reason: "the embedded code object of family " + name + " does not load: " + err.Error()}
 	}
-	code, err := d.rtcCode(dev, dv, name, fam.plan.reason)
+	code, err := d.rtcCode(dev, dv, name, where, fam.plan.reason)
 	if err == nil {
 		err = d.moduleLoad(dev, fam, code)
 	}
@@ -143,12 +142,17 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 	if err != nil {
 		return err
 	}
-	b, n := args.Bytes(), len(hf.offsets)
-	var bp *C.uint8_t
-	var op *C.uint32_t
-	if n > 0 {
-		bp, op = (*C.uint8_t)(unsafe.Pointer(&b[0])), (*C.uint32_t)(unsafe.Pointer(&hf.offsets[0]))
-	}
+	n := len(hf.offsets)
+	bp, op := launchArgs(args, hf.offsets, n)
 	return d.fail(C.tn_launch(C.int32_t(f.Device), C.uint64_t(hf.raw), (*C.uint32_t)(unsafe.Pointer(&dm[0])),
 		C.uint32_t(sharedMem), C.uint64_t(hs.raw), bp, op, C.int32_t(n)), f.Device)
+}
+
+// launchArgs returns the C view of the first n arguments packed in args, at
+// offsets, for tn_launch and tn_launch_raw: nil pointers when n is 0.
+func launchArgs(args *vendorapi.Args, offsets []uint32, n int) (*C.uint8_t, *C.uint32_t) {
+	if n == 0 {
+		return nil, nil
+	}
+	return (*C.uint8_t)(unsafe.Pointer(&args.Bytes()[0])), (*C.uint32_t)(unsafe.Pointer(&offsets[0]))
 }

@@ -17,8 +17,9 @@ import (
 // kernelPlan says where one device's kernels (or one kernel family's) come
 // from.
 type kernelPlan struct {
-	embedded bool   // load the embedded image; otherwise compile at run time
-	reason   string // why, for the log and for errors
+	embedded bool                // load the embedded image; otherwise compile at run time
+	reason   string              // why, for the log and for errors
+	code     kernels.FamilyImage // a family's embedded plan (planFamily): the family's code in the image
 }
 
 // planKernels chooses between the embedded image and run-time compilation
@@ -37,7 +38,7 @@ func planKernels(cc arch.CC, img kernels.Image, forceRTC bool) kernelPlan {
 
 // planFamily refines a device's plan for one kernel family: a family the
 // image lacks, or whose sources changed since go generate, is compiled at
-// run time; the others keep their embedded code.
+// run time; the others keep their embedded code, which the plan holds.
 func planFamily(dev kernelPlan, img kernels.Image, family string) kernelPlan {
 	if !dev.embedded {
 		return dev
@@ -49,6 +50,7 @@ func planFamily(dev kernelPlan, img kernels.Image, family string) kernelPlan {
 	case !f.Fresh():
 		return kernelPlan{reason: "the embedded code of family " + family + " is stale (its sources changed since go generate)"}
 	}
+	dev.code = f
 	return dev
 }
 
@@ -62,23 +64,24 @@ func familySources(plans []kernelPlan, img kernels.Image, forceRTC bool, rtc str
 	if len(plans) == 0 {
 		plans = []kernelPlan{{embedded: !img.Empty() && !forceRTC}}
 	}
-	emb, run := map[string]bool{}, map[string]bool{}
-	for _, p := range plans {
-		for _, f := range kernels.Families {
+	var emb, run []string // kernels.Families is sorted by name
+	for _, f := range kernels.Families {
+		e, r := false, false
+		for _, p := range plans {
 			if planFamily(p, img, f.Name).embedded {
-				emb[f.Name] = true
+				e = true
 			} else {
-				run[f.Name] = true
+				r = true
 			}
+		}
+		if e {
+			emb = append(emb, f.Name)
+		}
+		if r {
+			run = append(run, f.Name)
 		}
 	}
-	list := func(m map[string]bool) string {
-		var names []string
-		for _, n := range kernels.FamilyNames() {
-			if m[n] {
-				names = append(names, n)
-			}
-		}
+	list := func(names []string) string {
 		if len(names) == 0 {
 			return "none"
 		}

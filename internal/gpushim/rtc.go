@@ -42,9 +42,10 @@ func (d *Driver) noKernel(dev int, format string, args ...any) error {
 
 // rtcCode returns family's code for dev compiled at run time from
 // kernels.Sources: from this process's earlier compilations, the on-disk
-// cache, or a compilation, and logs which of the three it was and why
-// (reason: why the embedded code is not used).
-func (d *Driver) rtcCode(dev int, dv *device, family, reason string) ([]byte, error) {
+// cache, or a compilation, and logs which of the three it was (where: the
+// device and family, as loadFamily logs them) and why (reason: why the
+// embedded code is not used).
+func (d *Driver) rtcCode(dev int, dv *device, family, where, reason string) ([]byte, error) {
 	if d.cfg.DisableRTC {
 		return nil, d.noKernel(dev, "run-time compilation is disabled (%s)", reason)
 	}
@@ -62,7 +63,6 @@ func (d *Driver) rtcCode(dev int, dv *device, family, reason string) ([]byte, er
 	if code, ok := r.code[key]; ok {
 		return code, nil
 	}
-	where := fmt.Sprintf("%s: device %d (%s): family %s", d.vendor, dev, dv.props.ArchName, family)
 	path := ""
 	if dir := cacheDir(d.cfg.CacheDir); dir != "" {
 		path = rtcCachePath(dir, family, kernels.FamilyHash(family), t, r.version)

@@ -9,11 +9,7 @@
 // on this thread with tn_bind_device).
 tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint8_t *args, const uint32_t *offsets, int32_t nargs) {
     void *params[TN_MAX_ARGS];
-    if (nargs < 0 || nargs > TN_MAX_ARGS) {
-        return tn_shim(TN_STR(cuLaunchKernel), "TERNION_INVALID_VALUE", "too many kernel arguments",
-                       TN_HINT_INVALID_VALUE);
-    }
-    for (int32_t i = 0; i < nargs; i++) params[i] = (void *)(uintptr_t)(args + offsets[i]);
+    TN_TRY(tn_launch_params(params, args, offsets, nargs));
     TN_DR(cuLaunchKernel, ((CUfunction)(uintptr_t)f, 1, 1, 1, 1, 1, 1, 0, (CUstream)(uintptr_t)s,
                            nargs > 0 ? params : NULL, NULL));
     return tn_ok();

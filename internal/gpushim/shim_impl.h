@@ -185,3 +185,16 @@ tn_status tn_use_device_ctx(int32_t dev);
 #define TN_EVENT(e) ((cudaEvent_t)(uintptr_t)(e))
 #define TN_DPTR(p) ((void *)(uintptr_t)(p))
 #define TN_U64(p) ((uint64_t)(uintptr_t)(p))
+
+// tn_launch_params points params[i] (TN_MAX_ARGS of them) at argument i of
+// args, packed as the kernel's parameter list lays them out (offsets[i] is
+// argument i's offset in it), for cuLaunchKernel; a shim error when nargs is
+// out of range.
+static inline tn_status tn_launch_params(void **params, const uint8_t *args, const uint32_t *offsets, int32_t nargs) {
+    if (nargs < 0 || nargs > TN_MAX_ARGS) {
+        return tn_shim(TN_STR(cuLaunchKernel), "TERNION_INVALID_VALUE", "too many kernel arguments",
+                       TN_HINT_INVALID_VALUE);
+    }
+    for (int32_t i = 0; i < nargs; i++) params[i] = (void *)(uintptr_t)(args + offsets[i]);
+    return tn_ok();
+}

@@ -43,13 +43,9 @@ tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes) {
 // it; cuLaunchKernel copies the values before it returns.
 tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint8_t *args,
                     const uint32_t *offsets, int32_t nargs) {
-    if (nargs < 0 || nargs > TN_MAX_ARGS) {
-        return tn_shim(TN_STR(cuLaunchKernel), "TERNION_INVALID_VALUE", "too many kernel arguments",
-                       TN_HINT_INVALID_VALUE);
-    }
-    TN_TRY(tn_use_device_ctx(dev));
     void *params[TN_MAX_ARGS];
-    for (int32_t i = 0; i < nargs; i++) params[i] = (void *)(uintptr_t)(args + offsets[i]);
+    TN_TRY(tn_launch_params(params, args, offsets, nargs));
+    TN_TRY(tn_use_device_ctx(dev));
     TN_DR(cuLaunchKernel, ((CUfunction)(uintptr_t)f, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], smem,
                            (CUstream)(uintptr_t)s, nargs > 0 ? params : NULL, NULL));
     return tn_ok();

@@ -6,17 +6,24 @@ package gpushim
 // CUDA a fault is sticky). The vendor does not answer this cheaply
 // (cuMemGetAccess is one call per mapping and device), hence the table.
 
-// accessible reports whether dev has access to every mapping covering
-// [p, p+n); the range is known to be covered by mappings. The caller holds m.mu.
-func (m *memTable) accessible(dev int, p, n uint64) bool {
-	for at := p; at < p+n; {
-		s, ok := m.mapped.Find(at)
-		if !ok || m.access[s.Lo]&(1<<dev) == 0 {
+// eachMapped calls f, in address order, with each mapping of the run of
+// adjacent mappings covering [p, p+n) from p on, until f returns false or a
+// gap stops the run. It reports whether f accepted mappings up to p+n.
+func (m *memTable) eachMapped(p, n uint64, f func(span) bool) bool {
+	at, end := p, p+n
+	for s := range m.mapped.Overlapping(p, end) {
+		if s.Lo > at || !f(s) {
 			return false
 		}
 		at = s.Hi
 	}
-	return true
+	return at >= end
+}
+
+// accessible reports whether dev has access to every mapping covering
+// [p, p+n); the range is known to be covered by mappings. The caller holds m.mu.
+func (m *memTable) accessible(dev int, p, n uint64) bool {
+	return m.eachMapped(p, n, func(s span) bool { return m.access[s.Lo]&(1<<dev) != 0 })
 }
 
 // grant records that dev has access to the mappings covering [p, p+size).
@@ -25,25 +32,17 @@ func (m *memTable) grant(dev int, p, size uint64) {
 	if m.access == nil {
 		m.access = map[uint64]uint64{}
 	}
-	for at := p; at < p+size; {
-		s, ok := m.mapped.Find(at)
-		if !ok {
-			return
-		}
+	m.eachMapped(p, size, func(s span) bool {
 		m.access[s.Lo] |= 1 << dev
-		at = s.Hi
-	}
+		return true
+	})
 }
 
 // revoke forgets the access to the mappings inside [p, p+size), which are
 // being unmapped. The caller holds m.mu for writing.
 func (m *memTable) revoke(p, size uint64) {
-	for at := p; at < p+size; {
-		s, ok := m.mapped.Find(at)
-		if !ok {
-			return
-		}
+	m.eachMapped(p, size, func(s span) bool {
 		delete(m.access, s.Lo)
-		at = s.Hi
-	}
+		return true
+	})
 }
