@@ -9,8 +9,8 @@ import (
 
 // binary.go implements kernels/binary.cu: element-wise ops on contiguous f32.
 
-// binaryOps are the ops of binary.cu's ternion_op_* structs and of
-// binbcast.cu's ternion_bin_* structs, by axis value.
+// binaryOps are the ops of binop.h's ternion_bin_* structs (used by
+// binary.cu and binbcast.cu), by axis value.
 var binaryOps = map[string]func(x, y float32) float32{
 	"add": func(x, y float32) float32 { return x + y },
 	"sub": func(x, y float32) float32 { return x - y },
