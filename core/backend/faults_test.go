@@ -184,3 +184,28 @@ func TestBLASWorkspaceFreedOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyNodesLaunchNothing: nodes with no elements (an ADD of [0,4]
+// tensors, a MUL_MAT with m = 0, a copy of an empty view) compute without a
+// launch, as ggml-cuda skips them; the non-empty node beside them runs.
+func TestEmptyNodesLaunchNothing(t *testing.T) {
+	b, fd := faultyBackend(t)
+	ctx := graph.NewContext()
+	add := ctx.Empty(tensor.F32, 0, 4).Add(ctx.Empty(tensor.F32, 0, 1))
+	mm := ctx.Empty(tensor.F16, 8, 0).MulMat(ctx.Empty(tensor.F32, 8, 3))
+	cpy := ctx.Empty(tensor.F32, 4, 0).Permute(1, 0, 2, 3).Cont()
+	g, err := ctx.Build(add, mm, cpy)
+	require.NoError(t, err)
+	for _, n := range []*graph.Tensor{add, mm, cpy} {
+		require.True(t, n.Layout().Empty(), "%s", n)
+	}
+	require.NoError(t, b.Compute(g))
+	require.NoError(t, b.Synchronize())
+	assert.Zero(t, fd.Calls("Launch"), "an empty node launched a kernel")
+	assert.Zero(t, fd.Calls("Gemm")+fd.Calls("GemmBatched"), "an empty node called the BLAS")
+
+	y, _, err := chain(8)
+	require.NoError(t, err)
+	require.NoError(t, b.Compute(y))
+	assert.Equal(t, 2, fd.Calls("Launch"), "the non-empty chain launches its two kernels")
+}

@@ -46,9 +46,6 @@ func runMulMat(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
-	if n.Layout().Empty() {
-		return nil
-	}
 	if b.Ne[1] == 1 && n.Src(1).Type() == tensor.F32 && b.Nb[0] == 4 && b.Ne[2] <= 65535 && b.Ne[3] <= 65535 {
 		return runMMV(d, n.Src(0).Type(), dst, a, b)
 	}

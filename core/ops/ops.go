@@ -92,11 +92,12 @@ func (e *UnsupportedError) Error() string {
 // Unwrap makes errors.Is(err, ErrNotSupported) true.
 func (e *UnsupportedError) Unwrap() error { return ErrNotSupported }
 
-// Run queues node n's work on d (a view or leaf queues nothing). Call
+// Run queues node n's work on d (a view, a leaf or an empty node queues
+// nothing). Call
 // Supports first.
 func Run(d Device, n *graph.Tensor) error {
-	if n.Op() == graph.OpNone || n.Op().IsView() {
-		return nil
+	if n.Op() == graph.OpNone || n.Op().IsView() || n.Layout().Empty() {
+		return nil // nothing to compute (ggml-cuda skips empty nodes too)
 	}
 	i, ok := table[n.Op()]
 	if !ok {
