@@ -161,6 +161,8 @@ var (
 )
 
 func init() {
+	// Families of their own files are listed at the end; keep the order by name.
+	slices.SortStableFunc(Families, func(a, b Family) int { return strings.Compare(a.Name, b.Name) })
 	byName = map[string]int{}
 	familyIndex = map[string]int{}
 	for i, f := range Families {

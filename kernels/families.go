@@ -13,7 +13,9 @@ var (
 )
 
 // Families is the kernel catalog's spec: every .cu file and the entry points
-// it defines or instantiates, sorted by name. Catalog is made from it.
+// it defines or instantiates (sorted by name when the package initialises:
+// a family defined in a file of its own, as <family>_family.go, is added at
+// the end of the list). Catalog is made from it.
 // Fixture families hold the kernels the driver contract's conformance suite
 // checks every vendor with; the others are op kernels, checked by core's op
 // tests (TestEveryOpKernelIsTested in core/ops makes sure).

@@ -31,6 +31,39 @@ type Case struct {
 	FLOPs float64
 }
 
+// sets are the case sets of the op files (cases*.go), each registered from
+// its file's init, in file name order.
+var sets []struct{ tests, perfs func() []Case }
+
+// register adds an op file's correctness cases (small shapes: CI runs them
+// on the host) and perf cases (test-backend-ops' own perf cases for its ops,
+// with its names, so the figures line up with ggml's); either may be nil.
+func register(tests, perfs func() []Case) {
+	sets = append(sets, struct{ tests, perfs func() []Case }{tests, perfs})
+}
+
+// Tests are the correctness cases of every op.
+func Tests() []Case {
+	var out []Case
+	for _, s := range sets {
+		if s.tests != nil {
+			out = append(out, s.tests()...)
+		}
+	}
+	return out
+}
+
+// Perfs are the perf cases of every op.
+func Perfs() []Case {
+	var out []Case
+	for _, s := range sets {
+		if s.perfs != nil {
+			out = append(out, s.perfs()...)
+		}
+	}
+	return out
+}
+
 // name formats a case name: op(k=v,k=v).
 func name(op string, kv ...any) string {
 	var b strings.Builder

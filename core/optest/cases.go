@@ -152,8 +152,11 @@ var (
 	noPerm     = [4]int{}
 )
 
-// Tests are the correctness cases (small shapes: CI runs them on the host).
-func Tests() []Case {
+func init() { register(firstTests, firstPerfs) }
+
+// firstTests are Wave 2 · 2/7's correctness cases: binary ops, SCALE,
+// copies, MUL_MAT.
+func firstTests() []Case {
 	var out []Case
 	for _, op := range []graph.Op{graph.OpAdd, graph.OpSub, graph.OpMul, graph.OpDiv} {
 		for _, t := range floatTypes {
@@ -234,9 +237,8 @@ func Tests() []Case {
 	return out
 }
 
-// Perfs are the perf cases: test-backend-ops' own perf cases for these ops,
-// with its names, so the figures line up with ggml's.
-func Perfs() []Case {
+// firstPerfs are test-backend-ops' own perf cases for firstTests' ops.
+func firstPerfs() []Case {
 	return []Case{
 		binCase(graph.OpAdd, tensor.F32, [4]int64{4096, 4096, 1, 1}, [4]int64{1, 1, 1, 1}, false),
 		binCase(graph.OpMul, tensor.F32, [4]int64{4096, 4096, 1, 1}, [4]int64{1, 1, 1, 1}, false),

@@ -85,39 +85,76 @@ var binaryOps = map[graph.Op]func(x, y float64) float64{
 	graph.OpDiv: func(x, y float64) float64 { return x / y },
 }
 
+// evalFunc computes node n into dst from its sources' views (src(i)).
+type evalFunc func(n *graph.Tensor, dst view, src func(i int) (view, error)) error
+
+// evals holds each op's reference, registered by the op files' init.
+var evals = map[graph.Op]evalFunc{}
+
+// register adds the reference of ops.
+func register(f evalFunc, ops ...graph.Op) {
+	for _, op := range ops {
+		evals[op] = f
+	}
+}
+
+// srcViews returns the views of n's sources 0..k-1.
+func srcViews(src func(i int) (view, error), k int) ([]view, error) {
+	out := make([]view, k)
+	for i := range out {
+		var err error
+		if out[i], err = src(i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (r *Result) eval(n *graph.Tensor) error {
 	if n.Op().IsView() {
 		return nil
+	}
+	f, ok := evals[n.Op()]
+	if !ok {
+		return fmt.Errorf("no reference for %s", n.Op())
 	}
 	dst, err := r.view(n)
 	if err != nil {
 		return err
 	}
-	src := func(i int) (view, error) { return r.view(n.Src(i)) }
-	switch n.Op() {
-	case graph.OpAdd, graph.OpSub, graph.OpMul, graph.OpDiv:
-		a, err := src(0)
+	return f(n, dst, func(i int) (view, error) {
+		if n.Src(i) == nil {
+			return view{}, fmt.Errorf("src%d is nil", i)
+		}
+		return r.view(n.Src(i))
+	})
+}
+
+func init() {
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
+		s, err := srcViews(src, 2)
 		if err != nil {
 			return err
 		}
-		b, err := src(1)
-		if err != nil {
-			return err
-		}
+		a, b := s[0], s[1]
 		op := binaryOps[n.Op()]
 		bn := b.l.Ne
 		tensor.Each(dst.l.Ne, func(i [4]int64) {
 			j := [4]int64{i[0] % bn[0], i[1] % bn[1], i[2] % bn[2], i[3] % bn[3]}
 			dst.set(i, op(a.get(i), b.get(j)))
 		})
-	case graph.OpScale:
+		return nil
+	}, graph.OpAdd, graph.OpSub, graph.OpMul, graph.OpDiv)
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
 		a, err := src(0)
 		if err != nil {
 			return err
 		}
 		s, c := float64(n.ParamF32(0)), float64(n.ParamF32(1))
 		tensor.Each(dst.l.Ne, func(i [4]int64) { dst.set(i, a.get(i)*s+c) })
-	case graph.OpCpy, graph.OpCont, graph.OpDup:
+		return nil
+	}, graph.OpScale)
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
 		a, err := src(0)
 		if err != nil {
 			return err
@@ -125,15 +162,14 @@ func (r *Result) eval(n *graph.Tensor) error {
 		for k := range dst.l.Elements() {
 			dst.set(unflat(k, dst.l.Ne), a.get(unflat(k, a.l.Ne)))
 		}
-	case graph.OpMulMat:
-		a, err := src(0)
+		return nil
+	}, graph.OpCpy, graph.OpCont, graph.OpDup)
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
+		s, err := srcViews(src, 2)
 		if err != nil {
 			return err
 		}
-		b, err := src(1)
-		if err != nil {
-			return err
-		}
+		a, b := s[0], s[1]
 		r2, r3 := b.l.Ne[2]/a.l.Ne[2], b.l.Ne[3]/a.l.Ne[3]
 		tensor.Each(dst.l.Ne, func(i [4]int64) { // i = (m, n, i12, i13)
 			var sum float64
@@ -142,10 +178,8 @@ func (r *Result) eval(n *graph.Tensor) error {
 			}
 			dst.set(i, sum)
 		})
-	default:
-		return fmt.Errorf("no reference for %s", n.Op())
-	}
-	return nil
+		return nil
+	}, graph.OpMulMat)
 }
 
 // Floats returns t's values in row-major element order.
