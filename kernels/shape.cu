@@ -165,7 +165,7 @@ static __device__ __forceinline__ ternion_u32 shape_nearest(ternion_u32 i, float
     return (ternion_u32)(j < n ? j : n - 1);
 }
 
-// Dims 0 of UPSCALE nearest: unit i0 of the row reads unit i0 / sf0.
+// Dim 0 of UPSCALE nearest: unit i0 of the row reads unit i0 / sf0.
 struct shape_map_nearest {
     const char * s;
     ternion_i64 nb0, n;

@@ -36,7 +36,7 @@ func (a *Tensor) Repeat(b *Tensor) *Tensor {
 	if bad != nil {
 		return bad
 	}
-	return a.repeatInto(c, b.layout.Ne)
+	return a.shapeRepeatInto(c, b.layout.Ne)
 }
 
 // Repeat4D returns a tiled into shape [ne0, ne1, ne2, ne3] (ggml_repeat_4d).
@@ -45,10 +45,11 @@ func (a *Tensor) Repeat4D(ne0, ne1, ne2, ne3 int64) *Tensor {
 	if bad != nil {
 		return bad
 	}
-	return a.repeatInto(c, [4]int64{ne0, ne1, ne2, ne3})
+	return a.shapeRepeatInto(c, [4]int64{ne0, ne1, ne2, ne3})
 }
 
-func (a *Tensor) repeatInto(c *Context, ne [4]int64) *Tensor {
+// shapeRepeatInto makes the REPEAT node of a tiled into shape ne.
+func (a *Tensor) shapeRepeatInto(c *Context, ne [4]int64) *Tensor {
 	l, err := tensor.Contiguous(a.layout.Type, ne[:]...)
 	if err != nil {
 		return c.fail(OpRepeat, []*Tensor{a}, "%v", err)

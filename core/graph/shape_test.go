@@ -113,9 +113,9 @@ func TestShapeOpErrors(t *testing.T) {
 	}
 }
 
-// TestArangePlan checks that a node without sources builds and is placed
+// TestShapeArangePlan checks that a node without sources builds and is placed
 // by the allocator like any other node.
-func TestArangePlan(t *testing.T) {
+func TestShapeArangePlan(t *testing.T) {
 	ctx := NewContext()
 	x := ctx.Arange(0, 64, 1)
 	y := x.Repeat4D(64, 4, 1, 1)
