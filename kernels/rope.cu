@@ -109,7 +109,7 @@ static __device__ __forceinline__ void ternion_rope_heads(char * d, const char *
 // Copies the pair (2p, 2p+1) of every head this thread visits (the
 // dimensions past n_dims).
 template <typename T>
-static __device__ __noinline__ void ternion_rope_copy(char * d, const char * x, const ternion_tensor & dst,
+static __device__ __forceinline__ void ternion_rope_copy(char * d, const char * x, const ternion_tensor & dst,
                                                       const ternion_tensor & src, int ne1, int p, bool packed) {
     const ternion_i64 sn0 = src.nb[0], dn0 = dst.nb[0];
     if (packed) {

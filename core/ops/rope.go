@@ -59,9 +59,10 @@ func ropeCorrDims(nDims, nCtxOrig int, freqBase, betaFast, betaSlow float32) (lo
 // ropeGeometry is rope.cu's launch: threads along x over the pairs of a row
 // (a power of two up to 256), along y over heads (256 threads a block);
 // blocks along x one per token, along y over head groups, as few as keep at
-// least 4 blocks per multiprocessor (each thread's cos/sin then serves more
-// heads).
-func ropeGeometry(npairs, ne1, tokens int64, sms int) (grid, block vendorapi.Dim3) {
+// least 2·elemSize blocks per multiprocessor (each thread's cos/sin then
+// serves more heads, and keeps more loads in flight; f16 takes twice the
+// heads per thread of f32 for as many bytes), at most 8 heads a thread.
+func ropeGeometry(npairs, ne1, tokens, elemSize int64, sms int) (grid, block vendorapi.Dim3) {
 	bx := int64(1)
 	for bx < npairs && bx < 256 {
 		bx *= 2
@@ -71,10 +72,14 @@ func ropeGeometry(npairs, ne1, tokens int64, sms int) (grid, block vendorapi.Dim
 		by /= 2
 	}
 	groups := (ne1 + by - 1) / by
-	want := int64(4 * max(sms, 1))
+	want := 2 * elemSize * int64(max(sms, 1))
 	gy := groups
-	for gy > 1 && tokens*((gy+1)/2) >= want && groups/gy < 8 {
-		gy = (gy + 1) / 2
+	for gy > 1 {
+		half := (gy + 1) / 2
+		if tokens*half < want || (groups+half-1)/half > 8 {
+			break
+		}
+		gy = half
 	}
 	gy = min(gy, 65535)
 	return vendorapi.Dim3{X: uint32(tokens), Y: uint32(gy)}, vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
@@ -106,7 +111,7 @@ func ropeRun(d Device, n *graph.Tensor) error {
 		mscale *= 1 + 0.1*float32(math.Log(float64(1/freqScale)))
 	}
 	ne := n.Ne()
-	grid, block := ropeGeometry(ne[0]/2, ne[1], ne[2]*ne[3], d.Props().SMs)
+	grid, block := ropeGeometry(ne[0]/2, ne[1], ne[2]*ne[3], n.Type().BlockBytes(), d.Props().SMs)
 	args := d.Args().Tensor(ds[0]).Tensor(ds[1]).Ptr(ds[2].Data).Ptr(ffp).FastDiv(fd(ne[2])).I32(int32(nDims))
 	for i := range 4 {
 		args.I32(n.ParamI32(11 + i))

@@ -54,19 +54,21 @@ func TestRoPESupports(t *testing.T) {
 func TestRoPEGeometry(t *testing.T) {
 	for _, c := range []struct{ npairs, ne1, tokens int64 }{
 		{64, 32, 512}, {64, 64, 512}, {40, 32, 512}, {32, 8, 512}, {8, 16, 8192}, {64, 32, 1}, {64, 1, 1},
-		{1, 3, 7}, {512, 2, 2}, {64, 200000, 1},
+		{1, 3, 7}, {512, 2, 2}, {64, 200000, 1}, {64, 36, 1000}, {16, 9, 100000},
 	} {
 		for _, sms := range []int{1, 132} {
-			grid, block := ropeGeometry(c.npairs, c.ne1, c.tokens, sms)
-			assert.LessOrEqual(t, block.X*block.Y, uint32(256), "%+v", c)
-			assert.True(t, int64(block.X) >= min(c.npairs, 256) && block.X&(block.X-1) == 0, "%+v: block.x %d", c, block.X)
-			assert.Equal(t, uint32(c.tokens), grid.X, "%+v", c)
-			rows := int64(grid.Y) * int64(block.Y)
-			perThread := (c.ne1 + rows - 1) / rows
-			assert.LessOrEqual(t, perThread, max(int64(8), (c.ne1+65535*int64(block.Y)-1)/(65535*int64(block.Y))), "%+v", c)
-			if perThread > 1 {
-				// Fewer head groups only while blocks stay plentiful.
-				assert.GreaterOrEqual(t, int64(grid.X)*int64(grid.Y), int64(4*sms), "%+v", c)
+			for _, size := range []int64{2, 4} {
+				grid, block := ropeGeometry(c.npairs, c.ne1, c.tokens, size, sms)
+				assert.LessOrEqual(t, block.X*block.Y, uint32(256), "%+v", c)
+				assert.True(t, int64(block.X) >= min(c.npairs, 256) && block.X&(block.X-1) == 0, "%+v: block.x %d", c, block.X)
+				assert.Equal(t, uint32(c.tokens), grid.X, "%+v", c)
+				rows := int64(grid.Y) * int64(block.Y)
+				perThread := (c.ne1 + rows - 1) / rows
+				assert.LessOrEqual(t, perThread, max(int64(8), (c.ne1+65535*int64(block.Y)-1)/(65535*int64(block.Y))), "%+v", c)
+				if perThread > 1 {
+					// Fewer head groups only while blocks stay plentiful.
+					assert.GreaterOrEqual(t, int64(grid.X)*int64(grid.Y), 2*size*int64(sms), "%+v", c)
+				}
 			}
 		}
 	}
