@@ -110,7 +110,7 @@ static __device__ __forceinline__ void ternion_rope_heads(char * d, const char *
 // dimensions past n_dims).
 template <typename T>
 static __device__ __forceinline__ void ternion_rope_copy(char * d, const char * x, const ternion_tensor & dst,
-                                                      const ternion_tensor & src, int ne1, int p, bool packed) {
+                                                         const ternion_tensor & src, int ne1, int p, bool packed) {
     const ternion_i64 sn0 = src.nb[0], dn0 = dst.nb[0];
     if (packed) {
         ternion_rope_heads<T, true, false>(d, x, dst.nb[1], src.nb[1], ne1, 2 * p * sn0, 0, 2 * p * dn0, 0, 1.0f, 0.0f);
