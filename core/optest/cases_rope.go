@@ -30,15 +30,9 @@ func ropeYarnCase(t tensor.Type, ne [4]int64, nDims int, mode graph.RoPEMode, nC
 	}
 	return Case{Name: name("ROPE", kv...), Op: graph.OpRope, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
-			// In place, a is computed (a CONT of the input): the output is a's
-			// memory, which the harness places between sentinels itself, and
-			// it uploads no input there.
-			in := func(ne [4]int64) *graph.Tensor {
-				if inplace {
-					return input(ctx, r, t, ne).Cont()
-				}
-				return input(ctx, r, t, ne)
-			}
+			// In place, the output is the input leaf's memory (placed between
+			// sentinels by the harness, which writes the leaf's values there).
+			in := func(ne [4]int64) *graph.Tensor { return input(ctx, r, t, ne) }
 			var a *graph.Tensor
 			switch v {
 			case 1:
