@@ -104,10 +104,13 @@ func reduceRunArgmax(d Device, n *graph.Tensor) error {
 	return launch(d, name, grid, block, 0, d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1]))
 }
 
-// reduceParts is the grid of a whole-tensor reduction over n elements:
-// about sixteen elements a thread, at most reduceMaxParts blocks.
-func reduceParts(n int64) int64 {
-	return max(1, min((n+16*reduceThreads-1)/(16*reduceThreads), reduceMaxParts))
+// reduceParts is the grid of a whole-tensor reduction over n elements on a
+// device of sms multiprocessors: at least sixteen elements a thread, at
+// most four blocks a multiprocessor (all resident at once, each looping
+// with four 16-byte loads in flight a thread), at most reduceMaxParts.
+func reduceParts(n int64, sms int) int64 {
+	most := min(4*int64(max(sms, 1)), reduceMaxParts)
+	return max(1, min((n+16*reduceThreads-1)/(16*reduceThreads), most))
 }
 
 // reduceRunSum runs SUM: a packed source is summed flat; another is first
@@ -133,7 +136,7 @@ func reduceRunSum(d Device, n *graph.Tensor) error {
 		}
 		data, count = rows.Ptr, nrows
 	}
-	parts := reduceParts(count)
+	parts := reduceParts(count, d.Props().SMs)
 	partial, err := d.Pool().Alloc(uint64(4 * parts))
 	if err != nil {
 		return err
@@ -160,7 +163,7 @@ func reduceRunCountEqual(d Device, n *graph.Tensor) error {
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
 	count := n.Src(0).Layout().Elements()
-	parts := reduceParts(count)
+	parts := reduceParts(count, d.Props().SMs)
 	partial, err := d.Pool().Alloc(uint64(8 * parts))
 	if err != nil {
 		return err
