@@ -46,12 +46,14 @@ func reduceSupportsCountEqual(n *graph.Tensor, _ vendorapi.Props) string {
 
 // reduceGeometry is the block and grid of a row reduction over rows of ne0
 // elements read vec at a time: a row's threads (x, a power of two from the
-// warp size up to 1024) take about four reads each or more, rows fill
-// blocks of about 256 threads (y).
+// warp size up to 512) take about four reads each or more, rows fill
+// blocks of about 256 threads (y). Blocks of at most 512 threads let two or
+// more share a multiprocessor, one loading while another reduces (ARGMAX
+// [32000, 512] has as many blocks as rows).
 func reduceGeometry(ne0, nrows, vec int64, warp int) (grid, block vendorapi.Dim3) {
 	per := (ne0 + vec - 1) / vec
 	bx := int64(warp)
-	for bx*4 < per && bx < 1024 {
+	for bx*4 < per && bx < 512 {
 		bx *= 2
 	}
 	by := max(256/bx, 1)
@@ -136,17 +138,20 @@ func reduceRunSum(d Device, n *graph.Tensor) error {
 		}
 		data, count = rows.Ptr, nrows
 	}
-	parts := reduceParts(count, d.Props().SMs)
-	partial, err := d.Pool().Alloc(uint64(4 * parts))
-	if err != nil {
-		return err
-	}
-	defer partial.Free()
 	name := "sumflat_f32"
 	if data%16 == 0 {
 		name = "sumflat4_f32"
 	}
 	block := vendorapi.Dim3{X: reduceThreads}
+	parts := reduceParts(count, d.Props().SMs)
+	if parts == 1 { // one block: its partial sum is the result (one launch for small tensors)
+		return launch(d, name, vendorapi.Dim3{X: 1}, block, 0, d.Args().Ptr(dst.Data).I64(1).Ptr(data).I64(count))
+	}
+	partial, err := d.Pool().Alloc(uint64(4 * parts))
+	if err != nil {
+		return err
+	}
+	defer partial.Free()
 	args := d.Args().Ptr(partial.Ptr).I64(parts).Ptr(data).I64(count)
 	if err := launch(d, name, vendorapi.Dim3{X: uint32(parts)}, block, 0, args); err != nil {
 		return err
@@ -164,15 +169,21 @@ func reduceRunCountEqual(d Device, n *graph.Tensor) error {
 	dst, a, b := ds[0], ds[1], ds[2]
 	count := n.Src(0).Layout().Elements()
 	parts := reduceParts(count, d.Props().SMs)
+	block := vendorapi.Dim3{X: reduceThreads}
+	counts := func(partial vendorapi.DevicePtr) error {
+		args := d.Args().Ptr(partial).I64(parts).Tensor(a).Tensor(b).FastDiv(fd(a.Ne[0])).FastDiv(fd(a.Ne[1])).
+			FastDiv(fd(a.Ne[2])).I64(count)
+		return launch(d, "count_equal_i32", vendorapi.Dim3{X: uint32(parts)}, block, 0, args)
+	}
+	if parts == 1 { // one block: its count is the result
+		return counts(dst.Data)
+	}
 	partial, err := d.Pool().Alloc(uint64(8 * parts))
 	if err != nil {
 		return err
 	}
 	defer partial.Free()
-	block := vendorapi.Dim3{X: reduceThreads}
-	args := d.Args().Ptr(partial.Ptr).I64(parts).Tensor(a).Tensor(b).FastDiv(fd(a.Ne[0])).FastDiv(fd(a.Ne[1])).
-		FastDiv(fd(a.Ne[2])).I64(count)
-	if err := launch(d, "count_equal_i32", vendorapi.Dim3{X: uint32(parts)}, block, 0, args); err != nil {
+	if err := counts(partial.Ptr); err != nil {
 		return err
 	}
 	return launch(d, "reduce_final_i64", vendorapi.Dim3{X: 1}, block, 0, d.Args().Ptr(dst.Data).Ptr(partial.Ptr).I64(parts))

@@ -57,7 +57,7 @@ func TestReduceGeometry(t *testing.T) {
 		grid, block     vendorapi.Dim3
 	}{
 		{8192, 8192, 4, 32, vendorapi.Dim3{X: 8192}, vendorapi.Dim3{X: 512, Y: 1}},     // SUM_ROWS goal: a block a row
-		{32000, 512, 4, 32, vendorapi.Dim3{X: 512}, vendorapi.Dim3{X: 1024, Y: 1}},     // ARGMAX goal: 1024 threads a row
+		{32000, 512, 4, 32, vendorapi.Dim3{X: 512}, vendorapi.Dim3{X: 512, Y: 1}},      // ARGMAX goal: 512 threads a row
 		{128, 8192, 4, 32, vendorapi.Dim3{X: 1024}, vendorapi.Dim3{X: 32, Y: 8}},       // short rows: a warp a row
 		{10, 7, 1, 64, vendorapi.Dim3{X: 2}, vendorapi.Dim3{X: 64, Y: 4}},              // wave64
 		{5, 1 << 20, 1, 32, vendorapi.Dim3{X: maxBlocks}, vendorapi.Dim3{X: 32, Y: 8}}, // grid-stride beyond maxBlocks
