@@ -56,17 +56,17 @@ func getrowsCase(t tensor.Type, n, m, r, be1, be2 int64, v bool) Case {
 		}}
 }
 
-// argmaxCase is test_argmax.
-func argmaxCase(ne [4]int64) Case {
+// reduceArgmaxCase is test_argmax.
+func reduceArgmaxCase(ne [4]int64) Case {
 	return Case{Name: name("ARGMAX", "type", tensor.F32, "ne", ne), Op: graph.OpArgmax, MaxNMSE: 0,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
 			return reduceShuffled(ctx, r, ne).Argmax()
 		}}
 }
 
-// countEqualCase is test_count_equal: the count of equal ARGMAX results of
+// reduceCountEqualCase is test_count_equal: the count of equal ARGMAX results of
 // two inputs.
-func countEqualCase(ne [4]int64) Case {
+func reduceCountEqualCase(ne [4]int64) Case {
 	return Case{Name: name("COUNT_EQUAL", "type", tensor.F32, "ne", ne), Op: graph.OpCountEqual, MaxNMSE: 0,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
 			a := reduceShuffled(ctx, r, ne).Argmax()
@@ -75,9 +75,9 @@ func countEqualCase(ne [4]int64) Case {
 		}}
 }
 
-// sumCase is test_sum: inputs uniform in [-0.9, 1.1], permuted when perm
+// reduceSumCase is test_sum: inputs uniform in [-0.9, 1.1], permuted when perm
 // is set.
-func sumCase(ne [4]int64, perm [4]int) Case {
+func reduceSumCase(ne [4]int64, perm [4]int) Case {
 	kv := []any{"type", tensor.F32, "ne", ne}
 	if perm != noPerm {
 		kv = append(kv, "permute", perm)
@@ -92,10 +92,10 @@ func sumCase(ne [4]int64, perm [4]int) Case {
 		}}
 }
 
-// sumOffsetCase sums a packed f32 view starting one element into its
+// reduceSumOffsetCase sums a packed f32 view starting one element into its
 // source (not 16-byte aligned: the element-wise flat sum); test-backend-ops
 // has no such case.
-func sumOffsetCase(ne [4]int64) Case {
+func reduceSumOffsetCase(ne [4]int64) Case {
 	return Case{Name: name("SUM", "type", tensor.F32, "ne", ne, "offset", 1), Op: graph.OpSum, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
 			a := inputRange(ctx, r, tensor.F32, [4]int64{ne[0]*ne[1]*ne[2]*ne[3] + 1, 1, 1, 1}, -0.9, 1.1)
@@ -103,9 +103,9 @@ func sumOffsetCase(ne [4]int64) Case {
 		}}
 }
 
-// sumRowsCase is test_sum_rows: slice takes every other matrix of dim 2 and
+// reduceSumRowsCase is test_sum_rows: slice takes every other matrix of dim 2 and
 // skips the first of dim 3; permute moves dims (0, 2, 3, 1).
-func sumRowsCase(ne [4]int64, permute, slice bool) Case {
+func reduceSumRowsCase(ne [4]int64, permute, slice bool) Case {
 	return Case{Name: name("SUM_ROWS", "type", tensor.F32, "ne", ne, "permute", permute, "slice", slice),
 		Op: graph.OpSumRows, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
@@ -121,8 +121,8 @@ func sumRowsCase(ne [4]int64, permute, slice bool) Case {
 		}}
 }
 
-// meanCase is test_mean: inputs uniform in [-0.9, 1.1].
-func meanCase(ne [4]int64) Case {
+// reduceMeanCase is test_mean: inputs uniform in [-0.9, 1.1].
+func reduceMeanCase(ne [4]int64) Case {
 	return Case{Name: name("MEAN", "type", tensor.F32, "ne", ne), Op: graph.OpMean, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
 			return inputRange(ctx, r, tensor.F32, ne, -0.9, 1.1).Mean()
@@ -154,28 +154,28 @@ func reduceTests() []Case {
 		}
 	}
 	out = append(out, getrowsCase(tensor.F16, 3, 9, 6, 2, 3, true), getrowsCase(tensor.I32, 3, 9, 6, 2, 3, true))
-	out = append(out, countEqualCase([4]int64{4, 500, 1, 1}), countEqualCase([4]int64{4, 5000, 1, 1}))
+	out = append(out, reduceCountEqualCase([4]int64{4, 500, 1, 1}), reduceCountEqualCase([4]int64{4, 5000, 1, 1}))
 	for _, ne := range [][4]int64{{32, 1, 1, 1}, {32, 513, 1, 1}, {100, 10, 1, 1}, {1024, 10, 1, 1}, {1024, 12, 1, 1},
 		{2000, 10, 1, 1}, {5438, 3, 1, 1}} {
-		out = append(out, argmaxCase(ne))
+		out = append(out, reduceArgmaxCase(ne))
 	}
-	out = append(out, sumCase([4]int64{10, 5, 4, 3}, noPerm),
-		sumCase([4]int64{11, 5, 6, 3}, [4]int{0, 2, 1, 3}),
-		sumCase([4]int64{11, 5, 6, 3}, [4]int{0, 3, 2, 1}),
-		sumCase([4]int64{11, 5, 6, 3}, [4]int{0, 1, 3, 2}))
+	out = append(out, reduceSumCase([4]int64{10, 5, 4, 3}, noPerm),
+		reduceSumCase([4]int64{11, 5, 6, 3}, [4]int{0, 2, 1, 3}),
+		reduceSumCase([4]int64{11, 5, 6, 3}, [4]int{0, 3, 2, 1}),
+		reduceSumCase([4]int64{11, 5, 6, 3}, [4]int{0, 1, 3, 2}))
 	for _, ne := range [][4]int64{{10, 5, 4, 3}, {33, 1, 1, 1}, {33, 256, 1, 1}, {32769, 1, 1, 1}, {32, 1, 1, 1},
 		{32, 256, 1, 1}, {32768, 1, 1, 1}} {
-		out = append(out, meanCase(ne))
+		out = append(out, reduceMeanCase(ne))
 	}
-	out = append(out, sumCase([4]int64{33, 1, 1, 1}, noPerm), sumCase([4]int64{33, 1024, 1, 1}, noPerm),
-		sumCase([4]int64{33, 256, 1, 1}, noPerm), sumCase([4]int64{33, 256, 1, 1}, [4]int{1, 0, 2, 3}),
-		sumOffsetCase([4]int64{33, 7, 1, 1}))
-	out = append(out, sumRowsCase([4]int64{10, 5, 4, 3}, false, false))
+	out = append(out, reduceSumCase([4]int64{33, 1, 1, 1}, noPerm), reduceSumCase([4]int64{33, 1024, 1, 1}, noPerm),
+		reduceSumCase([4]int64{33, 256, 1, 1}, noPerm), reduceSumCase([4]int64{33, 256, 1, 1}, [4]int{1, 0, 2, 3}),
+		reduceSumOffsetCase([4]int64{33, 7, 1, 1}))
+	out = append(out, reduceSumRowsCase([4]int64{10, 5, 4, 3}, false, false))
 	for _, ne := range [][4]int64{{11, 5, 6, 3}, {16, 5, 6, 3}} {
-		out = append(out, sumRowsCase(ne, true, false), sumRowsCase(ne, false, true), sumRowsCase(ne, true, true))
+		out = append(out, reduceSumRowsCase(ne, true, false), reduceSumRowsCase(ne, false, true), reduceSumRowsCase(ne, true, true))
 	}
 	for _, ne := range [][4]int64{{33, 1, 1, 1}, {33, 1024, 1, 1}, {33, 256, 1, 1}} {
-		out = append(out, sumRowsCase(ne, false, false))
+		out = append(out, reduceSumRowsCase(ne, false, false))
 	}
 	// test-backend-ops' size loop passes no order (ascending) in both of its
 	// order loops: its cases appear once here.
@@ -201,13 +201,13 @@ func reducePerfs() []Case {
 		getrowsCase(tensor.F32, 300*256, 5, 4, 1, 2, false),
 		getrowsCase(tensor.F32, 256, 80000, 70000, 2, 1, false),
 		getrowsCase(tensor.F32, 256, 5, 4, 700, 100, false),
-		argmaxCase([4]int64{32, 10, 1, 1}),
-		argmaxCase([4]int64{1024, 10, 1, 1}),
-		argmaxCase([4]int64{32000, 512, 1, 1}),
-		meanCase([4]int64{256, 256, 3, 1}),
+		reduceArgmaxCase([4]int64{32, 10, 1, 1}),
+		reduceArgmaxCase([4]int64{1024, 10, 1, 1}),
+		reduceArgmaxCase([4]int64{32000, 512, 1, 1}),
+		reduceMeanCase([4]int64{256, 256, 3, 1}),
 	}
 	for _, ne := range [][4]int64{{8192, 1, 1, 1}, {8192, 8192, 1, 1}, {128, 8192, 1, 1}} {
-		out = append(out, meanCase(ne), sumRowsCase(ne, false, false), sumCase(ne, noPerm))
+		out = append(out, reduceMeanCase(ne), reduceSumRowsCase(ne, false, false), reduceSumCase(ne, noPerm))
 	}
 	for _, ne := range [][4]int64{{65000, 16, 1, 1}, {200000, 1, 1, 1}, {200000, 16, 1, 1}} {
 		out = append(out, argsortCase(ne, graph.SortAsc))
