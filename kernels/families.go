@@ -109,6 +109,7 @@ var Families = []Family{
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n4", i64}}}}},
 	shapeFamily,
 	ropeFamily,
+	getrowsFamily, reduceFamily, argsortFamily,
 }
 
 // binOps are the ops of binbcast.cu.
