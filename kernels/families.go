@@ -110,6 +110,7 @@ var Families = []Family{
 	shapeFamily,
 	ropeFamily,
 	getrowsFamily, reduceFamily, argsortFamily,
+	softmaxFamily,
 }
 
 // binOps are the ops of binbcast.cu.
