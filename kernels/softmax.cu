@@ -222,10 +222,39 @@ static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_
     }
 }
 
+// softmax_online adds the V values w to a running (max m, Σ exp(w - m)).
+template <int V> static __device__ __forceinline__ void softmax_online(const float * w, float & m, float & s) {
+    float bm = w[0];
+#pragma unroll
+    for (int e = 1; e < V; e++) {
+        bm = fmaxf(bm, w[e]);
+    }
+    if (bm > m) {
+        s = softmax_rescale(s, m, bm);
+        m = bm;
+    }
+    if (m != SOFTMAX_NEG_INF) {
+#pragma unroll
+        for (int e = 0; e < V; e++) {
+            s += expf(w[e] - m);
+        }
+    }
+}
+
+// softmax_out writes y = exp(w - mx)*inv for vector j of row r.
+template <typename MT, int V>
+static __device__ __forceinline__ void softmax_out(const softmax_row<MT> & r, ternion_i64 j, float * w, float mx, float inv) {
+#pragma unroll
+    for (int e = 0; e < V; e++) {
+        w[e] = expf(w[e] - mx) * inv;
+    }
+    softmax_st(r.y + j * V, w, V);
+}
+
 // softmax_part: for chunk blockIdx.x (elements [blockIdx.x*chunk, +chunk)
-// of ne0; chunk a multiple of V) of each row (rows grid-stride over grid y),
-// partial[2*(row*nchunks + chunk)] = the chunk's max of w, and [+1] = Σ
-// exp(w - max). blockDim.y is 1.
+// of ne0; chunk a multiple of 4) of each row (rows grid-stride over grid
+// y), partial[2*(row*nchunks + chunk)] = the chunk's max of w, and [+1] = Σ
+// exp(w - max). blockDim.y is 1; each thread has two vectors in flight.
 template <typename MT, int V>
 static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
@@ -233,28 +262,23 @@ static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_
                                                    float m1, int n_head_log2, float * partial, ternion_i64 chunk, int nchunks) {
     const ternion_i64 ne0 = src.ne[0];
     const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / V;
-    const ternion_i64 j1 = min((ternion_i64)(blockIdx.x + 1) * chunk, ne0) / V;
+    const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
+    const ternion_i64 j1 = (end < ne0 ? end : ne0) / V;
+    const ternion_i64 bd = blockDim.x;
     for (ternion_i64 row = blockIdx.y; row < nrows; row += gridDim.y) {
         const softmax_row<MT> r =
             softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
         float m = SOFTMAX_NEG_INF, s = 0.0f;
-        for (ternion_i64 j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-            float w[V];
-            softmax_w<MT, V>(r, j, scale, w);
-            float bm = w[0];
-#pragma unroll
-            for (int e = 1; e < V; e++) {
-                bm = fmaxf(bm, w[e]);
+        for (ternion_i64 j = j0 + threadIdx.x; j < j1; j += 2 * bd) {
+            float a[V], b[V];
+            const bool two = j + bd < j1;
+            softmax_w<MT, V>(r, j, scale, a);
+            if (two) {
+                softmax_w<MT, V>(r, j + bd, scale, b);
             }
-            if (bm > m) {
-                s = softmax_rescale(s, m, bm);
-                m = bm;
-            }
-            if (m != SOFTMAX_NEG_INF) {
-#pragma unroll
-                for (int e = 0; e < V; e++) {
-                    s += expf(w[e] - m);
-                }
+            softmax_online<V>(a, m, s);
+            if (two) {
+                softmax_online<V>(b, m, s);
             }
         }
         const float bm = softmax_reduce<true>(m);
@@ -268,7 +292,8 @@ static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_
 
 // softmax_norm: combines the nchunks partials of each row (and its sink)
 // into the row's max and sum, then writes y = exp(w - max)/sum for chunk
-// blockIdx.x, as softmax_part cut it.
+// blockIdx.x, as softmax_part cut it. Each thread loads its first two
+// vectors before it reads the partials, so the loads overlap.
 template <typename MT, int V>
 static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
@@ -277,10 +302,20 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
                                                    int nchunks) {
     const ternion_i64 ne0 = src.ne[0];
     const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / V;
-    const ternion_i64 j1 = min((ternion_i64)(blockIdx.x + 1) * chunk, ne0) / V;
+    const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
+    const ternion_i64 j1 = (end < ne0 ? end : ne0) / V;
+    const ternion_i64 bd = blockDim.x;
     for (ternion_i64 row = blockIdx.y; row < nrows; row += gridDim.y) {
         const softmax_row<MT> r =
             softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
+        const ternion_i64 ja = j0 + threadIdx.x, jb = ja + bd;
+        float a[V], b[V];
+        if (ja < j1) {
+            softmax_w<MT, V>(r, ja, scale, a);
+        }
+        if (jb < j1) {
+            softmax_w<MT, V>(r, jb, scale, b);
+        }
         const float * p = partial + 2 * row * nchunks;
         float m = SOFTMAX_NEG_INF, s = 0.0f;
         for (int c = threadIdx.x; c < nchunks; c += blockDim.x) {
@@ -297,14 +332,16 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
             mx = nm;
         }
         const float inv = 1.0f / sum;
-        for (ternion_i64 j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+        if (ja < j1) {
+            softmax_out<MT, V>(r, ja, a, mx, inv);
+        }
+        if (jb < j1) {
+            softmax_out<MT, V>(r, jb, b, mx, inv);
+        }
+        for (ternion_i64 j = jb + bd; j < j1; j += bd) {
             float w[V];
             softmax_w<MT, V>(r, j, scale, w);
-#pragma unroll
-            for (int e = 0; e < V; e++) {
-                w[e] = expf(w[e] - mx) * inv;
-            }
-            softmax_st(r.y + j * V, w, V);
+            softmax_out<MT, V>(r, j, w, mx, inv);
         }
     }
 }

@@ -101,16 +101,18 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int) softmaxPlan {
 		p.grid = vendorapi.Dim3{X: uint32(p.nchunks), Y: uint32(min(nrows, softmaxMaxGridY))}
 		return p
 	}
-	// The fewest vectors a thread that keep a row's threads to 128, else 8
-	// vectors a thread and up to 1024 threads.
+	// A row of up to 8 warp-widths of vectors takes one warp (its
+	// reductions are shuffles only) with the fewest vectors a thread that
+	// cover it; a longer row the fewest vectors a thread that keep it to
+	// 128 threads, else 8 a thread and up to 1024 threads.
+	bx := int64(warp)
 	p.k = 8
 	for _, k := range []int64{1, 2, 4} {
-		if (per+k-1)/k <= 128 {
+		if per <= 8*bx && k*bx >= per || per > 8*bx && (per+k-1)/k <= 128 {
 			p.k = k
 			break
 		}
 	}
-	bx := int64(warp)
 	for bx*p.k < per {
 		bx *= 2
 	}
