@@ -9,7 +9,7 @@ var unaryFamily = Family{Name: "unary",
 		Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n4", i64}}}},
 	Templates: []Template{
 		{Name: "unary_{op}_{t}", Body: "unary_contig<{op}, {t}>",
-			Doc: "dst[i] = {op}(src[i]; p0, p1) for i < n, {t} buffers packed and 16-byte aligned (dst may be src): 16-byte vectors, four in flight per thread, then the n % vector-length tail",
+			Doc:    "dst[i] = {op}(src[i]; p0, p1) for i < n, {t} buffers packed and 16-byte aligned (dst may be src): 16-byte vectors, four in flight per thread, then the n % vector-length tail",
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"p0", f32}, {"p1", f32}, {"n", i64}},
 			Axes:   []Axis{unaryOps, unaryTypes}},
 		{Name: "unarys_{op}_{t}", Body: "unary_strided<{op}, {t}>",

@@ -63,7 +63,9 @@ func UnaryOps() []UnaryOp {
 func (t *Tensor) UnaryOp() UnaryOp { return UnaryOp(t.ParamI32(0)) }
 
 // unaryFloat reports whether ty is a float type the element-wise ops take.
-func unaryFloat(ty tensor.Type) bool { return ty == tensor.F32 || ty == tensor.F16 || ty == tensor.BF16 }
+func unaryFloat(ty tensor.Type) bool {
+	return ty == tensor.F32 || ty == tensor.F16 || ty == tensor.BF16
+}
 
 // unaryNode makes a node of op over a (and extra sources srcs): a new
 // contiguous tensor of a's type and shape, or with inplace a view of a's
@@ -312,7 +314,9 @@ func (a *Tensor) acc(b *Tensor, nb1, nb2, nb3, off int64, inplace bool) *Tensor 
 
 // Acc returns a copy of a with b added into its view of b's shape with byte
 // strides nb1, nb2, nb3 at byte offset off (ggml_acc); a and b are f32.
-func (a *Tensor) Acc(b *Tensor, nb1, nb2, nb3, off int64) *Tensor { return a.acc(b, nb1, nb2, nb3, off, false) }
+func (a *Tensor) Acc(b *Tensor, nb1, nb2, nb3, off int64) *Tensor {
+	return a.acc(b, nb1, nb2, nb3, off, false)
+}
 
 // AccInplace is Acc computed in a's memory (ggml_acc_inplace).
 func (a *Tensor) AccInplace(b *Tensor, nb1, nb2, nb3, off int64) *Tensor {
