@@ -118,14 +118,20 @@ func TestUnaryBadInput(t *testing.T) {
 		{"add1 permuted", func(ctx *Context) *Tensor {
 			return ctx.Empty(tensor.F32, 8, 4, 3).Permute(0, 2, 1, 3).Add1(ctx.Empty(tensor.F32, 1))
 		}, []string{"ADD1", "padded 1d"}},
-		{"acc f16", func(ctx *Context) *Tensor { return ctx.Empty(tensor.F16, 8, 4).Acc(ctx.Empty(tensor.F16, 8), 16, 64, 64, 0) },
+		{"acc f16", func(ctx *Context) *Tensor {
+			return ctx.Empty(tensor.F16, 8, 4).Acc(ctx.Empty(tensor.F16, 8), 16, 64, 64, 0)
+		},
 			[]string{"ACC", "must be f32"}},
-		{"acc bigger", func(ctx *Context) *Tensor { return ctx.Empty(tensor.F32, 8).Acc(ctx.Empty(tensor.F32, 9), 36, 36, 36, 0) },
+		{"acc bigger", func(ctx *Context) *Tensor {
+			return ctx.Empty(tensor.F32, 8).Acc(ctx.Empty(tensor.F32, 9), 36, 36, 36, 0)
+		},
 			[]string{"ACC", "more elements"}},
 		{"acc past end", func(ctx *Context) *Tensor {
 			return ctx.Empty(tensor.F32, 8, 4).Acc(ctx.Empty(tensor.F32, 8, 2), 32, 64, 64, 96)
 		}, []string{"ACC", "past src0"}},
-		{"acc stride", func(ctx *Context) *Tensor { return ctx.Empty(tensor.F32, 8, 4).Acc(ctx.Empty(tensor.F32, 8, 2), 30, 64, 64, 0) },
+		{"acc stride", func(ctx *Context) *Tensor {
+			return ctx.Empty(tensor.F32, 8, 4).Acc(ctx.Empty(tensor.F32, 8, 2), 30, 64, 64, 0)
+		},
 			[]string{"ACC", "multiples of 4"}},
 		{"acc permuted", func(ctx *Context) *Tensor {
 			return ctx.Empty(tensor.F32, 8, 4).Transpose().Acc(ctx.Empty(tensor.F32, 2), 16, 16, 16, 0)
