@@ -252,7 +252,9 @@ var unaryElementOpsTested = []graph.Op{graph.OpSqr, graph.OpSqrt, graph.OpLog, g
 
 // unaryPerfs are test-backend-ops' SWIGLU perf cases and the issue's: the
 // unary ops on [4096, 4096] f32 (bandwidth) and on test_unary's default
-// [128, 2, 2, 2] (launch floor).
+// [128, 2, 2, 2] (launch floor); then the other ops at the largest shapes
+// of their test-backend-ops cases (ADD1, which it has none of, as ADD's
+// [4096, 4096] perf case).
 func unaryPerfs() []Case {
 	var out []Case
 	for _, t := range unaryTypes {
@@ -271,5 +273,9 @@ func unaryPerfs() []Case {
 		unaryCase(graph.UnarySILU, tensor.F32, tiny, 0, false, 0),
 		unaryCase(graph.UnaryGELU, tensor.F32, tiny, 0, false, 0),
 		gluCase(graph.GLUSwiGLU, tensor.F32, tiny, 0, false, false))
-	return out
+	for _, op := range unaryElementOpsTested {
+		out = append(out, unaryElementCase(op, tensor.F32, [4]int64{1024, 1024, 1, 1}, 0))
+	}
+	return append(out, add1Case(tensor.F32, [4]int64{4096, 4096, 1, 1}, false),
+		accCase([4]int64{256, 17, 2, 3}, [4]int64{256, 16, 2, 3}, -1, false, 0))
 }
