@@ -104,6 +104,9 @@ var Families = []Family{
 		Kernels: []Kernel{{Name: "scale_f32", Doc: "dst[i] = src[i]*scale + bias for i < n",
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n", i64}}}}},
 	unaryFamily,
+	shapeFamily,
+	ropeFamily,
+	getrowsFamily, reduceFamily, argsortFamily,
 }
 
 // binOps are the ops of binbcast.cu.
