@@ -21,27 +21,15 @@ var unaryTypes = []tensor.Type{tensor.F16, tensor.F32}
 
 // unaryView returns a leaf of shape ne, or with v = 1 a view of shape ne
 // into a leaf mul times as large in each dimension (test_unary's
-// non-contiguous a), with values uniform in [lo, hi]. With inplace the
-// leaf is copied first (a DUP node), so that an op working in place writes
-// over memory the graph computes: the harness places the output's memory
-// itself, and the inputs it places are not uploaded.
-func unaryView(ctx *graph.Context, r *rand.Rand, t tensor.Type, ne [4]int64, v int, mul [4]int64, lo, hi float32,
-	inplace bool) *graph.Tensor {
+// non-contiguous a), with values uniform in [lo, hi].
+func unaryView(ctx *graph.Context, r *rand.Rand, t tensor.Type, ne [4]int64, v int, mul [4]int64, lo, hi float32) *graph.Tensor {
 	if v&1 == 0 {
-		return unaryWritable(inputRange(ctx, r, t, ne, lo, hi), inplace)
+		return inputRange(ctx, r, t, ne, lo, hi)
 	}
 	big := [4]int64{ne[0] * mul[0], ne[1] * mul[1], ne[2] * mul[2], ne[3] * mul[3]}
-	a := unaryWritable(inputRange(ctx, r, t, big, lo, hi), inplace)
+	a := inputRange(ctx, r, t, big, lo, hi)
 	nb := a.Nb()
 	return a.View(0, ne[:], nb[1:])
-}
-
-// unaryWritable is leaf a, or a copy of it when an op will work in place.
-func unaryWritable(a *graph.Tensor, inplace bool) *graph.Tensor {
-	if inplace {
-		return a.Dup()
-	}
-	return a
 }
 
 // unaryCase is test_unary: op u of a (ne_a, v = 1: a non-contiguous view),
@@ -64,11 +52,11 @@ func unaryCase(u graph.UnaryOp, t tensor.Type, ne [4]int64, v int, inplace bool,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
 			var a *graph.Tensor
 			if offset != 0 {
-				whole := unaryWritable(inputRange(ctx, r, t, [4]int64{ne[0]*ne[1]*ne[2]*ne[3] + offset, 1, 1, 1}, lo, hi), inplace)
+				whole := inputRange(ctx, r, t, [4]int64{ne[0]*ne[1]*ne[2]*ne[3] + offset, 1, 1, 1}, lo, hi)
 				a = whole.View(offset*t.BlockBytes(), ne[:], []int64{ne[0] * t.BlockBytes(), ne[0] * ne[1] * t.BlockBytes(),
 					ne[0] * ne[1] * ne[2] * t.BlockBytes()})
 			} else {
-				a = unaryView(ctx, r, t, ne, v, [4]int64{3, 2, 5, 4}, lo, hi, inplace)
+				a = unaryView(ctx, r, t, ne, v, [4]int64{3, 2, 5, 4}, lo, hi)
 			}
 			if inplace {
 				return a.UnaryInplace(u)
@@ -88,9 +76,9 @@ func gluCase(op graph.GLUOp, t tensor.Type, ne [4]int64, v int, swapped, split b
 	return Case{Name: n, Op: graph.OpGLU, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
 			mul := [4]int64{3, 1, 1, 1}
-			a := unaryView(ctx, r, t, ne, v, mul, -150, 150, false)
+			a := unaryView(ctx, r, t, ne, v, mul, -150, 150)
 			if split {
-				return a.GLUSplit(unaryView(ctx, r, t, ne, v, mul, -150, 150, false), op)
+				return a.GLUSplit(unaryView(ctx, r, t, ne, v, mul, -150, 150), op)
 			}
 			return a.GLU(op, swapped)
 		}}
@@ -120,7 +108,7 @@ func unaryElementCase(op graph.Op, t tensor.Type, ne [4]int64, v int) Case {
 	}
 	return Case{Name: name(op.String(), kv...), Op: op, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
-			a := unaryView(ctx, r, t, ne, v, [4]int64{2, 1, 3, 1}, lo, hi, op == graph.OpClamp || op == graph.OpLeakyRelu)
+			a := unaryView(ctx, r, t, ne, v, [4]int64{2, 1, 3, 1}, lo, hi)
 			switch op {
 			case graph.OpSqr:
 				return a.Sqr()
@@ -147,7 +135,7 @@ func add1Case(t tensor.Type, ne [4]int64, inplace bool) Case {
 	}
 	return Case{Name: name("ADD1", kv...), Op: graph.OpAdd1, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
-			a, b := unaryWritable(input(ctx, r, t, ne), inplace), input(ctx, r, t, [4]int64{1, 1, 1, 1})
+			a, b := input(ctx, r, t, ne), input(ctx, r, t, [4]int64{1, 1, 1, 1})
 			if inplace {
 				return a.Add1Inplace(b)
 			}
@@ -168,7 +156,7 @@ func accCase(neA, neB [4]int64, strideDim int, inplace bool, offRows int64) Case
 	}
 	return Case{Name: name("ACC", kv...), Op: graph.OpAcc, MaxNMSE: nmseDefault,
 		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
-			a := unaryWritable(input(ctx, r, tensor.F32, neA), inplace)
+			a := input(ctx, r, tensor.F32, neA)
 			var b *graph.Tensor
 			if strideDim >= 1 && strideDim <= 3 {
 				pad := neB
