@@ -124,7 +124,7 @@ func fattnTests() []Case {
 	for _, hs := range []int64{64, 80, 96, 112, 128, 256} {
 		out = append(out,
 			fattnCase(fattnDefault(hs, 4, [2]int64{1, 1}, 113, 1)),  // vec r4, tail tile
-			fattnCase(fattnDefault(hs, 4, [2]int64{4, 1}, 512, 3)),  // vec r8, two row groups
+			fattnCase(fattnDefault(hs, 2, [2]int64{4, 1}, 512, 3)),  // vec r8, two row groups
 			fattnCase(fattnDefault(hs, 4, [2]int64{1, 1}, 113, 32)), // mma, tail tile
 		)
 	}
@@ -137,12 +137,12 @@ func fattnTests() []Case {
 		add(func(s *fattnSpec) { s.softcap = 10 }, fattnDefault(128, 4, [2]int64{1, 1}, 113, nb))
 		add(func(s *fattnSpec) { s.prec = graph.PrecDefault }, fattnDefault(128, 4, [2]int64{1, 1}, 113, nb))
 		add(func(s *fattnSpec) { s.permute = [4]int{0, 2, 1, 3} }, fattnDefault(128, 4, [2]int64{1, 1}, 512, nb))
-		add(func(s *fattnSpec) { s.permute = [4]int{0, 2, 1, 3} }, fattnDefault(64, 4, [2]int64{4, 1}, 512, nb))
+		add(func(s *fattnSpec) { s.permute = [4]int{0, 2, 1, 3} }, fattnDefault(64, 1, [2]int64{4, 1}, 512, nb))
 		add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 3}, 113, nb))
 	}
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(64, 4, [2]int64{1, 1}, 113, 1))
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(64, 4, [2]int64{1, 1}, 113, 75)) // two q tiles
-	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(80, 4, [2]int64{4, 1}, 512, 75))
+	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(80, 1, [2]int64{4, 1}, 113, 75))
 	return out
 }
 
