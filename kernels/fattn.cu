@@ -384,6 +384,20 @@ static __device__ __forceinline__ void fattn_load_tile(ternion_f16 * s, const ch
 }
 
 static __device__ __forceinline__ void fattn_wait_tiles() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+// Four 8×8 b16 matrices from shared memory: lane l gives the address of row
+// l%8 of matrix l/8 and receives, of matrix i, register r[i] = its row l/4,
+// columns 2(l%4) and 2(l%4)+1 (trans: column l/4, rows 2(l%4) and 2(l%4)+1).
+static __device__ __forceinline__ void fattn_ldsm_x4(ternion_u32 * r, const ternion_f16 * p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(fattn_smem_addr(p)));
+}
+static __device__ __forceinline__ void fattn_ldsm_x4_trans(ternion_u32 * r, const ternion_f16 * p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(fattn_smem_addr(p)));
+}
 #endif
 
 template <int D>
@@ -400,6 +414,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
     ternion_f16 * sV = sK + FATTN_TILE * SD;
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t = lane & 3;
+    const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
     const ternion_u32 h = blockIdx.y, iq3 = blockIdx.z, ik2 = h / gqa, ik3 = iq3 / r3;
     const ternion_i64 nq = q.ne[1], nkv = k.ne[1], q0 = (ternion_i64)blockIdx.x * BQ;
     const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h);
@@ -444,15 +459,17 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
         }
 #pragma unroll 4
         for (int kk = 0; kk < D; kk += 16) {
+            // A: matrices (rows r0.., cols kk), (r0+8.., kk), (r0.., kk+8),
+            // (r0+8.., kk+8) = a0..a3. B of n-tiles n, n+1: matrices
+            // (kv n·8.., d kk), (n·8.., kk+8), ((n+1)·8.., kk), ((n+1)·8.., kk+8).
             ternion_u32 a[4];
-            a[0] = *(const ternion_u32 *)(sQ + (r0 + g) * SD + kk + 2 * t);
-            a[1] = *(const ternion_u32 *)(sQ + (r0 + g + 8) * SD + kk + 2 * t);
-            a[2] = *(const ternion_u32 *)(sQ + (r0 + g) * SD + kk + 8 + 2 * t);
-            a[3] = *(const ternion_u32 *)(sQ + (r0 + g + 8) * SD + kk + 8 + 2 * t);
+            fattn_ldsm_x4(a, sQ + (r0 + lrow + (lmat & 1) * 8) * SD + kk + (lmat >> 1) * 8);
 #pragma unroll
-            for (int n = 0; n < 8; n++) {
-                const ternion_f16 * kr = sK + (n * 8 + g) * SD + kk + 2 * t;
-                fattn_mma16816(s[n], a, *(const ternion_u32 *)kr, *(const ternion_u32 *)(kr + 8));
+            for (int n = 0; n < 8; n += 2) {
+                ternion_u32 b[4];
+                fattn_ldsm_x4(b, sK + (n * 8 + (lmat >> 1) * 8 + lrow) * SD + kk + (lmat & 1) * 8);
+                fattn_mma16816(s[n], a, b[0], b[1]);
+                fattn_mma16816(s[n + 1], a, b[2], b[3]);
             }
         }
         // Logits and the online softmax of rows g (e = 0, 1) and g + 8 (e = 2, 3).
@@ -514,11 +531,15 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
             a[1] = fattn_pack(ternion_f32_to_f16(s[na][2]), ternion_f32_to_f16(s[na][3]));
             a[2] = fattn_pack(ternion_f32_to_f16(s[na + 1][0]), ternion_f32_to_f16(s[na + 1][1]));
             a[3] = fattn_pack(ternion_f32_to_f16(s[na + 1][2]), ternion_f32_to_f16(s[na + 1][3]));
-            const ternion_f16 * v0 = sV + (kk + 2 * t) * SD + g;
+            // B of d-tiles n, n+1, transposed from V's rows: matrices (kv
+            // kk.., d n·8), (kk+8.., n·8), (kk.., (n+1)·8), (kk+8.., (n+1)·8).
+            const ternion_f16 * vl = sV + (kk + lrow + (lmat & 1) * 8) * SD + (lmat >> 1) * 8;
 #pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                const ternion_f16 * vp = v0 + n * 8;
-                fattn_mma16816(o[n], a, fattn_pack(vp[0], vp[SD]), fattn_pack(vp[8 * SD], vp[9 * SD]));
+            for (int n = 0; n < D / 8; n += 2) {
+                ternion_u32 b[4];
+                fattn_ldsm_x4_trans(b, vl + n * 8);
+                fattn_mma16816(o[n], a, b[0], b[1]);
+                fattn_mma16816(o[n + 1], a, b[2], b[3]);
             }
         }
         fattn_wait_tiles();
