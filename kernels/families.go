@@ -107,6 +107,7 @@ var Families = []Family{
 		Kernels: []Kernel{{Name: "scale4_f32",
 			Doc:    "dst[i] = src[i]*scale + bias for the n4 float4 of 16-byte aligned contiguous f32 buffers (grid-stride)",
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n4", i64}}}}},
+	normFamily,
 }
 
 // binOps are the ops of binbcast.cu.
