@@ -1,19 +1,20 @@
-// norm.cu - ggml's NORM, RMS_NORM and L2_NORM along rows, each with an
-// optional ADD fused in front (the norm's input is src + add, add broadcast,
+// norm.cu - ggml's NORM, RMS_NORM and L2_NORM along rows (NORM and RMS_NORM
+// also with an optional ADD fused in front (the norm's input is src + add, add broadcast,
 // and that sum is written to sum when other nodes read it) and an optional
 // MUL (by mul, broadcast) and ADD (of post, broadcast) fused behind, as
 // ggml-cuda fuses RMS_NORM→MUL→ADD; and GROUP_NORM. The entry points are
 // generated from the catalog's templates: norm_{op}_f32 (any strides) and
 // norm4_{op}_f32 (float4 loads and stores), group_norm_f32 and
-// group_norm4_f32.
+// group_norm4_f32; norm_fused_{op}_f32 and norm4_fused_{op}_f32 (NORM and
+// RMS_NORM) read the fused operands, the others do not.
 //
-// A row is read from memory once: each thread keeps up to NORM_CACHE units
-// (floats, or float4) of its row in registers between the reduction and the
-// write; longer rows read the rest again (from L2).
+// A row is read from memory once: each thread keeps up to NORM_CACHE(V)
+// units of its row in registers between the reduction and the write (8
+// floats, or 4 float4); longer rows read the rest again (from L2).
 #include "index.h"
 
-// Units of a row each thread keeps in registers.
-#define NORM_CACHE 8
+// Units of a row each thread keeps in registers (V floats a unit).
+#define NORM_CACHE(V) ((V) == 4 ? 4 : 8)
 
 // The row ops (the catalog's {op} axis).
 #define NORM_OP_NORM 0
@@ -110,7 +111,7 @@ static __device__ __forceinline__ typename norm_unit<V>::T norm_operand_load(con
 
 // Row r of dst, for r < nrows (rows of dims 1..3 split by ne1, ne2): with
 // x = src + add (add broadcast; x = src without add), written to sum when
-// sum is given,
+// sum is given (FUSED only: otherwise add, mul, post and sum are not read),
 //   NORM:    y = (x - mean(x)) / sqrt(var(x) + eps)   (population variance)
 //   RMS:     y = x / sqrt(mean(x²) + eps)
 //   L2:      y = x / max(|x|, eps)
@@ -119,7 +120,7 @@ static __device__ __forceinline__ typename norm_unit<V>::T norm_operand_load(con
 // packed, 16-byte aligned and a multiple of 4 long, and the operands' fast
 // divisions divide by their row length / 4. Blocks (x) and threads (y) walk
 // rows, threads (x) share a row (blockDim.x a multiple of the warp size).
-template <int OP, int V>
+template <int OP, int V, bool FUSED>
 static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_tensor src, ternion_tensor add, ternion_tensor mul,
                                                  ternion_tensor post, ternion_tensor sum, ternion_fastdiv ne1, ternion_fastdiv ne2,
                                                  ternion_fastdiv add0, ternion_fastdiv add1, ternion_fastdiv add2, ternion_fastdiv add3,
@@ -128,6 +129,7 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
                                                  ternion_fastdiv post3, float eps, ternion_i64 nrows) {
     typedef norm_unit<V> U;
     typedef typename U::T T;
+    const int C = NORM_CACHE(V);
     const ternion_i64 n = src.ne[0] / V; // units per row
     const ternion_i64 tx = threadIdx.x, nt = blockDim.x;
     const float inv_ne0 = 1.0f / (float)src.ne[0];
@@ -142,10 +144,13 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
         }
         const char * x = (const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3];
         char * y = (char *)dst.data + i1 * dst.nb[1] + i2 * dst.nb[2] + i3 * dst.nb[3];
-        char * s = sum.data == nullptr ? nullptr : (char *)sum.data + i1 * sum.nb[1] + i2 * sum.nb[2] + i3 * sum.nb[3];
-        const norm_operand a = norm_operand_row(add, add0, add1, add2, add3, i1, i2, i3);
-        const norm_operand m = norm_operand_row(mul, mul0, mul1, mul2, mul3, i1, i2, i3);
-        const norm_operand p = norm_operand_row(post, post0, post1, post2, post3, i1, i2, i3);
+        // Without FUSED every operand pointer is a constant null: the
+        // compiler drops their code (and registers).
+        char * s = !FUSED || sum.data == nullptr ? nullptr : (char *)sum.data + i1 * sum.nb[1] + i2 * sum.nb[2] + i3 * sum.nb[3];
+        const norm_operand none = {nullptr, 0, ne1};
+        const norm_operand a = FUSED ? norm_operand_row(add, add0, add1, add2, add3, i1, i2, i3) : none;
+        const norm_operand m = FUSED ? norm_operand_row(mul, mul0, mul1, mul2, mul3, i1, i2, i3) : none;
+        const norm_operand p = FUSED ? norm_operand_row(post, post0, post1, post2, post3, i1, i2, i3) : none;
 
         // x's unit k, the first time it is read (writing sum) and again
         // (from sum once written: sum may be src's memory).
@@ -170,10 +175,10 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
             return v;
         };
 
-        T v[NORM_CACHE];
+        T v[C];
         float acc = 0.0f; // Σx for NORM, Σx² otherwise
 #pragma unroll
-        for (int u = 0; u < NORM_CACHE; u++) {
+        for (int u = 0; u < C; u++) {
             const ternion_i64 k = tx + u * nt;
             norm_zero(v[u]);
             if (live && k < n) {
@@ -181,7 +186,7 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
                 acc += OP == NORM_OP_NORM ? norm_hsum(v[u]) : norm_hsq(v[u]);
             }
         }
-        for (ternion_i64 k = tx + NORM_CACHE * nt; live && k < n; k += nt) {
+        for (ternion_i64 k = tx + C * nt; live && k < n; k += nt) {
             const T e = first(k);
             acc += OP == NORM_OP_NORM ? norm_hsum(e) : norm_hsq(e);
         }
@@ -192,13 +197,13 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
             mean = acc * inv_ne0;
             float dev = 0.0f;
 #pragma unroll
-            for (int u = 0; u < NORM_CACHE; u++) {
+            for (int u = 0; u < C; u++) {
                 const ternion_i64 k = tx + u * nt;
                 if (live && k < n) {
                     dev += norm_hdev(v[u], mean);
                 }
             }
-            for (ternion_i64 k = tx + NORM_CACHE * nt; live && k < n; k += nt) {
+            for (ternion_i64 k = tx + C * nt; live && k < n; k += nt) {
                 dev += norm_hdev(again(k), mean);
             }
             dev = norm_row_sum(dev);
@@ -220,13 +225,13 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
             U::store(y, k, dst.nb[0], r);
         };
 #pragma unroll
-        for (int u = 0; u < NORM_CACHE; u++) {
+        for (int u = 0; u < C; u++) {
             const ternion_i64 k = tx + u * nt;
             if (live && k < n) {
                 out(k, v[u]);
             }
         }
-        for (ternion_i64 k = tx + NORM_CACHE * nt; live && k < n; k += nt) {
+        for (ternion_i64 k = tx + C * nt; live && k < n; k += nt) {
             out(k, again(k));
         }
     }

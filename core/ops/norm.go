@@ -12,9 +12,18 @@ import (
 // normKernels names the row ops of norm.cu's {op} axis.
 var normKernels = map[graph.Op]string{graph.OpNorm: "norm", graph.OpRMSNorm: "rms", graph.OpL2Norm: "l2"}
 
-// normCache is norm.cu's NORM_CACHE: units of a row each thread keeps in
-// registers.
-const normCache = 8
+// normCache is norm.cu's NORM_CACHE(v): units of v floats of a row each
+// thread keeps in registers.
+func normCache(v int64) int64 {
+	if v == 4 {
+		return 4
+	}
+	return 8
+}
+
+// normThreads is the most threads of a row kernel's block (its launch
+// bounds in the catalog).
+const normThreads = 512
 
 func init() {
 	for op := range normKernels {
@@ -53,9 +62,11 @@ func normVec(t vendorapi.TensorDesc) bool {
 
 // normLaunch launches norm_rows for chain c: norm4_{op}_f32 when every
 // tensor it touches has packed, aligned rows a multiple of 4 long, else
-// norm_{op}_f32. A block's threads (x) share a row, as many as give each
-// thread at most normCache units (a warp at least, 1024 at most), and take
-// about 256 threads per block with more rows (y).
+// norm_{op}_f32 (norm4_fused_{op}_f32, norm_fused_{op}_f32 for a chain
+// with operands fused in). A block's threads (x) share a row, as many as
+// give each thread at most normCache units (a warp at least, normThreads at
+// most: longer rows read the rest again), and take about 256 threads per
+// block with more rows (y).
 func normLaunch(d Device, c normChain) error {
 	ts := []*graph.Tensor{c.dst, c.x, c.add, c.mul, c.post, c.sum}
 	ds := make([]vendorapi.TensorDesc, len(ts))
@@ -70,14 +81,18 @@ func normLaunch(d Device, c normChain) error {
 		}
 		vec = vec && normVec(ds[i])
 	}
-	v, name := int64(1), "norm_"+normKernels[c.norm.Op()]+"_f32"
+	v, prefix := int64(1), "norm_"
 	if vec {
-		v, name = 4, "norm4_"+normKernels[c.norm.Op()]+"_f32"
+		v, prefix = 4, "norm4_"
 	}
+	if c.add != nil || c.mul != nil || c.post != nil {
+		prefix += "fused_"
+	}
+	name := prefix + normKernels[c.norm.Op()] + "_f32"
 	ne, nrows := c.dst.Ne(), c.dst.Layout().Rows()
 	units := ne[0] / v
 	bx := int64(d.Props().WarpSize)
-	for bx < 1024 && bx*normCache < units {
+	for bx < normThreads && bx*normCache(v) < units {
 		bx *= 2
 	}
 	by := max(256/bx, 1)

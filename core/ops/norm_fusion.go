@@ -10,7 +10,7 @@ import (
 // norm_fusion.go: the compute loop's fusion hook (RunFused), and the norm
 // chains it fuses, as ggml-cuda fuses RMS_NORM → MUL (→ ADD):
 //
-//	[ADD →] NORM|RMS_NORM|L2_NORM [→ MUL [→ ADD]]
+//	[ADD →] NORM|RMS_NORM [→ MUL [→ ADD]]
 //
 // consecutive nodes, each reading the one before (ggml_can_fuse): every
 // intermediate except the leading ADD is read by the next node only and is
@@ -55,8 +55,7 @@ func RunFused(d Device, nodes []*graph.Tensor, i int, uses func(*graph.Tensor) i
 func normFuse(nodes []*graph.Tensor, i int, uses func(*graph.Tensor) int) (normChain, int) {
 	var c normChain
 	j := i
-	if n := nodes[i]; n.Op() == graph.OpAdd && i+1 < len(nodes) && nodes[i+1].Src(0) == n &&
-		normKernels[nodes[i+1].Op()] != "" {
+	if n := nodes[i]; n.Op() == graph.OpAdd && i+1 < len(nodes) && nodes[i+1].Src(0) == n && normFused(nodes[i+1].Op()) {
 		c.x, c.add = n.Src(0), n.Src(1)
 		if uses(n) > 1 || n.IsOutput() || n.ViewSrc() != nil {
 			c.sum = n
@@ -64,7 +63,7 @@ func normFuse(nodes []*graph.Tensor, i int, uses func(*graph.Tensor) int) (normC
 		j++
 	}
 	n := nodes[j]
-	if normKernels[n.Op()] == "" {
+	if !normFused(n.Op()) {
 		return c, 0
 	}
 	c.norm, c.dst = n, n
@@ -84,6 +83,10 @@ func normFuse(nodes []*graph.Tensor, i int, uses func(*graph.Tensor) int) (normC
 	}
 	return c, j - i + 1
 }
+
+// normFused reports whether op is a norm with fused kernels (norm.cu's
+// norm_fused_{op}_f32: NORM and RMS_NORM, those ggml fuses).
+func normFused(op graph.Op) bool { return op == graph.OpNorm || op == graph.OpRMSNorm }
 
 // normNext returns the other operand of node j+1 when it is an op node
 // reading node j, which nothing else reads and which is no graph output,

@@ -55,8 +55,11 @@ func TestNormFuse(t *testing.T) {
 			return []*graph.Tensor{n.Mul(w), n}
 		}, nil, 0, false},
 		{"norm read twice", func(x, w, _ *graph.Tensor) []*graph.Tensor {
-			n := x.L2Norm(1e-6)
+			n := x.RMSNorm(1e-6)
 			return []*graph.Tensor{n.Mul(n)}
+		}, nil, 0, false},
+		{"L2_NORM→MUL (ggml fuses no L2_NORM)", func(x, w, _ *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{x.L2Norm(1e-6).Mul(w)}
 		}, nil, 0, false},
 		{"f16 weight", func(x, _, h *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{x.RMSNorm(1e-6).Mul(h)} }, nil, 0, false},
 		{"MUL's result in the input's memory", func(x, w, _ *graph.Tensor) []*graph.Tensor {

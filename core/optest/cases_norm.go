@@ -166,8 +166,8 @@ func normTests() []Case {
 		}
 		out = append(out, normAddCase([4]int64{n, 1, 1, 1}, 1e-6, false, false))
 	}
-	// Rows longer than the registers hold (8 units of 1024 threads: 8192
-	// floats, 32768 with float4), fused or not, and the residual chain.
+	// Rows longer than the registers hold (512 threads of 8 floats: 4096
+	// floats; of 4 float4: 8192), fused or not, and the residual chain.
 	for _, n := range []int64{9001, 36000} {
 		ne := [4]int64{n, 2, 1, 1}
 		out = append(out, normCase(graph.OpNorm, ne, false, 1e-6, false), normCase(graph.OpRMSNorm, ne, false, 1e-6, false),
