@@ -147,6 +147,14 @@ func guardedRun(dev *backend.Backend, g *graph.Graph, out *graph.Tensor, seed ui
 	if err := root.Place(buf, guard); err != nil {
 		return nil, err
 	}
+	// An in-place op's output is its input leaf's memory: a tensor placed by
+	// hand keeps what is written there (Compute uploads only the tensors it
+	// places), so the leaf's values go in now.
+	if h := root.HostData(); h != nil {
+		if err := buf.Write(guard, h); err != nil {
+			return nil, err
+		}
+	}
 	if err := dev.Compute(g); err != nil {
 		return nil, err
 	}

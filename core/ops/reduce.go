@@ -1,0 +1,190 @@
+package ops
+
+import (
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// reduce.go plans SUM_ROWS, MEAN, ARGMAX, SUM and COUNT_EQUAL
+// (kernels/reduce.cu).
+
+func init() {
+	register(graph.OpSumRows, impl{supports: reduceSupportsF32, run: reduceRunRows})
+	register(graph.OpMean, impl{supports: reduceSupportsF32, run: reduceRunRows})
+	register(graph.OpSum, impl{supports: reduceSupportsF32, run: reduceRunSum})
+	register(graph.OpArgmax, impl{supports: reduceSupportsF32, run: reduceRunArgmax})
+	register(graph.OpCountEqual, impl{supports: reduceSupportsCountEqual, run: reduceRunCountEqual})
+}
+
+// reduceThreads is the block size of the whole-tensor reductions, and
+// reduceMaxParts bounds their partial results (their first launch's grid).
+const (
+	reduceThreads  = 256
+	reduceMaxParts = 1024
+)
+
+func reduceSupportsF32(n *graph.Tensor, _ vendorapi.Props) string {
+	if n.Src(0).Type() != tensor.F32 {
+		return n.Op().String() + " runs on f32 sources (as ggml-cuda's)"
+	}
+	if !fits32(n.Src(0).Layout()) {
+		return "more than 2^31 elements"
+	}
+	return ""
+}
+
+func reduceSupportsCountEqual(n *graph.Tensor, _ vendorapi.Props) string {
+	if n.Src(0).Type() != tensor.I32 {
+		return "COUNT_EQUAL runs on i32 sources (as ggml-cuda's)"
+	}
+	if !fits32(n.Src(0).Layout()) {
+		return "more than 2^31 elements"
+	}
+	return ""
+}
+
+// reduceGeometry is the block and grid of a row reduction over rows of ne0
+// elements read vec at a time: a row's threads (x, a power of two from the
+// warp size up to 512) take about four reads each or more, rows fill
+// blocks of about 256 threads (y). Blocks of at most 512 threads let two or
+// more share a multiprocessor, one loading while another reduces (ARGMAX
+// [32000, 512] has as many blocks as rows).
+func reduceGeometry(ne0, nrows, vec int64, warp int) (grid, block vendorapi.Dim3) {
+	per := (ne0 + vec - 1) / vec
+	bx := int64(warp)
+	for bx*4 < per && bx < 512 {
+		bx *= 2
+	}
+	by := max(256/bx, 1)
+	blocks := min((nrows+by-1)/by, maxBlocks)
+	return vendorapi.Dim3{X: uint32(max(blocks, 1))}, vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
+}
+
+// reduceVec4 reports whether t's f32 rows can be read as 16-byte vectors.
+func reduceVec4(t vendorapi.TensorDesc) bool {
+	return t.Nb[0] == 4 && t.Ne[0]%4 == 0 && aligned(t, 16)
+}
+
+// reduceRows queues dst[0, i1, i2, i3] = scale * Σ src[:, i1, i2, i3].
+func reduceRows(d Device, dst, src vendorapi.TensorDesc, scale float32) error {
+	nrows := src.Ne[1] * src.Ne[2] * src.Ne[3]
+	name, vec := "sumrows_f32", int64(1)
+	if reduceVec4(src) {
+		name, vec = "sumrows4_f32", 4
+	}
+	grid, block := reduceGeometry(src.Ne[0], nrows, vec, d.Props().WarpSize)
+	args := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).I64(nrows).F32(scale)
+	return launch(d, name, grid, block, 0, args)
+}
+
+// reduceRunRows runs SUM_ROWS and MEAN.
+func reduceRunRows(d Device, n *graph.Tensor) error {
+	ds, err := descs(n, n.Src(0))
+	if err != nil {
+		return err
+	}
+	scale := float32(1)
+	if n.Op() == graph.OpMean {
+		scale = 1 / float32(ds[1].Ne[0])
+	}
+	return reduceRows(d, ds[0], ds[1], scale)
+}
+
+// reduceRunArgmax runs ARGMAX.
+func reduceRunArgmax(d Device, n *graph.Tensor) error {
+	ds, err := descs(n, n.Src(0))
+	if err != nil {
+		return err
+	}
+	dst, src := ds[0], ds[1]
+	name, vec := "argmax_f32", int64(1)
+	if reduceVec4(src) {
+		name, vec = "argmax4_f32", 4
+	}
+	grid, block := reduceGeometry(src.Ne[0], src.Ne[1], vec, d.Props().WarpSize)
+	return launch(d, name, grid, block, 0, d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1]))
+}
+
+// reduceParts is the grid of a whole-tensor reduction over n elements on a
+// device of sms multiprocessors: at least sixteen elements a thread, at
+// most four blocks a multiprocessor (all resident at once, each looping
+// with four 16-byte loads in flight a thread), at most reduceMaxParts.
+func reduceParts(n int64, sms int) int64 {
+	most := min(4*int64(max(sms, 1)), reduceMaxParts)
+	return max(1, min((n+16*reduceThreads-1)/(16*reduceThreads), most))
+}
+
+// reduceRunSum runs SUM: a packed source is summed flat; another is first
+// summed by rows into a temporary, whose elements are then summed.
+func reduceRunSum(d Device, n *graph.Tensor) error {
+	ds, err := descs(n, n.Src(0))
+	if err != nil {
+		return err
+	}
+	dst, src := ds[0], ds[1]
+	data, count := src.Data, n.Src(0).Layout().Elements()
+	if !n.Src(0).Layout().IsContiguous() {
+		nrows := src.Ne[1] * src.Ne[2] * src.Ne[3]
+		rows, err := d.Pool().Alloc(uint64(4 * nrows))
+		if err != nil {
+			return err
+		}
+		defer rows.Free()
+		ne := [4]int64{1, src.Ne[1], src.Ne[2], src.Ne[3]}
+		tmp := vendorapi.TensorDesc{Data: rows.Ptr, Ne: ne, Nb: tensor.RowMajorStrides(tensor.F32, ne)}
+		if err := reduceRows(d, tmp, src, 1); err != nil {
+			return err
+		}
+		data, count = rows.Ptr, nrows
+	}
+	name := "sumflat_f32"
+	if data%16 == 0 {
+		name = "sumflat4_f32"
+	}
+	block := vendorapi.Dim3{X: reduceThreads}
+	parts := reduceParts(count, d.Props().SMs)
+	if parts == 1 { // one block: its partial sum is the result (one launch for small tensors)
+		return launch(d, name, vendorapi.Dim3{X: 1}, block, 0, d.Args().Ptr(dst.Data).I64(1).Ptr(data).I64(count))
+	}
+	partial, err := d.Pool().Alloc(uint64(4 * parts))
+	if err != nil {
+		return err
+	}
+	defer partial.Free()
+	args := d.Args().Ptr(partial.Ptr).I64(parts).Ptr(data).I64(count)
+	if err := launch(d, name, vendorapi.Dim3{X: uint32(parts)}, block, 0, args); err != nil {
+		return err
+	}
+	args = d.Args().Ptr(dst.Data).Ptr(partial.Ptr).I64(parts).F32(1)
+	return launch(d, "reduce_final_f32", vendorapi.Dim3{X: 1}, block, 0, args)
+}
+
+// reduceRunCountEqual runs COUNT_EQUAL: per-block counts, then their sum.
+func reduceRunCountEqual(d Device, n *graph.Tensor) error {
+	ds, err := descs(n, n.Src(0), n.Src(1))
+	if err != nil {
+		return err
+	}
+	dst, a, b := ds[0], ds[1], ds[2]
+	count := n.Src(0).Layout().Elements()
+	parts := reduceParts(count, d.Props().SMs)
+	block := vendorapi.Dim3{X: reduceThreads}
+	counts := func(partial vendorapi.DevicePtr) error {
+		args := d.Args().Ptr(partial).I64(parts).Tensor(a).Tensor(b).FastDiv(fd(a.Ne[0])).FastDiv(fd(a.Ne[1])).
+			FastDiv(fd(a.Ne[2])).I64(count)
+		return launch(d, "count_equal_i32", vendorapi.Dim3{X: uint32(parts)}, block, 0, args)
+	}
+	if parts == 1 { // one block: its count is the result
+		return counts(dst.Data)
+	}
+	partial, err := d.Pool().Alloc(uint64(8 * parts))
+	if err != nil {
+		return err
+	}
+	defer partial.Free()
+	if err := counts(partial.Ptr); err != nil {
+		return err
+	}
+	return launch(d, "reduce_final_i64", vendorapi.Dim3{X: 1}, block, 0, d.Args().Ptr(dst.Data).Ptr(partial.Ptr).I64(parts))
+}

@@ -1,0 +1,86 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// TestReduceSupports checks the group's supports answers: what runs, and
+// the reason of each "no".
+func TestReduceSupports(t *testing.T) {
+	ctx := graph.NewContext()
+	idx := ctx.Empty(tensor.I32, 4)
+	for _, c := range []struct {
+		name string
+		node *graph.Tensor
+		why  string // "" when supported
+	}{
+		{"get_rows f32", ctx.Empty(tensor.F32, 8, 5).GetRows(idx), ""},
+		{"get_rows bf16", ctx.Empty(tensor.BF16, 8, 5).GetRows(idx), ""},
+		{"get_rows i32", ctx.Empty(tensor.I32, 8, 5).GetRows(idx), ""},
+		{"get_rows q4_0", ctx.Empty(tensor.Q4_0, 64, 5).GetRows(idx), "quantized rows come with Wave 2 · 4/7"},
+		{"get_rows i16", ctx.Empty(tensor.I16, 8, 5).GetRows(idx), "only f32, f16, bf16 and i32 rows"},
+		{"argmax f32", ctx.Empty(tensor.F32, 8, 5).Argmax(), ""},
+		{"argmax f16", ctx.Empty(tensor.F16, 8, 5).Argmax(), "runs on f32"},
+		{"count_equal i32", idx.CountEqual(ctx.Empty(tensor.I32, 4)), ""},
+		{"count_equal f32", ctx.Empty(tensor.F32, 4).CountEqual(ctx.Empty(tensor.F32, 4)), "runs on i32"},
+		{"sum f16", ctx.Empty(tensor.F16, 4).Sum(), "runs on f32"},
+		{"sum_rows f32", ctx.Empty(tensor.F32, 4, 3).SumRows(), ""},
+		{"mean bf16", ctx.Empty(tensor.BF16, 4, 3).Mean(), "runs on f32"},
+		{"argsort f32", ctx.Empty(tensor.F32, 5000, 3).Argsort(graph.SortDesc), ""},
+		{"argsort f16", ctx.Empty(tensor.F16, 50).Argsort(graph.SortAsc), "sorts f32 rows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, ctx.Err())
+			err := Supports(c.node, vendorapi.Props{WarpSize: 32})
+			if c.why == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrNotSupported)
+			assert.Contains(t, err.Error(), c.node.Op().String())
+			assert.Contains(t, err.Error(), c.why)
+		})
+	}
+}
+
+func TestReduceGeometry(t *testing.T) {
+	for _, c := range []struct {
+		ne0, nrows, vec int64
+		warp            int
+		grid, block     vendorapi.Dim3
+	}{
+		{8192, 8192, 4, 32, vendorapi.Dim3{X: 8192}, vendorapi.Dim3{X: 512, Y: 1}},     // SUM_ROWS goal: a block a row
+		{32000, 512, 4, 32, vendorapi.Dim3{X: 512}, vendorapi.Dim3{X: 512, Y: 1}},      // ARGMAX goal: 512 threads a row
+		{128, 8192, 4, 32, vendorapi.Dim3{X: 1024}, vendorapi.Dim3{X: 32, Y: 8}},       // short rows: a warp a row
+		{10, 7, 1, 64, vendorapi.Dim3{X: 2}, vendorapi.Dim3{X: 64, Y: 4}},              // wave64
+		{5, 1 << 20, 1, 32, vendorapi.Dim3{X: maxBlocks}, vendorapi.Dim3{X: 32, Y: 8}}, // grid-stride beyond maxBlocks
+	} {
+		grid, block := reduceGeometry(c.ne0, c.nrows, c.vec, c.warp)
+		assert.Equal(t, c.grid, grid, "ne0 %d nrows %d", c.ne0, c.nrows)
+		assert.Equal(t, c.block, block, "ne0 %d nrows %d", c.ne0, c.nrows)
+	}
+}
+
+func TestReduceParts(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		sms  int
+		want int64
+	}{
+		{1, 132, 1},
+		{4096, 132, 1},
+		{4097, 132, 2},
+		{8192 * 8192, 132, 528},
+		{8192 * 8192, 0, 4},
+		{1 << 30, 1000, reduceMaxParts},
+	} {
+		assert.Equal(t, c.want, reduceParts(c.n, c.sms), "n %d sms %d", c.n, c.sms)
+	}
+}

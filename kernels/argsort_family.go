@@ -1,0 +1,15 @@
+package kernels
+
+// argsortFamily is kernels/argsort.cu: ggml's ARGSORT.
+var argsortFamily = Family{Name: "argsort", Doc: "ggml's ARGSORT of f32 rows of any length: bitonic chunks in shared memory, then merge passes",
+	Kernels: []Kernel{
+		{Name: "argsort_chunk",
+			Doc: "block b sorts chunk b % nchunks (a power of two ≤ 4096 elements, padding last) of src row b / nchunks (ne1, ne2 split rows) by key (order 0 ascending, 1 descending) then index; writes indices to oidx and keys to okeys (unless null) at row*ne0 + chunk start; min(chunk/2, 1024) threads, chunk*8 bytes of dynamic shared memory",
+			Params: []Param{{"okeys", ptr}, {"oidx", ptr}, {"src", tensor}, {"nchunks", fastdiv}, {"ne1", fastdiv},
+				{"ne2", fastdiv}, {"chunk", i32}, {"order", i32}}},
+		{Name: "argsort_merge",
+			Doc: "merges runs of width sorted (key, index) pairs of nrows packed rows of ne0 into runs of 2*width: block b writes 2048-element tile b % tiles of row b / tiles to okeys (unless null) and oidx; 256 threads",
+			Params: []Param{{"okeys", ptr}, {"oidx", ptr}, {"ikeys", ptr}, {"iidx", ptr}, {"nrows", i64}, {"ne0", i64}, {"width", i64},
+				{"tiles", fastdiv}, {"order", i32}}},
+	},
+}

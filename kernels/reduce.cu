@@ -1,0 +1,239 @@
+// reduce.cu - ggml's SUM_ROWS, MEAN, ARGMAX, SUM and COUNT_EQUAL.
+//
+// Row reductions (reduce_rows, reduce_argmax): blockDim.x threads share a row
+// (a multiple of the warp size, at most 1024), blockDim.y rows per block,
+// blocks walk the rows grid-stride; V = 4 reads 16-byte vectors (rows packed,
+// 16-byte aligned, ne0 % 4 == 0), V = 1 any strides. Whole-tensor reductions
+// (SUM, COUNT_EQUAL) run in two launches: each block of a grid-stride pass
+// writes its partial result to partial[blockIdx.x], then one block adds the
+// partials (reduce_final_*), so the result is deterministic and no atomics
+// are needed.
+#include "index.h"
+
+// Sum of v over the threads of a block row (threadIdx.y) of blockDim.x
+// threads, returned to every thread of the row. Every thread of the block
+// calls it (it synchronises when a row spans several warps).
+template <typename T>
+static __device__ __forceinline__ T reduce_row_sum(T v) {
+    __shared__ T part[1024 / 32];
+    for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+        v += TERNION_SHFL_XOR(v, m);
+    }
+    if (blockDim.x <= TERNION_WARP_SIZE) {
+        return v;
+    }
+    const int wpr = blockDim.x / TERNION_WARP_SIZE; // warps per row
+    const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
+    __syncthreads(); // part may still be read by a previous call
+    if (lane == 0) {
+        part[threadIdx.y * wpr + warp] = v;
+    }
+    __syncthreads();
+    v = lane < wpr ? part[threadIdx.y * wpr + lane] : (T)0;
+    for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+        v += TERNION_SHFL_XOR(v, m);
+    }
+    return v;
+}
+
+// dst[0, i1, i2, i3] = scale * Σ_i0 src[i0, i1, i2, i3] (f32) for the nrows
+// rows of src; ne1 and ne2 divide a row number into (i1, i2, i3).
+template <int V>
+static __device__ __forceinline__ void reduce_rows(ternion_tensor dst, ternion_tensor src, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                                                   ternion_i64 nrows, float scale) {
+    const ternion_i64 ne0 = src.ne[0];
+    for (ternion_i64 base = (ternion_i64)blockIdx.x * blockDim.y; base < nrows; base += (ternion_i64)gridDim.x * blockDim.y) {
+        const ternion_i64 row = base + threadIdx.y;
+        float sum = 0.0f;
+        ternion_u32 i1 = 0, i2 = 0, i3 = 0;
+        if (row < nrows) {
+            ternion_row_index((ternion_u32)row, ne1, ne2, i1, i2, i3);
+            const char * s = (const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3];
+            if (V == 4) {
+                const float4 * s4 = (const float4 *)s;
+                const ternion_i64 n4 = ne0 / 4;
+                float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                for (ternion_i64 k0 = threadIdx.x; k0 < n4; k0 += 4 * (ternion_i64)blockDim.x) {
+                    float4 v[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                        v[u] = k < n4 ? s4[k] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    }
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+                    }
+                }
+                sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            } else {
+                for (ternion_i64 i0 = threadIdx.x; i0 < ne0; i0 += blockDim.x) {
+                    sum += *(const float *)(s + i0 * src.nb[0]);
+                }
+            }
+        }
+        sum = reduce_row_sum(sum);
+        if (row < nrows && threadIdx.x == 0) {
+            *(float *)((char *)dst.data + i1 * dst.nb[1] + i2 * dst.nb[2] + i3 * dst.nb[3]) = sum * scale;
+        }
+    }
+}
+
+// (v, i) replaces (bv, bi) when v is larger, or equal at a smaller index
+// (ggml's first maximum); NaN never wins.
+static __device__ __forceinline__ void reduce_argmax_take(float v, int i, float & bv, int & bi) {
+    if (v > bv || (v == bv && i < bi)) {
+        bv = v;
+        bi = i;
+    }
+}
+
+// dst[row] = the index of the first maximum of row row of src (f32, a
+// matrix: row offset row*nb[1]) for row < nrows; 0 for a row with no
+// comparable value (all NaN).
+template <int V>
+static __device__ __forceinline__ void reduce_argmax(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
+    __shared__ float pv[1024 / 32];
+    __shared__ int pi[1024 / 32];
+    const ternion_i64 ne0 = src.ne[0];
+    const int none = 0x7fffffff;
+    for (ternion_i64 base = (ternion_i64)blockIdx.x * blockDim.y; base < nrows; base += (ternion_i64)gridDim.x * blockDim.y) {
+        const ternion_i64 row = base + threadIdx.y;
+        float bv = -__int_as_float(0x7f800000);
+        int bi = none;
+        if (row < nrows) {
+            const char * s = (const char *)src.data + row * src.nb[1];
+            if (V == 4) {
+                const float4 * s4 = (const float4 *)s;
+                const ternion_i64 n4 = ne0 / 4;
+                for (ternion_i64 k0 = threadIdx.x; k0 < n4; k0 += 4 * (ternion_i64)blockDim.x) {
+                    float4 v[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                        if (k < n4) v[u] = s4[k];
+                    }
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+                        if (k < n4) {
+                            const int i = (int)(4 * k);
+                            reduce_argmax_take(v[u].x, i, bv, bi);
+                            reduce_argmax_take(v[u].y, i + 1, bv, bi);
+                            reduce_argmax_take(v[u].z, i + 2, bv, bi);
+                            reduce_argmax_take(v[u].w, i + 3, bv, bi);
+                        }
+                    }
+                }
+            } else {
+                for (ternion_i64 i0 = threadIdx.x; i0 < ne0; i0 += blockDim.x) {
+                    reduce_argmax_take(*(const float *)(s + i0 * src.nb[0]), (int)i0, bv, bi);
+                }
+            }
+        }
+        for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+            reduce_argmax_take(TERNION_SHFL_XOR(bv, m), TERNION_SHFL_XOR(bi, m), bv, bi);
+        }
+        if (blockDim.x > TERNION_WARP_SIZE) {
+            const int wpr = blockDim.x / TERNION_WARP_SIZE;
+            const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
+            __syncthreads();
+            if (lane == 0) {
+                pv[threadIdx.y * wpr + warp] = bv;
+                pi[threadIdx.y * wpr + warp] = bi;
+            }
+            __syncthreads();
+            bv = -__int_as_float(0x7f800000);
+            bi = none;
+            if (lane < wpr) {
+                bv = pv[threadIdx.y * wpr + lane];
+                bi = pi[threadIdx.y * wpr + lane];
+            }
+            for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+                reduce_argmax_take(TERNION_SHFL_XOR(bv, m), TERNION_SHFL_XOR(bi, m), bv, bi);
+            }
+        }
+        if (row < nrows && threadIdx.x == 0) {
+            *(int *)((char *)dst.data + row * dst.nb[0]) = bi == none ? 0 : bi;
+        }
+    }
+}
+
+// partial[blockIdx.x] (for blocks below nparts, the grid's size) = Σ of the elements of the packed f32 buffer src
+// (n elements) the block's threads reach grid-stride: V = 4 reads the n/4
+// 16-byte vectors (src 16-byte aligned) and the last n % 4 elements singly.
+// blockDim.x is a multiple of the warp size (blockDim.y 1).
+template <int V>
+static __device__ __forceinline__ void reduce_flat(float * partial, ternion_i64 nparts, const float * src, ternion_i64 n) {
+    float sum = 0.0f;
+    ternion_i64 tail = 0;
+    if (V == 4) {
+        const float4 * s4 = (const float4 *)src;
+        const ternion_i64 n4 = n / 4;
+        float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (ternion_i64 k0 = TERNION_TID(); k0 < n4; k0 += 4 * TERNION_NTHREADS()) {
+            float4 v[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const ternion_i64 k = k0 + u * TERNION_NTHREADS();
+                v[u] = k < n4 ? s4[k] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+            }
+        }
+        sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        tail = 4 * n4;
+    }
+    for (ternion_i64 i = tail + TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
+        sum += src[i];
+    }
+    sum = reduce_row_sum(sum);
+    if (threadIdx.x == 0 && blockIdx.x < nparts) {
+        partial[blockIdx.x] = sum;
+    }
+}
+
+// partial[blockIdx.x] (blocks below nparts) = the number of elements i < n (n < 2^31) with a[i]
+// == b[i] (i32 tensors of one shape, any strides) the block's threads reach
+// grid-stride; ne0, ne1, ne2 divide an element number into indices.
+extern "C" __global__ void count_equal_i32(ternion_i64 * partial, ternion_i64 nparts, ternion_tensor a, ternion_tensor b, ternion_fastdiv ne0,
+                                           ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_i64 n) {
+    ternion_i64 count = 0;
+    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
+        const int x = *(const int *)((const char *)a.data + ternion_offset((ternion_u32)i, a, ne0, ne1, ne2));
+        const int y = *(const int *)((const char *)b.data + ternion_offset((ternion_u32)i, b, ne0, ne1, ne2));
+        count += x == y;
+    }
+    count = reduce_row_sum(count);
+    if (threadIdx.x == 0 && blockIdx.x < nparts) {
+        partial[blockIdx.x] = count;
+    }
+}
+
+// dst[0] = scale * Σ_{i<n} partial[i] (one block, blockDim.x a multiple of
+// the warp size).
+extern "C" __global__ void reduce_final_f32(float * dst, const float * partial, ternion_i64 n, float scale) {
+    float sum = 0.0f;
+    for (ternion_i64 i = threadIdx.x; i < n; i += blockDim.x) {
+        sum += partial[i];
+    }
+    sum = reduce_row_sum(sum);
+    if (threadIdx.x == 0) {
+        dst[0] = sum * scale;
+    }
+}
+
+// dst[0] = Σ_{i<n} partial[i] (one block, blockDim.x a multiple of the warp
+// size).
+extern "C" __global__ void reduce_final_i64(ternion_i64 * dst, const ternion_i64 * partial, ternion_i64 n) {
+    ternion_i64 sum = 0;
+    for (ternion_i64 i = threadIdx.x; i < n; i += blockDim.x) {
+        sum += partial[i];
+    }
+    sum = reduce_row_sum(sum);
+    if (threadIdx.x == 0) {
+        dst[0] = sum;
+    }
+}
