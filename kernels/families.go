@@ -108,6 +108,7 @@ var Families = []Family{
 	ropeFamily,
 	getrowsFamily, reduceFamily, argsortFamily,
 	fattnFamily,
+	normFamily,
 }
 
 // binOps are the ops of binbcast.cu.
