@@ -103,13 +103,12 @@ var Families = []Family{
 	{Name: "scale", Doc: "ggml's SCALE op on contiguous f32 (also a conformance fixture)", Fixture: true,
 		Kernels: []Kernel{{Name: "scale_f32", Doc: "dst[i] = src[i]*scale + bias for i < n",
 			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n", i64}}}}},
-	{Name: "unary", Doc: "element-wise ops of one tensor (ggml's SCALE and, to come, UNARY)",
-		Kernels: []Kernel{{Name: "scale4_f32",
-			Doc:    "dst[i] = src[i]*scale + bias for the n4 float4 of 16-byte aligned contiguous f32 buffers (grid-stride)",
-			Params: []Param{{"dst", ptr}, {"src", ptr}, {"scale", f32}, {"bias", f32}, {"n4", i64}}}}},
+	unaryFamily,
 	shapeFamily,
 	ropeFamily,
 	getrowsFamily, reduceFamily, argsortFamily,
+	fattnFamily,
+	normFamily,
 	softmaxFamily,
 }
 

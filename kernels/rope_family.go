@@ -10,7 +10,7 @@ var ropeFamily = Family{Name: "rope", Doc: "ggml's ROPE: rotary position embeddi
 		Params: []Param{{"dst", tensor}, {"src", tensor}, {"pos", ptr}, {"ff", ptr}, {"ne2", fastdiv}, {"n_dims", i32},
 			{"sec0", i32}, {"sec1", i32}, {"sec2", i32}, {"sec3", i32}, {"log2_theta_scale", f32}, {"freq_scale", f32},
 			{"ext_factor", f32}, {"mscale", f32}, {"low", f32}, {"high", f32}},
-		Axes: []Axis{{Name: "mode", Values: []Value{{"norm", "TERNION_ROPE_NORM"}, {"neox", "TERNION_ROPE_NEOX"},
-			{"multi", "TERNION_ROPE_MULTI"}, {"vision", "TERNION_ROPE_VISION"}}},
+		// mode values are rope.cu's mode numbers (its #defines of NORM, NEOX, MULTI, VISION).
+		Axes: []Axis{{Name: "mode", Values: []Value{{"norm", "0"}, {"neox", "1"}, {"multi", "2"}, {"vision", "3"}}},
 			{Name: "t", Values: []Value{{"f32", "float"}, {"f16", "ternion_f16"}}}}}},
 }

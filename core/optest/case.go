@@ -119,12 +119,14 @@ const (
 	nmseMulMat  = 5e-4
 )
 
-// Match returns the cases whose op is op (when set) and whose name matches
-// pattern (a substring, or a regular expression when re is set).
+// Match returns the cases whose op is op (when set: the graph op, "UNARY",
+// or the op a case's name starts with, "SILU", as test-backend-ops' -o
+// matches ggml_op_desc) and whose name match accepts (when set).
 func Match(cases []Case, op string, match func(name string) bool) []Case {
 	var out []Case
 	for _, c := range cases {
-		if op != "" && c.Op.String() != op {
+		desc, _, _ := strings.Cut(c.Name, "(")
+		if op != "" && c.Op.String() != op && desc != op {
 			continue
 		}
 		if match != nil && !match(c.Name) {

@@ -1,6 +1,7 @@
 package optest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,4 +83,32 @@ func nan() float64 { var z float64; return z / z }
 func inf(sign int) float64 {
 	var z float64
 	return float64(sign) / z
+}
+
+func TestMatchByOpAndDesc(t *testing.T) {
+	cases := []Case{
+		{Name: "SILU(type=f32,ne_a=[128,2,2,2],v=0)", Op: graph.OpUnary},
+		{Name: "GELU(type=f32,ne_a=[128,2,2,2],v=0)", Op: graph.OpUnary},
+		{Name: "ADD(type=f32,ne=[16,10,10,10],nr=[2,1,1,1])", Op: graph.OpAdd},
+	}
+	names := func(cs []Case) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name[:strings.Index(c.Name, "(")])
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		op   string
+		want []string
+	}{
+		{"", []string{"SILU", "GELU", "ADD"}},
+		{"UNARY", []string{"SILU", "GELU"}},
+		{"SILU", []string{"SILU"}},
+		{"ADD", []string{"ADD"}},
+		{"MUL", nil},
+	} {
+		assert.Equal(t, tc.want, names(Match(cases, tc.op, nil)), "op %q", tc.op)
+	}
+	assert.Equal(t, []string{"GELU"}, names(Match(cases, "", func(n string) bool { return strings.HasPrefix(n, "G") })))
 }

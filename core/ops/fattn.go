@@ -1,0 +1,239 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// fattn.go plans FLASH_ATTN_EXT (kernels/fattn.cu): the flash-decoding vector
+// kernel (+ fattn_combine) for few queries, the mma.sync kernel for prefill.
+
+func init() {
+	register(graph.OpFlashAttnExt, impl{supports: fattnSupports, run: fattnRun})
+}
+
+// fattnPath is the kernel path of a FLASH_ATTN_EXT node.
+type fattnPath int
+
+const (
+	fattnVec fattnPath = iota // fattn_vec_*: flash-decoding, any vendor
+	fattnMMA                  // fattn_mma_*: mma.sync m16n8k16, NVIDIA with arch >= 8.0 compiled
+)
+
+// fattnVecMaxQ is the most query columns the seed sends to its vector kernel.
+const fattnVecMaxQ = 8
+
+// fattnChoose picks the path for nq query columns on a device of cc whose
+// kernels were built for compiled (the seed's choice: the vector kernel for
+// nq <= 8, the tensor-core kernel for larger batches where its mma.sync code
+// is compiled; cc 0 is the host device, which runs every path). Without the
+// tensor-core kernel the vector kernel takes every batch (correct, slower).
+func fattnChoose(nq int64, cc arch.CC, compiled []arch.CC) fattnPath {
+	if nq <= fattnVecMaxQ {
+		return fattnVec
+	}
+	if cc == 0 || arch.AmpereMMAAvailable(cc, compiled) {
+		return fattnMMA
+	}
+	return fattnVec
+}
+
+// fattnHeadSizes are the head sizes the kernels are built for (hsk = hsv).
+var fattnHeadSizes = map[int64]bool{64: true, 80: true, 96: true, 112: true, 128: true, 256: true}
+
+func fattnSupports(n *graph.Tensor, _ vendorapi.Props) string {
+	q, k, v, mask, sinks := n.Src(0), n.Src(1), n.Src(2), n.Src(3), n.Src(4)
+	kt, vt := k.Type(), v.Type()
+	switch {
+	case kt.IsQuantized() || vt.IsQuantized():
+		return fmt.Sprintf("quantized K/V (%s/%s) come with the quantized types (issue 10)", kt, vt)
+	case kt != tensor.F16 || vt != tensor.F16:
+		return fmt.Sprintf("K/V of types %s/%s: the kernels read f16 K/V (the seed rejects bf16; cast f32 to f16)", kt, vt)
+	case q.Type() != tensor.F32 || n.Type() != tensor.F32:
+		return "q and dst must be f32"
+	}
+	hsk, hsv := k.Dim(0), v.Dim(0)
+	switch {
+	case hsk == 576 && hsv == 512:
+		return "hsk 576 with hsv 512 (the seed's DeepSeek MLA path) is not implemented yet"
+	case hsk != hsv:
+		return fmt.Sprintf("hsk %d ≠ hsv %d: the seed accepts different K and V head sizes only for 576/512", hsk, hsv)
+	case !fattnHeadSizes[hsk]:
+		return fmt.Sprintf("head size %d: the kernels are built for 64, 80, 96, 112, 128 and 256", hsk)
+	case q.Nb()[0] != 4 || k.Nb()[0] != 2 || v.Nb()[0] != 2:
+		return "q, k and v rows must be packed"
+	case mask != nil && mask.Nb()[0] != 2:
+		return "mask rows must be packed"
+	case sinks != nil && sinks.Nb()[0] != 4:
+		return "sinks must be packed f32"
+	}
+	for i := 1; i < 4; i++ {
+		if k.Nb()[i]%16 != 0 || v.Nb()[i]%16 != 0 {
+			return "k and v strides must be multiples of 16 bytes (16-byte row loads)"
+		}
+	}
+	qn, kn := q.Ne(), k.Ne()
+	if qn[1]*qn[2]*qn[3] >= math.MaxInt32 || kn[1] >= math.MaxInt32 || qn[2] > 65535 || qn[3] > 65535 ||
+		kn[2]*qn[3] > 65535 || qn[1]*(qn[2]/kn[2]) > 65535*4 {
+		return "a dimension exceeds the kernels' grid"
+	}
+	return ""
+}
+
+// fattnCall is the argument list of one FLASH_ATTN_EXT node.
+type fattnCall struct {
+	dst, q, k, v, mask   vendorapi.TensorDesc
+	sinks                vendorapi.DevicePtr
+	scale, softcap, bias float32
+	m0, m1               float32
+	nHeadLog2, gqa, r3   uint32
+}
+
+// fattnArgs reads node n's descriptors and parameters; the softcap divides
+// the scale as ggml does (s = softcap·tanh(s·scale/softcap)).
+func fattnArgs(n *graph.Tensor) (fattnCall, error) {
+	ds, err := descs(n, n.Src(0), n.Src(1), n.Src(2))
+	if err != nil {
+		return fattnCall{}, err
+	}
+	c := fattnCall{dst: ds[0], q: ds[1], k: ds[2], v: ds[3], scale: n.ParamF32(0), bias: n.ParamF32(1),
+		softcap: n.ParamF32(2)}
+	if m := n.Src(3); m != nil {
+		if c.mask, err = desc(m); err != nil {
+			return fattnCall{}, err
+		}
+	}
+	if s := n.Src(4); s != nil {
+		d, err := desc(s)
+		if err != nil {
+			return fattnCall{}, err
+		}
+		c.sinks = d.Data
+	}
+	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
+		return fattnCall{}, fmt.Errorf("k and v data must be 16-byte aligned")
+	}
+	if c.softcap != 0 {
+		c.scale /= c.softcap
+	}
+	nHead := uint32(c.q.Ne[2])
+	c.nHeadLog2 = 1 << uint32(math.Floor(math.Log2(float64(nHead))))
+	c.m0 = float32(math.Pow(2, -float64(c.bias)/float64(c.nHeadLog2)))
+	c.m1 = float32(math.Pow(2, -float64(c.bias)/2/float64(c.nHeadLog2)))
+	c.gqa = uint32(c.q.Ne[2] / c.k.Ne[2])
+	c.r3 = uint32(c.q.Ne[3] / c.k.Ne[3])
+	return c, nil
+}
+
+// args appends the call's arguments (the vector kernel's part after sinks
+// and chunk at the end when vec).
+func (c fattnCall) args(d Device, vec bool, part vendorapi.DevicePtr, chunk uint32) *vendorapi.Args {
+	a := d.Args().Tensor(c.dst).Tensor(c.q).Tensor(c.k).Tensor(c.v).Tensor(c.mask).Ptr(c.sinks)
+	if vec {
+		a = a.Ptr(part)
+	}
+	a = a.F32(c.scale).F32(c.softcap).F32(c.bias).F32(c.m0).F32(c.m1).U32(c.nHeadLog2).U32(c.gqa).U32(c.r3)
+	if vec {
+		a = a.U32(chunk)
+	}
+	return a
+}
+
+func fattnRun(d Device, n *graph.Tensor) error {
+	c, err := fattnArgs(n)
+	if err != nil {
+		return err
+	}
+	p := d.Props()
+	if fattnChoose(c.q.Ne[1], p.CC, p.CompiledArchs) == fattnMMA {
+		return fattnRunMMA(d, c)
+	}
+	return fattnRunVec(d, c, p.SMs)
+}
+
+// fattnVecGeometry is the vector kernel's launch for a head size, nq query
+// columns, the GQA ratio, nhkv kv heads, ne3 batches, nkv positions and sms
+// multiprocessors: rows per block (4 or 8), the grid (KV chunks, row groups,
+// kv heads × batches) and the chunk length (a multiple of the 64-position
+// tile). Chunks split the KV sequence so that about 4 blocks run per
+// multiprocessor even for one query (flash-decoding).
+func fattnVecGeometry(nq, gqa, nhkv, ne3, nkv int64, sms int) (rows int64, grid vendorapi.Dim3, chunk int64) {
+	const tile = 64
+	rows = 4
+	if gqa*nq > 4 {
+		rows = 8
+	}
+	groups := (gqa*nq + rows - 1) / rows
+	base := groups * nhkv * ne3
+	target := int64(4 * max(sms, 1))
+	tiles := max((nkv+tile-1)/tile, 1)
+	nchunks := min(max((target+base-1)/base, 1), tiles)
+	chunk = (tiles + nchunks - 1) / nchunks * tile
+	nchunks = max((nkv+chunk-1)/chunk, 1)
+	return rows, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(groups), Z: uint32(nhkv * ne3)}, chunk
+}
+
+func fattnRunVec(d Device, c fattnCall, sms int) error {
+	dim := c.k.Ne[0]
+	rows, grid, chunk := fattnVecGeometry(c.q.Ne[1], int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
+	name := fmt.Sprintf("fattn_vec_d%d_r%d", dim, rows)
+	block := vendorapi.Dim3{X: 128}
+	if grid.X == 1 {
+		return launch(d, name, grid, block, 0, c.args(d, true, 0, uint32(chunk)))
+	}
+	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
+	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (dim + 2) * 4))
+	if err != nil {
+		return err
+	}
+	defer part.Free()
+	if err := launch(d, name, grid, block, 0, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
+		return err
+	}
+	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
+	return launch(d, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, block, 0, a)
+}
+
+// fattnSmemSet remembers the (driver, function) pairs whose dynamic shared
+// memory limit was raised.
+var fattnSmemSet sync.Map
+
+// fattnSmemKey keys fattnSmemSet.
+type fattnSmemKey struct {
+	drv vendorapi.Driver
+	f   vendorapi.Function
+}
+
+// fattnMMAShared is the mma kernel's dynamic shared memory for head size
+// dim: the Q tile and one K and one V tile, 64 rows each of dim+8 halves.
+func fattnMMAShared(dim int64) uint32 { return uint32(3 * 64 * (dim + 8) * 2) }
+
+func fattnRunMMA(d Device, c fattnCall) error {
+	dim := c.k.Ne[0]
+	f, err := d.Kernel(fmt.Sprintf("fattn_mma_d%d", dim))
+	if err != nil {
+		return err
+	}
+	shared := fattnMMAShared(dim)
+	if p := d.Props(); int(shared) > p.SharedMemPerBlock {
+		if int(shared) > p.SharedMemPerBlockOptin {
+			return fmt.Errorf("fattn_mma_d%d needs %d bytes of shared memory, the device has %d", dim, shared,
+				p.SharedMemPerBlockOptin)
+		}
+		key := fattnSmemKey{d.Driver(), f}
+		if _, done := fattnSmemSet.Load(key); !done {
+			if err := d.Driver().SetMaxDynamicSharedMemory(f, int(shared)); err != nil {
+				return err
+			}
+			fattnSmemSet.Store(key, true)
+		}
+	}
+	grid := vendorapi.Dim3{X: uint32((c.q.Ne[1] + 63) / 64), Y: uint32(c.q.Ne[2]), Z: uint32(c.q.Ne[3])}
+	return d.Launch(f, grid, vendorapi.Dim3{X: 128}, shared, c.args(d, false, 0, 0))
+}

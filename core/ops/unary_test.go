@@ -1,0 +1,70 @@
+package ops
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+func TestUnarySupports(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(ctx *graph.Context) *graph.Tensor
+		why   string // "" when supported
+	}{
+		{"silu f32", func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(tensor.F32, 8, 3).SILU() }, ""},
+		{"gelu f16 view", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F16, 8, 3).Transpose().GELUInplace()
+		}, ""},
+		{"silu bf16", func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(tensor.BF16, 8, 3).SILU() }, "runs on f32 and f16"},
+		{"clamp bf16", func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(tensor.BF16, 8).Clamp(0, 1) }, "runs on f32 and f16"},
+		{"swiglu f16", func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(tensor.F16, 8, 3).SwiGLU() }, ""},
+		{"swiglu bf16", func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(tensor.BF16, 8, 3).SwiGLU() }, "runs on f32 and f16"},
+		{"add1 f16+f32", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F16, 8, 3).Add1(ctx.Empty(tensor.F32, 1))
+		}, ""},
+		{"acc", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 8, 3).Acc(ctx.Empty(tensor.F32, 4, 2), 32, 64, 64, 4)
+		}, ""},
+		{"acc overlapping rows", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 8, 3).Acc(ctx.Empty(tensor.F32, 4, 2), 8, 64, 64, 0)
+		}, "overlap"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := graph.NewContext()
+			n := c.build(ctx)
+			require.NoError(t, ctx.Err())
+			err := Supports(n, vendorapi.Props{WarpSize: 32})
+			if c.why == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.True(t, errors.Is(err, ErrNotSupported), "%v", err)
+			assert.Contains(t, err.Error(), c.why)
+			assert.Contains(t, err.Error(), n.Op().String())
+		})
+	}
+}
+
+func TestUnaryOverlaps(t *testing.T) {
+	for _, c := range []struct {
+		ne, nb [4]int64
+		want   bool
+	}{
+		{[4]int64{4, 2, 1, 1}, [4]int64{4, 16, 32, 32}, false},
+		{[4]int64{4, 2, 1, 1}, [4]int64{4, 12, 32, 32}, true},    // rows of 16 bytes 12 apart
+		{[4]int64{4, 2, 3, 1}, [4]int64{4, 100, 16, 300}, false}, // dim 2 packs rows of 48 bytes, dim 1 beyond
+		{[4]int64{4, 2, 3, 1}, [4]int64{4, 40, 16, 300}, true},   // dim 1 steps inside those 48 bytes
+		{[4]int64{4, 2, 3, 1}, [4]int64{4, 48, 16, 300}, false},  // dims 1 and 2 swapped, disjoint
+		{[4]int64{1, 5, 1, 1}, [4]int64{4, 4, 20, 20}, false},
+		{[4]int64{3, 1, 1, 1}, [4]int64{0, 12, 12, 12}, true}, // a zero stride repeats an address
+	} {
+		assert.Equal(t, c.want, unaryOverlaps(c.ne, c.nb), "ne %v nb %v", c.ne, c.nb)
+	}
+}

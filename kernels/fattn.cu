@@ -1,0 +1,571 @@
+// fattn.cu - ggml's FLASH_ATTN_EXT: out = softmax(scale·Q·Kᵀ (softcapped) +
+// slope·mask, with an optional sink logit per head) · V, for f32 Q, f16 K and
+// V of one head size D (hsk = hsv), GQA (q head h reads kv head h / gqa, q
+// batch i3 reads kv batch i3 / r3), the mask broadcast over heads and batches
+// by modulo. The output is ggml's permuted [D, n_head, n_q, ne3] f32.
+//
+// Two paths, chosen by core/ops (fattnChoose):
+//   - fattn_vec_d{D}_r{R} (any vendor): flash-decoding. Block (x, y, z) takes
+//     KV chunk x, R query rows (GQA heads × query columns of one kv head) of
+//     row group y, kv head and batch z. 128 threads in groups of G lanes, each
+//     lane holding 16 bytes of a K or V row (uint4 loads); tiles of 64 KV
+//     positions: scores into shared memory, an online-softmax update per row,
+//     then P·V accumulated in registers. With one chunk the block writes the
+//     output; with several it writes its max, sum and unnormalised
+//     accumulator to a partial buffer that fattn_combine merges.
+//   - fattn_mma_d{D} (NVIDIA, arch >= 8.0): tensor-core prefill with
+//     mma.sync m16n8k16 (f16 in, f32 accumulate). Block (x, y, z) takes 64
+//     queries (16 per warp) of q head y, batch z; the Q tile (pre-scaled,
+//     f16) lives in shared memory, K and V tiles of 64 positions stream
+//     through shared memory with cp.async (V(i) loads while S = Q·K(i)ᵀ is
+//     computed, K(i+1) while P·V(i) is), the online softmax stays in
+//     registers. Elsewhere (older archs, HIP, MUSA) its body is empty and the
+//     planner never launches it.
+#include "vendor.h"
+
+#define FATTN_THREADS 128
+#define FATTN_TILE 64
+#define FATTN_NEG_INF (-__int_as_float(0x7f800000))
+
+// ALiBi slope of head h (1 without ALiBi), as ggml computes it.
+static __device__ __forceinline__ float fattn_slope(float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 h) {
+    if (max_bias <= 0.0f) {
+        return 1.0f;
+    }
+    return h < n_head_log2 ? powf(m0, (float)(h + 1)) : powf(m1, (float)(2 * (h - n_head_log2) + 1));
+}
+
+// The scaled (and softcapped) score x plus the masked bias of position j.
+static __device__ __forceinline__ float fattn_logit(float x, float softcap, const ternion_f16 * mrow, ternion_i64 j, float slope) {
+    if (softcap != 0.0f) {
+        x = softcap * tanhf(x);
+    }
+    if (mrow != nullptr) {
+        x += slope * ternion_f16_to_f32(mrow[j]);
+    }
+    return x;
+}
+
+// The 8 halves of a uint4 as floats.
+static __device__ __forceinline__ void fattn_unpack8(const uint4 raw, float * f) {
+    const ternion_f16 * h = (const ternion_f16 *)&raw;
+#pragma unroll
+    for (int e = 0; e < 8; e++) {
+        f[e] = ternion_f16_to_f32(h[e]);
+    }
+}
+
+// Lanes of a vector-kernel group for head size D: 16 bytes (8 halves) of a
+// row each, 8, 16 or 32 lanes.
+template <int D> struct fattn_vec_geometry {
+    static constexpr int C = D / 8;                                // 16-byte chunks of a row
+    static constexpr int G = C >= 32 ? 32 : (C > 8 ? 16 : 8);       // lanes per group
+    static constexpr int NC = (C + G - 1) / G;                     // chunks per lane
+    static constexpr int NG = FATTN_THREADS / G;                   // groups per block
+};
+
+template <int D, int R>
+static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
+                                                 ternion_tensor mask, const float * sinks, float * part, float scale,
+                                                 float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
+                                                 ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
+    typedef fattn_vec_geometry<D> geo;
+    constexpr int C = geo::C, G = geo::G, NC = geo::NC, NG = geo::NG;
+    constexpr int T = FATTN_TILE;
+    __shared__ float sP[R][T];
+    __shared__ float sRed[NG][D];
+    __shared__ float sM[R], sS[R], sF[R], sSlope[R];
+    __shared__ const ternion_f16 * sMrow[R];
+
+    const int tid = threadIdx.x, lane = tid % G, gi = tid / G;
+    const ternion_u32 nq = (ternion_u32)q.ne[1], n_head = (ternion_u32)q.ne[2], nhkv = (ternion_u32)k.ne[2];
+    const ternion_u32 nrows = gqa * nq;
+    const ternion_u32 ik2 = blockIdx.z % nhkv, iq3 = blockIdx.z / nhkv, ik3 = iq3 / r3;
+    const ternion_i64 nkv = k.ne[1];
+
+    // Row rr of the block is query column iq1 of q head h (rows past the
+    // end repeat the last row and write nothing).
+    ternion_u32 h[R], iq1[R];
+    bool valid[R];
+#pragma unroll
+    for (int rr = 0; rr < R; rr++) {
+        const ternion_u32 gr0 = blockIdx.y * R + rr;
+        valid[rr] = gr0 < nrows;
+        const ternion_u32 gr = valid[rr] ? gr0 : nrows - 1;
+        h[rr] = ik2 * gqa + gr / nq;
+        iq1[rr] = gr % nq;
+    }
+    if (tid < R) {
+#pragma unroll
+        for (int rr = 0; rr < R; rr++) {
+            if (rr == tid) {
+                sM[rr] = FATTN_NEG_INF;
+                sS[rr] = 0.0f;
+                sSlope[rr] = fattn_slope(max_bias, m0, m1, n_head_log2, h[rr]);
+                sMrow[rr] = mask.data == nullptr
+                                ? nullptr
+                                : (const ternion_f16 *)((const char *)mask.data + iq1[rr] * mask.nb[1] +
+                                                        (h[rr] % (ternion_u32)mask.ne[2]) * mask.nb[2] +
+                                                        (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]);
+            }
+        }
+    }
+
+    // This lane's 8·NC elements of each query row, scaled.
+    float qr[R][NC][8];
+#pragma unroll
+    for (int rr = 0; rr < R; rr++) {
+        const float * qrow = (const float *)((const char *)q.data + iq1[rr] * q.nb[1] + h[rr] * q.nb[2] + iq3 * q.nb[3]);
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            const int ch = lane + c * G;
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                qr[rr][c][e] = ch < C ? qrow[ch * 8 + e] * scale : 0.0f;
+            }
+        }
+    }
+    float acc[R][NC][8];
+#pragma unroll
+    for (int rr = 0; rr < R; rr++) {
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                acc[rr][c][e] = 0.0f;
+            }
+        }
+    }
+    __syncthreads();
+
+    const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
+    const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
+    const ternion_i64 c0 = (ternion_i64)blockIdx.x * chunk;
+    const ternion_i64 c1 = c0 + chunk < nkv ? c0 + chunk : nkv;
+    for (ternion_i64 t0 = c0; t0 < c1; t0 += T) {
+        const int n = c1 - t0 < T ? (int)(c1 - t0) : T;
+        // Scores: group gi takes positions gi, gi+NG, ... of the tile.
+#pragma unroll
+        for (int it = 0; it < T / NG; it++) {
+            const int jj = gi + it * NG;
+            float s[R];
+#pragma unroll
+            for (int rr = 0; rr < R; rr++) {
+                s[rr] = 0.0f;
+            }
+            if (jj < n) {
+                const char * krow = kb + (t0 + jj) * k.nb[1];
+#pragma unroll
+                for (int c = 0; c < NC; c++) {
+                    const int ch = lane + c * G;
+                    if (ch < C) {
+                        float kf[8];
+                        fattn_unpack8(*(const uint4 *)(krow + ch * 16), kf);
+#pragma unroll
+                        for (int rr = 0; rr < R; rr++) {
+#pragma unroll
+                            for (int e = 0; e < 8; e++) {
+                                s[rr] += qr[rr][c][e] * kf[e];
+                            }
+                        }
+                    }
+                }
+            }
+#pragma unroll
+            for (int rr = 0; rr < R; rr++) {
+#pragma unroll
+                for (int m = G / 2; m > 0; m >>= 1) {
+                    s[rr] += TERNION_SHFL_XOR(s[rr], m);
+                }
+            }
+            if (lane == 0) {
+#pragma unroll
+                for (int rr = 0; rr < R; rr++) {
+                    sP[rr][jj] = jj < n ? fattn_logit(s[rr], softcap, sMrow[rr], t0 + jj, sSlope[rr]) : FATTN_NEG_INF;
+                }
+            }
+        }
+        __syncthreads();
+        // Online softmax: 32 lanes per row, two positions a lane.
+        for (int rr = tid / 32; rr < R; rr += FATTN_THREADS / 32) {
+            const int l = tid % 32;
+            const float x0 = sP[rr][l], x1 = sP[rr][l + 32];
+            const float mold = sM[rr];
+            float mt = fmaxf(x0, x1);
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) {
+                mt = fmaxf(mt, TERNION_SHFL_XOR(mt, m));
+            }
+            const float mnew = fmaxf(mold, mt);
+            const bool none = mnew == FATTN_NEG_INF;
+            const float p0 = none ? 0.0f : expf(x0 - mnew), p1 = none ? 0.0f : expf(x1 - mnew);
+            const float f = none ? 1.0f : expf(mold - mnew);
+            float sum = p0 + p1;
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) {
+                sum += TERNION_SHFL_XOR(sum, m);
+            }
+            sP[rr][l] = p0;
+            sP[rr][l + 32] = p1;
+            if (l == 0) {
+                sM[rr] = mnew;
+                sS[rr] = sS[rr] * f + sum;
+                sF[rr] = f;
+            }
+        }
+        __syncthreads();
+        // P·V: group gi accumulates positions gi, gi+NG, ... of the tile.
+#pragma unroll
+        for (int rr = 0; rr < R; rr++) {
+            const float f = sF[rr];
+#pragma unroll
+            for (int c = 0; c < NC; c++) {
+#pragma unroll
+                for (int e = 0; e < 8; e++) {
+                    acc[rr][c][e] *= f;
+                }
+            }
+        }
+#pragma unroll
+        for (int it = 0; it < T / NG; it++) {
+            const int jj = gi + it * NG;
+            if (jj < n) {
+                const char * vrow = vb + (t0 + jj) * v.nb[1];
+#pragma unroll
+                for (int c = 0; c < NC; c++) {
+                    const int ch = lane + c * G;
+                    if (ch < C) {
+                        float vf[8];
+                        fattn_unpack8(*(const uint4 *)(vrow + ch * 16), vf);
+#pragma unroll
+                        for (int rr = 0; rr < R; rr++) {
+                            const float p = sP[rr][jj];
+#pragma unroll
+                            for (int e = 0; e < 8; e++) {
+                                acc[rr][c][e] += p * vf[e];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+
+    // Sum the groups' accumulators row by row, then finish the row: the
+    // output (one chunk) or the chunk's partial (max, sum, accumulator).
+    const bool single = gridDim.x == 1;
+#pragma unroll
+    for (int rr = 0; rr < R; rr++) {
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            const int ch = lane + c * G;
+            if (ch < C) {
+#pragma unroll
+                for (int e = 0; e < 8; e++) {
+                    sRed[gi][ch * 8 + e] = acc[rr][c][e];
+                }
+            }
+        }
+        __syncthreads();
+        if (valid[rr]) {
+            float M = sM[rr], S = sS[rr], f = 1.0f;
+            if (single && sinks != nullptr) {
+                const float sink = sinks[h[rr]];
+                const float mn = fmaxf(M, sink);
+                f = expf(M - mn);
+                S = S * f + expf(sink - mn);
+            }
+            const float inv = S == 0.0f ? 0.0f : f / S;
+            float * prow = part + ((ternion_i64)blockIdx.x * nq * n_head * (gridDim.z / nhkv) +
+                                   ((ternion_i64)iq3 * n_head + h[rr]) * nq + iq1[rr]) *
+                                      (D + 2);
+            float * orow = (float *)((char *)dst.data + h[rr] * dst.nb[1] + iq1[rr] * dst.nb[2] + iq3 * dst.nb[3]);
+            for (int d = tid; d < D; d += FATTN_THREADS) {
+                float o = 0.0f;
+#pragma unroll
+                for (int g = 0; g < NG; g++) {
+                    o += sRed[g][d];
+                }
+                if (single) {
+                    orow[d] = o * inv;
+                } else {
+                    prow[2 + d] = o;
+                }
+            }
+            if (!single && tid == 0) {
+                prow[0] = M;
+                prow[1] = S;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// Merges the nchunks partials of fattn_vec: block x is output row x = (iq3·
+// n_head + h)·nq + iq1 of nrows; threads stride over the D values.
+extern "C" __global__ void fattn_combine(ternion_tensor dst, const float * part, const float * sinks, ternion_u32 nchunks,
+                                         ternion_u32 nrows) {
+    const ternion_u32 row = blockIdx.x;
+    const ternion_u32 D = (ternion_u32)dst.ne[0], nq = (ternion_u32)dst.ne[2], n_head = (ternion_u32)dst.ne[1];
+    const ternion_u32 iq1 = row % nq, h = (row / nq) % n_head, iq3 = row / (nq * n_head);
+    const ternion_i64 stride = (ternion_i64)nrows * (D + 2);
+    const float * p = part + (ternion_i64)row * (D + 2);
+    float M = sinks != nullptr ? sinks[h] : FATTN_NEG_INF;
+    for (ternion_u32 c = 0; c < nchunks; c++) {
+        M = fmaxf(M, p[c * stride]);
+    }
+    float S = 0.0f;
+    if (M != FATTN_NEG_INF) {
+        for (ternion_u32 c = 0; c < nchunks; c++) {
+            const float mc = p[c * stride];
+            if (mc != FATTN_NEG_INF) {
+                S += p[c * stride + 1] * expf(mc - M);
+            }
+        }
+        if (sinks != nullptr) {
+            S += expf(sinks[h] - M);
+        }
+    }
+    float * orow = (float *)((char *)dst.data + h * dst.nb[1] + iq1 * dst.nb[2] + iq3 * dst.nb[3]);
+    for (ternion_u32 d = threadIdx.x; d < D; d += blockDim.x) {
+        float o = 0.0f;
+        if (S != 0.0f) {
+            for (ternion_u32 c = 0; c < nchunks; c++) {
+                const float mc = p[c * stride];
+                if (mc != FATTN_NEG_INF) {
+                    o += p[c * stride + 2 + d] * expf(mc - M);
+                }
+            }
+            o /= S;
+        }
+        orow[d] = o;
+    }
+}
+
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define FATTN_MMA 1
+#endif
+
+#ifdef FATTN_MMA
+// c += a·b for one m16n8k16 tile (f16 inputs, f32 accumulators).
+static __device__ __forceinline__ void fattn_mma16816(float * c, const ternion_u32 * a, ternion_u32 b0, ternion_u32 b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Two halves in one register, lo first in memory order.
+static __device__ __forceinline__ ternion_u32 fattn_pack(ternion_f16 lo, ternion_f16 hi) {
+    return (ternion_u32)lo | ((ternion_u32)hi << 16);
+}
+
+// The shared-state-space address of p.
+static __device__ __forceinline__ ternion_u32 fattn_smem_addr(const void * p) {
+    ternion_u32 a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+// Starts copying rows t0..t0+63 of a K or V head (row stride nb1 bytes, D
+// halves a row) into s (rows of D+8 halves); rows at or past nkv read as zero.
+template <int D>
+static __device__ __forceinline__ void fattn_load_tile(ternion_f16 * s, const char * base, ternion_i64 nb1, ternion_i64 t0,
+                                                       ternion_i64 nkv) {
+    constexpr int C = D / 8;
+    for (int i = threadIdx.x; i < FATTN_TILE * C; i += FATTN_THREADS) {
+        const int r = i / C, c = i % C;
+        const bool in = t0 + r < nkv;
+        const char * g = base + (in ? (t0 + r) * nb1 : 0) + c * 16;
+        const ternion_u32 sa = fattn_smem_addr(s + r * (D + 8) + c * 8);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa), "l"(g), "r"(in ? 16 : 0));
+    }
+    asm volatile("cp.async.commit_group;");
+}
+
+static __device__ __forceinline__ void fattn_wait_tiles() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+// Four 8×8 b16 matrices from shared memory: lane l gives the address of row
+// l%8 of matrix l/8 and receives, of matrix i, register r[i] = its row l/4,
+// columns 2(l%4) and 2(l%4)+1 (trans: column l/4, rows 2(l%4) and 2(l%4)+1).
+static __device__ __forceinline__ void fattn_ldsm_x4(ternion_u32 * r, const ternion_f16 * p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(fattn_smem_addr(p)));
+}
+static __device__ __forceinline__ void fattn_ldsm_x4_trans(ternion_u32 * r, const ternion_f16 * p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(fattn_smem_addr(p)));
+}
+#endif
+
+template <int D>
+static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
+                                                 ternion_tensor mask, const float * sinks, float scale, float softcap,
+                                                 float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 gqa,
+                                                 ternion_u32 r3) {
+#ifdef FATTN_MMA
+    constexpr int SD = D + 8; // shared row stride in halves (16-byte pad: conflict-free fragment loads)
+    constexpr int BQ = 64;
+    extern __shared__ __align__(16) ternion_f16 fattn_smem[];
+    ternion_f16 * sQ = fattn_smem;
+    ternion_f16 * sK = sQ + BQ * SD;
+    ternion_f16 * sV = sK + FATTN_TILE * SD;
+
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t = lane & 3;
+    const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
+    const ternion_u32 h = blockIdx.y, iq3 = blockIdx.z, ik2 = h / gqa, ik3 = iq3 / r3;
+    const ternion_i64 nq = q.ne[1], nkv = k.ne[1], q0 = (ternion_i64)blockIdx.x * BQ;
+    const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h);
+    const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
+    const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
+
+    fattn_load_tile<D>(sK, kb, k.nb[1], 0, nkv);
+    for (int i = tid; i < BQ * D; i += FATTN_THREADS) {
+        const int r = i / D, c = i % D;
+        float x = 0.0f;
+        if (q0 + r < nq) {
+            x = *(const float *)((const char *)q.data + (q0 + r) * q.nb[1] + h * q.nb[2] + iq3 * q.nb[3] + c * 4) * scale;
+        }
+        sQ[r * SD + c] = ternion_f32_to_f16(x);
+    }
+
+    // This thread's rows of the warp's 16: r0 + g and r0 + g + 8.
+    const int r0 = warp * 16;
+    const ternion_i64 qa = q0 + r0 + g, qb = qa + 8;
+    const ternion_f16 * mrow[2] = {nullptr, nullptr};
+    if (mask.data != nullptr) {
+        const ternion_i64 off = (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3];
+        if (qa < nq) mrow[0] = (const ternion_f16 *)((const char *)mask.data + off + qa * mask.nb[1]);
+        if (qb < nq) mrow[1] = (const ternion_f16 *)((const char *)mask.data + off + qb * mask.nb[1]);
+    }
+    float o[D / 8][4];
+#pragma unroll
+    for (int n = 0; n < D / 8; n++) {
+        o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+    }
+    float mr[2] = {FATTN_NEG_INF, FATTN_NEG_INF}, lr[2] = {0.0f, 0.0f};
+    fattn_wait_tiles();
+    __syncthreads();
+
+    for (ternion_i64 t0 = 0; t0 < nkv; t0 += FATTN_TILE) {
+        fattn_load_tile<D>(sV, vb, v.nb[1], t0, nkv);
+        // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 positions.
+        float s[8][4];
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+        }
+#pragma unroll 4
+        for (int kk = 0; kk < D; kk += 16) {
+            // A: matrices (rows r0.., cols kk), (r0+8.., kk), (r0.., kk+8),
+            // (r0+8.., kk+8) = a0..a3. B of n-tiles n, n+1: matrices
+            // (kv n·8.., d kk), (n·8.., kk+8), ((n+1)·8.., kk), ((n+1)·8.., kk+8).
+            ternion_u32 a[4];
+            fattn_ldsm_x4(a, sQ + (r0 + lrow + (lmat & 1) * 8) * SD + kk + (lmat >> 1) * 8);
+#pragma unroll
+            for (int n = 0; n < 8; n += 2) {
+                ternion_u32 b[4];
+                fattn_ldsm_x4(b, sK + (n * 8 + (lmat >> 1) * 8 + lrow) * SD + kk + (lmat & 1) * 8);
+                fattn_mma16816(s[n], a, b[0], b[1]);
+                fattn_mma16816(s[n + 1], a, b[2], b[3]);
+            }
+        }
+        // Logits and the online softmax of rows g (e = 0, 1) and g + 8 (e = 2, 3).
+        float mt[2] = {FATTN_NEG_INF, FATTN_NEG_INF};
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const ternion_i64 j = t0 + n * 8 + 2 * t + (e & 1);
+                float x = j < nkv ? fattn_logit(s[n][e], softcap, mrow[e >> 1], j, slope) : FATTN_NEG_INF;
+                s[n][e] = x;
+                mt[e >> 1] = fmaxf(mt[e >> 1], x);
+            }
+        }
+        float f[2];
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            mt[i] = fmaxf(mt[i], __shfl_xor_sync(0xffffffffu, mt[i], 1));
+            mt[i] = fmaxf(mt[i], __shfl_xor_sync(0xffffffffu, mt[i], 2));
+            const float mnew = fmaxf(mr[i], mt[i]);
+            f[i] = mnew == FATTN_NEG_INF ? 1.0f : expf(mr[i] - mnew);
+            mr[i] = mnew;
+        }
+        float sum[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const float m = mr[e >> 1];
+                const float p = m == FATTN_NEG_INF ? 0.0f : expf(s[n][e] - m);
+                s[n][e] = p;
+                sum[e >> 1] += p;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            sum[i] += __shfl_xor_sync(0xffffffffu, sum[i], 1);
+            sum[i] += __shfl_xor_sync(0xffffffffu, sum[i], 2);
+            lr[i] = lr[i] * f[i] + sum[i];
+        }
+#pragma unroll
+        for (int n = 0; n < D / 8; n++) {
+            o[n][0] *= f[0];
+            o[n][1] *= f[0];
+            o[n][2] *= f[1];
+            o[n][3] *= f[1];
+        }
+        fattn_wait_tiles();
+        __syncthreads(); // V(t0) is in; every warp is done with K(t0)
+        if (t0 + FATTN_TILE < nkv) {
+            fattn_load_tile<D>(sK, kb, k.nb[1], t0 + FATTN_TILE, nkv);
+        }
+        // O += P·V: P's accumulator tiles are the A fragments (two per k-step).
+#pragma unroll
+        for (int kk = 0; kk < FATTN_TILE; kk += 16) {
+            const int na = kk / 8;
+            ternion_u32 a[4];
+            a[0] = fattn_pack(ternion_f32_to_f16(s[na][0]), ternion_f32_to_f16(s[na][1]));
+            a[1] = fattn_pack(ternion_f32_to_f16(s[na][2]), ternion_f32_to_f16(s[na][3]));
+            a[2] = fattn_pack(ternion_f32_to_f16(s[na + 1][0]), ternion_f32_to_f16(s[na + 1][1]));
+            a[3] = fattn_pack(ternion_f32_to_f16(s[na + 1][2]), ternion_f32_to_f16(s[na + 1][3]));
+            // B of d-tiles n, n+1, transposed from V's rows: matrices (kv
+            // kk.., d n·8), (kk+8.., n·8), (kk.., (n+1)·8), (kk+8.., (n+1)·8).
+            const ternion_f16 * vl = sV + (kk + lrow + (lmat & 1) * 8) * SD + (lmat >> 1) * 8;
+#pragma unroll
+            for (int n = 0; n < D / 8; n += 2) {
+                ternion_u32 b[4];
+                fattn_ldsm_x4_trans(b, vl + n * 8);
+                fattn_mma16816(o[n], a, b[0], b[1]);
+                fattn_mma16816(o[n + 1], a, b[2], b[3]);
+            }
+        }
+        fattn_wait_tiles();
+        __syncthreads(); // K(t0+64) is in; every warp is done with V(t0)
+    }
+
+    // Sinks, normalisation, and the permuted store.
+    const ternion_i64 qr[2] = {qa, qb};
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        float fs = 1.0f, l = lr[i];
+        if (sinks != nullptr) {
+            const float sink = sinks[h];
+            const float mn = fmaxf(mr[i], sink);
+            fs = expf(mr[i] - mn);
+            l = l * fs + expf(sink - mn);
+        }
+        const float inv = l == 0.0f ? 0.0f : fs / l;
+        if (qr[i] < nq) {
+            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + qr[i] * dst.nb[2] + iq3 * dst.nb[3]);
+#pragma unroll
+            for (int n = 0; n < D / 8; n++) {
+                orow[n * 8 + 2 * t] = o[n][2 * i] * inv;
+                orow[n * 8 + 2 * t + 1] = o[n][2 * i + 1] * inv;
+            }
+        }
+    }
+#endif
+}

@@ -1,0 +1,47 @@
+package kernels
+
+import "strconv"
+
+// fattnFamily is ggml's FLASH_ATTN_EXT (kernels/fattn.cu): the flash-decoding
+// vector kernel with its combine step, and the tensor-core prefill kernel.
+var fattnFamily = Family{Name: "fattn",
+	Doc: "ggml's FLASH_ATTN_EXT for f32 Q and f16 K/V: a flash-decoding vector kernel (any vendor) and an mma.sync prefill kernel (NVIDIA >= 8.0)",
+	Kernels: []Kernel{{Name: "fattn_combine",
+		Doc:    "dst row x (of nrows = nq·n_head·ne3, x = (iq3·n_head + h)·nq + iq1) = the merge of nchunks partials [max, sum, acc[D]] of fattn_vec (chunk c at part + (c·nrows + x)·(D+2)) and the sink of head h; block x, threads stride over D",
+		Params: []Param{{"dst", tensor}, {"part", ptr}, {"sinks", ptr}, {"nchunks", u32}, {"nrows", u32}}}},
+	Templates: []Template{
+		{Name: "fattn_vec_d{d}_r{r}", Body: "fattn_vec<{d}, {r}>", LaunchBounds: 128,
+			Doc:    "flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, rows y·{r}..y·{r}+{r}-1 of the gqa·nq rows (q head ik2·gqa + row/nq, column row%nq) of kv head z%nhkv, batch z/nhkv; 128 threads; one chunk writes dst, several write partials for fattn_combine; K/V rows 16-byte aligned",
+			Params: fattnParams(true),
+			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"4", "4"}, {"8", "8"}}}}},
+		{Name: "fattn_mma_d{d}", Body: "fattn_mma<{d}>", LaunchBounds: 128,
+			Doc:    "tensor-core flash attention for head size {d}: block (x, y, z) = queries 64x..64x+63 of q head y, batch z; 128 threads; dynamic shared memory 192·({d}+8)·2 bytes; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA",
+			Params: fattnParams(false),
+			Axes:   []Axis{fattnHeadSizes}},
+	},
+}
+
+// fattnHeadSizes are the head sizes (hsk = hsv) the kernels are built for.
+var fattnHeadSizes = func() Axis {
+	ax := Axis{Name: "d"}
+	for _, d := range []int{64, 80, 96, 112, 128, 256} {
+		s := strconv.Itoa(d)
+		ax.Values = append(ax.Values, Value{s, s})
+	}
+	return ax
+}()
+
+// fattnParams are the parameters of the attention kernels; the vector kernel
+// has the partial buffer and the chunk length too.
+func fattnParams(vec bool) []Param {
+	ps := []Param{{"dst", tensor}, {"q", tensor}, {"k", tensor}, {"v", tensor}, {"mask", tensor}, {"sinks", ptr}}
+	if vec {
+		ps = append(ps, Param{"part", ptr})
+	}
+	ps = append(ps, Param{"scale", f32}, Param{"softcap", f32}, Param{"max_bias", f32}, Param{"m0", f32},
+		Param{"m1", f32}, Param{"n_head_log2", u32}, Param{"gqa", u32}, Param{"r3", u32})
+	if vec {
+		ps = append(ps, Param{"chunk", u32})
+	}
+	return ps
+}
