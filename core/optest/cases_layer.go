@@ -19,8 +19,8 @@ func init() { register(layerTests, nil) }
 // ffn the feed-forward width, n tokens attending causally to each other.
 type layerShape struct {
 	embd, heads, kvHeads, headDim, ffn, n int64
-	wtype                                  tensor.Type
-	mode                                   graph.RoPEMode
+	wtype                                 tensor.Type
+	mode                                  graph.RoPEMode
 }
 
 func layerTests() []Case {
