@@ -41,7 +41,7 @@ func softmaxArgsOf(a *vendorapi.Args, split bool) softmaxArgs {
 // (and partial for a split kernel), vec-aligned rows when v is 4.
 func softmaxBuffers(a *vendorapi.Args, k kernels.Kernel, split bool) []buffer {
 	q := softmaxArgsOf(a, split)
-	vec := k.Bind["v"] == "4"
+	vec := softmaxVecOf(k) == 4
 	rows := func(param string, t vendorapi.TensorDesc, size, align uint64) buffer {
 		if vec {
 			return vecRows(param, t, size, align)
@@ -161,17 +161,15 @@ func (r softmaxRow) withSink(m float32, s float64) (float32, float64) {
 }
 
 func init() {
-	// softmax_{m}_v{v}_k{k}(dst, src, mask, sinks, ne1, ne2, mne2, mne3,
+	// softmax_{m}_v{v}_k{k} and softmax_wide_{m}_k{k} (v4; its streaming
+	// hints change no result)(dst, src, mask, sinks, ne1, ne2, mne2, mne3,
 	// nrows, scale, max_bias, m0, m1, n_head_log2).
 	registerTemplate("softmax_rows", func(k kernels.Kernel) (*hostKernel, error) {
 		vk, err := strconv.Atoi(k.Bind["k"])
 		if err != nil {
 			return nil, fmt.Errorf("kernel %s: k = %q", k.Name, k.Bind["k"])
 		}
-		vec := int64(1)
-		if k.Bind["v"] == "4" {
-			vec = 4
-		}
+		vec := softmaxVecOf(k)
 		mt := k.Bind["m"]
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer { return softmaxBuffers(a, k, false) },
@@ -257,11 +255,17 @@ func init() {
 // chunkRange is the elements [lo, hi) of chunk c of a row, as softmax_part
 // and softmax_norm cut it (whole vectors of v).
 func (q *softmaxArgs) chunkRange(k kernels.Kernel, c int64) (lo, hi int64) {
-	vec := int64(1)
-	if k.Bind["v"] == "4" {
-		vec = 4
-	}
+	vec := softmaxVecOf(k)
 	lo = c * q.chunk / vec * vec
 	hi = min((c+1)*q.chunk, q.src.Ne[0]) / vec * vec
 	return lo, max(lo, hi)
+}
+
+// softmaxVecOf is the elements kernel k reads a step: its v axis, 4 for a
+// template without one (softmax_wide_*).
+func softmaxVecOf(k kernels.Kernel) int64 {
+	if v, ok := k.Bind["v"]; ok && v != "4" {
+		return 1
+	}
+	return 4
 }

@@ -6,7 +6,9 @@
 // sum but giving no output. Two ways to run it:
 //  - softmax_rows: blockDim.x threads share a row held in registers (K
 //    vectors of V floats a thread), blockDim.y rows a block, blocks walking
-//    the rows grid-stride: one read and one write of every element.
+//    the rows grid-stride: one read and one write of every element. Its
+//    streaming form (CS) reads src and writes dst with evict-first hints,
+//    for wide rows, one a block.
 //  - softmax_part + softmax_norm, for few long rows: the row is cut into
 //    chunks, one block a chunk (grid x), rows grid-stride (grid y); the first
 //    launch writes each chunk's max and Σ exp(w - max) to partial, the second
@@ -15,6 +17,11 @@
 #include "index.h"
 
 #define SOFTMAX_NEG_INF (-__int_as_float(0x7f800000))
+
+// softmax_exp is the exponential of the row terms: the fast hardware form
+// (ggml-cuda builds with fast math; its error is far inside SOFT_MAX's
+// NMSE bound). exp(-inf) is 0.
+static __device__ __forceinline__ float softmax_exp(float x) { return __expf(x); }
 
 // softmax_nomask is the mask type of a SOFT_MAX without a mask.
 struct softmax_nomask {
@@ -29,10 +36,11 @@ template <> struct softmax_mask_traits<softmax_nomask> {
 };
 
 // softmax_ld loads v elements at p (16-byte f32 vectors, 8-byte f16
-// vectors when v is 4; v is a constant of the inlined caller) as floats.
-static __device__ __forceinline__ void softmax_ld(const float * p, float * o, int v) {
+// vectors when v is 4; v is a constant of the inlined caller) as floats;
+// cs: an f32 vector streams (read once, evict first).
+static __device__ __forceinline__ void softmax_ld(const float * p, float * o, int v, bool cs = false) {
     if (v == 4) {
-        const float4 q = *(const float4 *)p;
+        const float4 q = cs ? ternion_ldcs((const float4 *)p) : *(const float4 *)p;
         o[0] = q.x;
         o[1] = q.y;
         o[2] = q.z;
@@ -58,10 +66,16 @@ static __device__ __forceinline__ void softmax_ld(const softmax_nomask *, float 
     }
 }
 
-// softmax_st stores v floats at p (a 16-byte vector when v is 4).
-static __device__ __forceinline__ void softmax_st(float * p, const float * o, int v) {
+// softmax_st stores v floats at p (a 16-byte vector when v is 4, streamed
+// with an evict-first hint when cs).
+static __device__ __forceinline__ void softmax_st(float * p, const float * o, int v, bool cs = false) {
     if (v == 4) {
-        *(float4 *)p = make_float4(o[0], o[1], o[2], o[3]);
+        const float4 q = make_float4(o[0], o[1], o[2], o[3]);
+        if (cs) {
+            ternion_stcs((float4 *)p, q);
+        } else {
+            *(float4 *)p = q;
+        }
     } else {
         *p = o[0];
     }
@@ -136,10 +150,11 @@ static __device__ __forceinline__ softmax_row<MT> softmax_row_at(ternion_u32 row
     return r;
 }
 
-// softmax_w loads vector j (V elements) of row r as w = x*scale + slope*mask.
-template <typename MT, int V>
+// softmax_w loads vector j (V elements) of row r as w = x*scale + slope*mask
+// (x streamed when CS; the mask, shared by heads, is not).
+template <typename MT, int V, bool CS = false>
 static __device__ __forceinline__ void softmax_w(const softmax_row<MT> & r, ternion_i64 j, float scale, float * w) {
-    softmax_ld(r.x + j * V, w, V);
+    softmax_ld(r.x + j * V, w, V, CS);
     if (softmax_mask_traits<MT>::has) {
         float mv[V];
         softmax_ld(r.m + j * V, mv, V);
@@ -158,8 +173,8 @@ static __device__ __forceinline__ void softmax_w(const softmax_row<MT> & r, tern
 // softmax_rows: SOFT_MAX of the nrows rows of src (f32, rows of ne0 <=
 // K*V*blockDim.x elements; V = 4: ne0 % 4 == 0, rows, mask rows 16-byte
 // (f32) or 8-byte (f16) aligned) into dst, each row read once into
-// registers.
-template <typename MT, int V, int K>
+// registers; CS: src read and dst written as streams.
+template <typename MT, int V, int K, bool CS>
 static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
                                                    ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
@@ -178,7 +193,7 @@ static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_
             for (int u = 0; u < K; u++) {
                 const int j = threadIdx.x + u * blockDim.x;
                 if (j < nv) {
-                    softmax_w<MT, V>(r, j, scale, w[u]);
+                    softmax_w<MT, V, CS>(r, j, scale, w[u]);
 #pragma unroll
                     for (int e = 0; e < V; e++) {
                         mx = fmaxf(mx, w[u][e]);
@@ -195,7 +210,7 @@ static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_
                 if (j < nv) {
 #pragma unroll
                     for (int e = 0; e < V; e++) {
-                        w[u][e] = expf(w[u][e] - mx);
+                        w[u][e] = softmax_exp(w[u][e] - mx);
                         sum += w[u][e];
                     }
                 }
@@ -204,7 +219,7 @@ static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_
         sum = softmax_reduce<false>(sum);
         if (ok) {
             if (sinks != 0) {
-                sum += expf(r.sink - mx);
+                sum += softmax_exp(r.sink - mx);
             }
             const float inv = 1.0f / sum;
 #pragma unroll
@@ -215,7 +230,7 @@ static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_
                     for (int e = 0; e < V; e++) {
                         w[u][e] *= inv;
                     }
-                    softmax_st(r.y + (ternion_i64)j * V, w[u], V);
+                    softmax_st(r.y + (ternion_i64)j * V, w[u], V, CS);
                 }
             }
         }
@@ -236,7 +251,7 @@ template <int V> static __device__ __forceinline__ void softmax_online(const flo
     if (m != SOFTMAX_NEG_INF) {
 #pragma unroll
         for (int e = 0; e < V; e++) {
-            s += expf(w[e] - m);
+            s += softmax_exp(w[e] - m);
         }
     }
 }
@@ -246,7 +261,7 @@ template <typename MT, int V>
 static __device__ __forceinline__ void softmax_out(const softmax_row<MT> & r, ternion_i64 j, float * w, float mx, float inv) {
 #pragma unroll
     for (int e = 0; e < V; e++) {
-        w[e] = expf(w[e] - mx) * inv;
+        w[e] = softmax_exp(w[e] - mx) * inv;
     }
     softmax_st(r.y + j * V, w, V);
 }
@@ -328,7 +343,7 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
         float sum = softmax_reduce<false>(softmax_rescale(s, m, mx));
         if (sinks != 0) {
             const float nm = fmaxf(mx, r.sink);
-            sum = softmax_rescale(sum, mx, nm) + expf(r.sink - nm);
+            sum = softmax_rescale(sum, mx, nm) + softmax_exp(r.sink - nm);
             mx = nm;
         }
         const float inv = 1.0f / sum;

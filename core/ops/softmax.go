@@ -21,15 +21,22 @@ func init() {
 // elements) and too few to fill the device (under softmaxRowsPerSM rows a
 // multiprocessor); those, and longer rows, are split into chunks of a
 // multiple of softmaxChunkUnit elements over softmaxSplitThreads-thread
-// blocks, about softmaxBlocksPerSM blocks a multiprocessor.
+// blocks, about softmaxBlocksPerSM blocks a multiprocessor (on an H200,
+// [131072,16] gets chunks of 4096, the fastest measured). Vectorised rows
+// of over 8 warp-widths and up to softmaxWideThreads*softmaxWideK vectors
+// run one a block in the streaming kernel (softmax_wide), 256 to 512
+// threads holding 1 or 2 vectors each (an H200 ran [4096,4096,5] at 3849
+// GiB/s so, 3047 with 128x2-thread blocks of 8 vectors a thread).
 const (
 	softmaxRegVecs      = 8 * 1024
 	softmaxLongRow      = 4096
 	softmaxRowsPerSM    = 4
 	softmaxSplitThreads = 256
 	softmaxChunkUnit    = 1024
-	softmaxBlocksPerSM  = 8
+	softmaxBlocksPerSM  = 4
 	softmaxMaxGridY     = 65535
+	softmaxWideThreads  = 512
+	softmaxWideK        = 2
 )
 
 func softmaxSupports(n *graph.Tensor, _ vendorapi.Props) string {
@@ -71,11 +78,12 @@ func softmaxALiBi(nHead int64, maxBias float32) (nHeadLog2 int32, m0, m1 float32
 }
 
 // softmaxPlan is how a SOFT_MAX runs: the vector width, and either the
-// register kernel's vectors a thread (k), or the split kernels' chunk; the
-// launch's block and grid.
+// register kernel's vectors a thread (k; wide: the streaming one-row-a-block
+// form), or the split kernels' chunk; the launch's block and grid.
 type softmaxPlan struct {
 	vec     int64
 	split   bool
+	wide    bool
 	k       int64
 	block   vendorapi.Dim3
 	grid    vendorapi.Dim3
@@ -99,6 +107,16 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int) softmaxPlan {
 		p.nchunks = (ne0 + p.chunk - 1) / p.chunk
 		p.block = vendorapi.Dim3{X: softmaxSplitThreads}
 		p.grid = vendorapi.Dim3{X: uint32(p.nchunks), Y: uint32(min(nrows, softmaxMaxGridY))}
+		return p
+	}
+	if vec == 4 && per > 8*int64(warp) && per <= softmaxWideThreads*softmaxWideK {
+		// The fewest vectors a thread that cover the row with at most
+		// softmaxWideThreads threads, the threads a whole number of warps.
+		p.wide = true
+		p.k = (per + softmaxWideThreads - 1) / softmaxWideThreads
+		bx := ((per+p.k-1)/p.k + int64(warp) - 1) / int64(warp) * int64(warp)
+		p.block = vendorapi.Dim3{X: uint32(bx), Y: 1}
+		p.grid = vendorapi.Dim3{X: uint32(max(min(nrows, maxBlocks), 1))}
 		return p
 	}
 	// A row of up to 8 warp-widths of vectors takes one warp (its
@@ -159,6 +177,9 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 	args := func() *vendorapi.Args {
 		return d.Args().Tensor(dst).Tensor(src).Tensor(mask).Ptr(sinks).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).
 			FastDiv(fd(mne2)).FastDiv(fd(mne3)).I64(nrows).F32(scale).F32(maxBias).F32(m0).F32(m1).I32(nHeadLog2)
+	}
+	if p.wide {
+		return launch(d, fmt.Sprintf("softmax_wide_%s_k%d", mt, p.k), p.grid, p.block, 0, args())
 	}
 	if !p.split {
 		name := fmt.Sprintf("softmax_%s_v%d_k%d", mt, vec, p.k)
