@@ -108,6 +108,8 @@ var Families = []Family{
 	ropeFamily,
 	getrowsFamily, reduceFamily, argsortFamily,
 	fattnFamily,
+	normFamily,
+	softmaxFamily,
 }
 
 // binOps are the ops of binbcast.cu.

@@ -11,6 +11,12 @@
 //   gluv_{op}_{t}     the same with 16-byte vectors (rows 16-byte aligned).
 #include "index.h"
 
+// The logistic function's exp and division use the fast intrinsics (as
+// ggml-cuda's -use_fast_math build does): full-precision expf and IEEE
+// division made SILU 30 % slower than GELU on the H200; the intrinsics' error
+// (about 2 ulp) is far below the ops' NMSE threshold. __fdividef(x, y) is
+// exact enough for |y| < 2^126, which 1 + exp(-x) exceeds only where the
+// result is 0 anyway.
 struct unary_abs {
     static __device__ __forceinline__ float apply(float x, float, float) { return fabsf(x); }
 };
@@ -33,7 +39,7 @@ struct unary_relu {
     static __device__ __forceinline__ float apply(float x, float, float) { return fmaxf(x, 0.0f); }
 };
 struct unary_sigmoid {
-    static __device__ __forceinline__ float apply(float x, float, float) { return 1.0f / (1.0f + expf(-x)); }
+    static __device__ __forceinline__ float apply(float x, float, float) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 };
 // gelu with ggml's tanh approximation.
 struct unary_gelu {
@@ -43,10 +49,10 @@ struct unary_gelu {
     }
 };
 struct unary_gelu_quick {
-    static __device__ __forceinline__ float apply(float x, float, float) { return x * (1.0f / (1.0f + expf(-1.702f * x))); }
+    static __device__ __forceinline__ float apply(float x, float, float) { return __fdividef(x, 1.0f + __expf(-1.702f * x)); }
 };
 struct unary_silu {
-    static __device__ __forceinline__ float apply(float x, float, float) { return x / (1.0f + expf(-x)); }
+    static __device__ __forceinline__ float apply(float x, float, float) { return __fdividef(x, 1.0f + __expf(-x)); }
 };
 struct unary_hardswish {
     static __device__ __forceinline__ float apply(float x, float, float) { return x * fminf(1.0f, fmaxf(0.0f, (x + 3.0f) / 6.0f)); }

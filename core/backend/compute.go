@@ -61,11 +61,13 @@ func (b *Backend) Compute(g *graph.Graph) error {
 	}
 	p := newPrepared(g, b.work)
 	defer func() { b.rec = nil }()
-	for i, n := range g.Nodes() {
-		b.rec = &p.nodes[i]
-		if err := ops.Run(b, n); err != nil {
+	for i, nodes := 0, g.Nodes(); i < len(nodes); {
+		b.rec = &p.nodes[i] // a fused chain's launches are its first node's
+		k, err := ops.RunFused(b, nodes, i, p.uses)
+		if err != nil {
 			return fmt.Errorf("ternion: backend %s: %w", b.name, err)
 		}
+		i += k
 	}
 	b.last = p
 	return nil

@@ -21,6 +21,8 @@ type prepared struct {
 	leafs []graph.Placement // where each leaf was
 	owned []graph.Placement // where each node that is not a view was
 	nodes []preparedNode    // per node of g
+	// uses is ops.Uses of g's nodes, for ops.RunFused.
+	uses func(*graph.Tensor) int
 }
 
 // preparedNode is one node's recorded launches.
@@ -38,7 +40,7 @@ type launchRecord struct {
 }
 
 func newPrepared(g *graph.Graph, work *Buffer) *prepared {
-	p := &prepared{g: g, work: work, nodes: make([]preparedNode, len(g.Nodes()))}
+	p := &prepared{g: g, work: work, nodes: make([]preparedNode, len(g.Nodes())), uses: ops.Uses(g.Nodes())}
 	for i := range p.nodes {
 		p.nodes[i].recordable = true
 	}
@@ -91,17 +93,21 @@ func (b *Backend) unrecordable() {
 	}
 }
 
-// replay runs the prepared graph again: recorded launches as they were,
-// other nodes through their ops.
+// replay runs the prepared graph again: recorded launches as they were
+// (the nodes a fused chain took in recorded none), other nodes through
+// their ops.
 func (b *Backend) replay(g *graph.Graph) error {
 	p := b.last
-	for i, n := range g.Nodes() {
-		pn := &p.nodes[i]
+	nodes := g.Nodes()
+	for i := 0; i < len(nodes); i++ {
+		n, pn := nodes[i], &p.nodes[i]
 		if !pn.recordable {
-			if err := ops.Run(b, n); err != nil {
+			k, err := ops.RunFused(b, nodes, i, p.uses)
+			if err != nil {
 				b.last = nil
 				return fmt.Errorf("ternion: backend %s: %w", b.name, err)
 			}
+			i += k - 1
 			continue
 		}
 		for _, l := range pn.launches {
