@@ -39,6 +39,29 @@ func argsortSupports(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
+// argsortChunk is the chunk length argsortRun sorts nrows rows of ncols
+// elements in on a device of sms multiprocessors, 0 for the radix passes:
+// rows that fit a chunk take the smallest power of two that holds them;
+// longer rows are radix sorted from argsortRadixMin elements in all, else
+// chunked by argsortMaxChunk, or half that when that leaves fewer chunks
+// than multiprocessors ([200000, 1] on the H200: 92 µs against 108).
+func argsortChunk(ncols, nrows int64, sms int) int64 {
+	if ncols <= argsortMaxChunk {
+		chunk := int64(2)
+		for chunk < ncols {
+			chunk *= 2
+		}
+		return chunk
+	}
+	if nrows*ncols >= argsortRadixMin {
+		return 0
+	}
+	if nrows*((ncols+argsortMaxChunk-1)/argsortMaxChunk) < int64(sms) {
+		return argsortMaxChunk / 2
+	}
+	return argsortMaxChunk
+}
+
 // argsortRun sorts rows that fit a chunk in one launch; longer rows are
 // radix sorted when there are argsortRadixMin elements or more, else
 // sorted in 4096-element chunks (2048 when that gives too few blocks to
@@ -52,15 +75,9 @@ func argsortRun(d Device, n *graph.Tensor) error {
 	dst, src := ds[0], ds[1]
 	ncols, nrows := src.Ne[0], src.Ne[1]*src.Ne[2]*src.Ne[3]
 	order := n.ParamI32(0)
-	if ncols > argsortMaxChunk && nrows*ncols >= argsortRadixMin {
+	chunk := argsortChunk(ncols, nrows, d.Props().SMs)
+	if chunk == 0 {
 		return argsortRadix(d, dst, src, order)
-	}
-	chunk := int64(2)
-	for chunk < ncols && chunk < argsortMaxChunk {
-		chunk *= 2
-	}
-	if chunk == argsortMaxChunk && nrows*((ncols+chunk-1)/chunk) < int64(d.Props().SMs) {
-		chunk /= 2 // [200000, 1] on the H200: 92 µs against 108
 	}
 	nchunks := (ncols + chunk - 1) / chunk
 	sortChunks := func(keys, idx vendorapi.DevicePtr) error {

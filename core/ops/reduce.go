@@ -72,6 +72,13 @@ const (
 	reduceBlockMin4     = 1024
 )
 
+// reduceBlockARow reports whether t's rows are read by a one-row-a-block
+// kernel (sumrowsb_f32, argmaxb_f32): 16-byte vectors, reduceBlockMin4 of
+// them or more a row.
+func reduceBlockARow(t vendorapi.TensorDesc) bool {
+	return reduceVec4(t) && t.Ne[0]/4 >= reduceBlockMin4
+}
+
 // reduceRowBlocks is the grid of a one-row-a-block kernel over nrows rows.
 func reduceRowBlocks(nrows int64) vendorapi.Dim3 {
 	return vendorapi.Dim3{X: uint32(max(min(nrows, maxBlocks), 1))}
@@ -86,7 +93,7 @@ func reduceVec4(t vendorapi.TensorDesc) bool {
 func reduceRows(d Device, dst, src vendorapi.TensorDesc, scale float32) error {
 	nrows := src.Ne[1] * src.Ne[2] * src.Ne[3]
 	args := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).I64(nrows).F32(scale)
-	if reduceVec4(src) && src.Ne[0]/4 >= reduceBlockMin4 {
+	if reduceBlockARow(src) {
 		return launch(d, "sumrowsb_f32", reduceRowBlocks(nrows), vendorapi.Dim3{X: reduceBlockThreads, Y: 1}, 0, args)
 	}
 	name, vec := "sumrows_f32", int64(1)
@@ -118,7 +125,7 @@ func reduceRunArgmax(d Device, n *graph.Tensor) error {
 	}
 	dst, src := ds[0], ds[1]
 	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
-	if reduceVec4(src) && src.Ne[0]/4 >= reduceBlockMin4 {
+	if reduceBlockARow(src) {
 		return launch(d, "argmaxb_f32", reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args)
 	}
 	name, vec := "argmax_f32", int64(1)
