@@ -261,15 +261,14 @@ static __device__ __forceinline__ ternion_u32 argsort_block_scan(ternion_u32 v) 
     return before + x - v;
 }
 
-// The key of element j (< ncols) of row row: from src (row split by ne1,
-// ne2) when kin is null, else kin[row*ncols + j].
-static __device__ __forceinline__ ternion_u32 argsort_radix_load(const ternion_tensor & src, const ternion_u32 * kin, ternion_u32 row,
-                                                                 ternion_fastdiv ne1, ternion_fastdiv ne2, int ncols, int j, int order) {
+// The key of element j (< ncols) of row row: from srow (row row of src,
+// elements nb0 bytes apart) when kin is null, else kin[row*ncols + j].
+static __device__ __forceinline__ ternion_u32 argsort_radix_load(const char * srow, ternion_i64 nb0, const ternion_u32 * kin, ternion_u32 row,
+                                                                 int ncols, int j, int order) {
     if (kin != nullptr) {
         return kin[(ternion_i64)row * ncols + j];
     }
-    const char * s = (const char *)src.data + ternion_row_offset(row, src, ne1, ne2);
-    return argsort_radix_key(*(const float *)(s + (ternion_i64)j * src.nb[0]), order);
+    return argsort_radix_key(*(const float *)(srow + (ternion_i64)j * nb0), order);
 }
 
 // hist[(row*256 + digit)*tiles + tile] = how many keys of the tile have
@@ -282,10 +281,11 @@ extern "C" __global__ void __launch_bounds__(256)
     const ternion_u32 t = blockIdx.x - row * tiles.d;
     const int t0 = (int)t * ARGSORT_RADIX_TILE;
     const int n = ncols - t0 < ARGSORT_RADIX_TILE ? ncols - t0 : ARGSORT_RADIX_TILE;
+    const char * srow = kin != nullptr ? nullptr : (const char *)src.data + ternion_row_offset(row, src, ne1, ne2);
     bins[threadIdx.x] = 0;
     __syncthreads();
     for (int j = threadIdx.x; j < n; j += ARGSORT_RADIX_THREADS) {
-        const ternion_u32 k = argsort_radix_load(src, kin, row, ne1, ne2, ncols, t0 + j, order);
+        const ternion_u32 k = argsort_radix_load(srow, src.nb[0], kin, row, ncols, t0 + j, order);
         atomicAdd(&bins[(k >> shift) & 255], 1u);
     }
     __syncthreads();
@@ -335,6 +335,7 @@ extern "C" __global__ void __launch_bounds__(256)
     const int n = ncols - t0 < ARGSORT_RADIX_TILE ? ncols - t0 : ARGSORT_RADIX_TILE;
     const ternion_i64 rb = (ternion_i64)row * ncols;
     const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
+    const char * srow = kin != nullptr ? nullptr : (const char *)src.data + ternion_row_offset(row, src, ne1, ne2);
     for (int i = threadIdx.x; i < ARGSORT_RADIX_WARPS * 256; i += ARGSORT_RADIX_THREADS) {
         (&wcnt[0][0])[i] = 0;
     }
@@ -349,7 +350,7 @@ extern "C" __global__ void __launch_bounds__(256)
         ternion_u32 k = 0;
         int ix = 0;
         if (valid) {
-            k = argsort_radix_load(src, kin, row, ne1, ne2, ncols, t0 + j, order);
+            k = argsort_radix_load(srow, src.nb[0], kin, row, ncols, t0 + j, order);
             ix = kin != nullptr ? iin[rb + t0 + j] : t0 + j;
         }
         const int d = valid ? (int)((k >> shift) & 255) : 256;
