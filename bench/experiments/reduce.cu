@@ -765,6 +765,7 @@ static void bench_argmax() {
     run("block NT=1024 U=8 ldcs", [&] { argmax_block<1024, 8, true><<<nrows, 1024>>>(dst, src, ne0); });
     run("block NT=512 U=8", [&] { argmax_block<512, 8, false><<<nrows, 512>>>(dst, src, ne0); });
     run("block NT=256 U=8", [&] { argmax_block<256, 8, false><<<nrows, 256>>>(dst, src, ne0); });
+    run("block NT=256 U=8 ldcs", [&] { argmax_block<256, 8, true><<<nrows, 256>>>(dst, src, ne0); });
     run("block NT=256 U=16", [&] { argmax_block<256, 16, false><<<nrows, 256>>>(dst, src, ne0); });
 #define AM_SPLIT2(NT, U, S, CS)                                                                                  \
     run("split NT=" #NT " U=" #U " S=" #S " ldcs=" #CS " +fin", [&] {                                             \
