@@ -9,7 +9,6 @@ import (
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
-	"github.com/ternion/ternion/vendorapi"
 )
 
 func TestRoPESupports(t *testing.T) {
@@ -37,13 +36,7 @@ func TestRoPESupports(t *testing.T) {
 			ctx := graph.NewContext()
 			n := c.make(ctx)
 			require.NoError(t, ctx.Err())
-			err := Supports(n, vendorapi.Props{SMs: 132, WarpSize: 32})
-			if c.want == "" {
-				assert.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, ErrNotSupported)
-			assert.Contains(t, err.Error(), c.want)
+			checkSupports(t, n, c.want)
 		})
 	}
 }

@@ -33,14 +33,7 @@ func TestShapeSupports(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, ctx.Err())
-			err := Supports(c.n, vendorapi.Props{WarpSize: 32})
-			if c.why == "" {
-				assert.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, ErrNotSupported)
-			assert.Contains(t, err.Error(), c.n.Op().String())
-			assert.Contains(t, err.Error(), c.why)
+			checkSupports(t, c.n, c.why)
 		})
 	}
 }

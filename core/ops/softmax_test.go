@@ -29,14 +29,7 @@ func TestSoftmaxSupports(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, ctx.Err())
-			err := Supports(c.node, vendorapi.Props{WarpSize: 32})
-			if c.why == "" {
-				assert.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, ErrNotSupported)
-			assert.Contains(t, err.Error(), c.node.Op().String())
-			assert.Contains(t, err.Error(), c.why)
+			checkSupports(t, c.node, c.why)
 		})
 	}
 }

@@ -1,0 +1,26 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// checkSupports asserts what Supports says of node n on an H200-like device
+// (132 SMs, warps of 32): nil when why is "", else an error matching
+// ErrNotSupported that names the op and contains why.
+func checkSupports(t *testing.T, n *graph.Tensor, why string) {
+	t.Helper()
+	err := Supports(n, vendorapi.Props{SMs: 132, WarpSize: 32})
+	if why == "" {
+		assert.NoError(t, err)
+		return
+	}
+	require.ErrorIs(t, err, ErrNotSupported)
+	assert.Contains(t, err.Error(), n.Op().String())
+	assert.Contains(t, err.Error(), why)
+}
