@@ -244,6 +244,9 @@ func firstPerfs() []Case {
 		binCase(graph.OpMul, tensor.F32, [4]int64{4096, 4096, 1, 1}, [4]int64{1, 1, 1, 1}, false),
 		binCase(graph.OpAdd, tensor.F32, [4]int64{4096, 1, 1, 1}, [4]int64{1, 4096, 1, 1}, false),
 		scaleCase([4]int64{4096, 4096, 1, 1}, 2, 0),
+		// The launch floor of a node through Compute in the same run: one
+		// element, the smallest kernel (tiny ops are measured against it).
+		scaleCase([4]int64{1, 1, 1, 1}, 2, 0),
 		cpyCase(tensor.F32, tensor.F32, [4]int64{8192, 512, 2, 1}, [4]int{0, 2, 1, 3}, noPerm),
 		cpyCase(tensor.F32, tensor.F16, [4]int64{8192, 512, 2, 1}, noPerm, noPerm),
 		contCase(tensor.F32, [4]int64{2048, 512, 64, 1}, [4]int{2, 1, 0, 3}),
