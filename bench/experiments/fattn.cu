@@ -27,7 +27,13 @@
 //            comb: combine kernel, grid (32 heads, 4 slices of 32 dims).
 //            fused: no combine kernel; the last block of a kv head (atomic
 //            counter) merges that head's partials.
+//   tc       dec's block/warp/ring/merge structure with 16-row warp steps on
+//            tensor cores (mma.sync m16n8k16: the 4 GQA heads are rows 0-3 of
+//            the A tile, K/V by ldmatrix from a swizzled cp.async ring, P
+//            stays in registers); ~7x fewer instructions per KV row than dec.
 //   read     plain 16-byte-load read of the same 67 MB: the ceiling.
+// grid AxB: A KV chunks of L rows x B kv heads; occN/SM: resident blocks per
+// SM at that shared memory; nc 0 in main() = one full wave at that occupancy.
 // Note: K+V (67 MB) is larger than the 50 MB L2 but back-to-back runs still
 // find part of it in L2, as test-backend-ops' perf runs do; read shows that.
 // Build and run (device tool, repo root):
@@ -378,6 +384,99 @@ static __device__ __forceinline__ void dec_step(const uint4 (&kr)[U], const uint
     }
 }
 
+// The end of a dec block, once every warp has put its unnormalised
+// accumulator and (max, sum) per q head into body ([W][GQA][D] floats, then
+// [W][GQA][2]): merge the warps, write the block's partial, and with FUSED let
+// the last block of the kv head merge all partials into out.
+template <int W, bool FUSED>
+static __device__ __forceinline__ void dec_finish(unsigned char * body, int kvh, int nc, float * __restrict__ pm,
+                                                  float * __restrict__ pl, float * __restrict__ pacc,
+                                                  float * __restrict__ out, unsigned * __restrict__ counter) {
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const float * sAcc = (const float *)body;
+    const float * sMl = sAcc + W * GQA * D;
+    __syncthreads();
+    for (int idx = tid; idx < GQA * D; idx += W * 32) {
+        const int h = idx / D, d = idx % D, hq = kvh * GQA + h;
+        float M = -1e30f;
+#pragma unroll
+        for (int ww = 0; ww < W; ww++) M = fmaxf(M, sMl[(ww * GQA + h) * 2]);
+        float o = 0.0f, Ls = 0.0f;
+#pragma unroll
+        for (int ww = 0; ww < W; ww++) {
+            const float f = exp2f(sMl[(ww * GQA + h) * 2] - M);
+            o += f * sAcc[(ww * GQA + h) * D + d];
+            Ls += f * sMl[(ww * GQA + h) * 2 + 1];
+        }
+        pacc[((long)blockIdx.x * NH + hq) * D + d] = o;
+        if (d == 0) {
+            pm[blockIdx.x * NH + hq] = M;
+            pl[blockIdx.x * NH + hq] = Ls;
+        }
+    }
+    if (!FUSED) return;
+
+    // Fused combine: the last block of this kv head merges its nc partials.
+    __shared__ unsigned sLast;
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) sLast = atomicAdd(counter + kvh, 1u) == (unsigned)nc - 1;
+    __syncthreads();
+    if (!sLast) return;
+    if (tid == 0) counter[kvh] = 0; // ready for the next launch
+    __threadfence();
+    float * sW = (float *)body; // [GQA][nc]: exp2(m - M) / S
+    for (int hh = w; hh < GQA; hh += W) { // warp hh: q head kvh·GQA + hh
+        const int hq = kvh * GQA + hh;
+        float M = -1e30f;
+        for (int cc = lane; cc < nc; cc += 32) M = fmaxf(M, __ldcg(pm + cc * NH + hq));
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, o));
+        float S = 0.0f;
+        for (int cc = lane; cc < nc; cc += 32) {
+            const float f = exp2f(__ldcg(pm + cc * NH + hq) - M);
+            sW[hh * nc + cc] = f;
+            S += f * __ldcg(pl + cc * NH + hq);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(0xffffffffu, S, o);
+        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+        __syncwarp();
+        for (int cc = lane; cc < nc; cc += 32) sW[hh * nc + cc] *= inv;
+    }
+    __syncthreads();
+    constexpr int PER = GQA * D / (W * 32); // outputs per thread
+    float o[PER];
+#pragma unroll
+    for (int i = 0; i < PER; i++) o[i] = 0.0f;
+    int cc = 0;
+    for (; cc + 8 <= nc; cc += 8) {
+        float x[8][PER];
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+#pragma unroll
+            for (int i = 0; i < PER; i++) {
+                const int idx = tid + i * W * 32, h = idx / D, d = idx % D;
+                x[j][i] = __ldcg(pacc + ((long)(cc + j) * NH + kvh * GQA + h) * D + d);
+            }
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+#pragma unroll
+            for (int i = 0; i < PER; i++) o[i] += sW[((tid + i * W * 32) / D) * nc + cc + j] * x[j][i];
+    }
+    for (; cc < nc; cc++)
+#pragma unroll
+        for (int i = 0; i < PER; i++) {
+            const int idx = tid + i * W * 32, h = idx / D, d = idx % D;
+            o[i] += sW[h * nc + cc] * __ldcg(pacc + ((long)cc * NH + kvh * GQA + h) * D + d);
+        }
+#pragma unroll
+    for (int i = 0; i < PER; i++) {
+        const int idx = tid + i * W * 32, h = idx / D, d = idx % D;
+        out[(kvh * GQA + h) * D + d] = o[i];
+    }
+}
+
 // Dynamic shared memory of dec: the chunk's mask (L floats), then the union
 // of the cp.async rings and the warp-merge buffers (also the fused combine's
 // weights).
@@ -529,86 +628,175 @@ __global__ void __launch_bounds__(W * 32) dec(const float * __restrict__ q, cons
             sMl[(w * GQA + h) * 2 + 1] = l[h];
         }
     }
-    __syncthreads();
-    for (int idx = tid; idx < GQA * D; idx += W * 32) {
-        const int h = idx / D, d = idx % D, hq = kvh * GQA + h;
-        float M = -1e30f;
-#pragma unroll
-        for (int ww = 0; ww < W; ww++) M = fmaxf(M, sMl[(ww * GQA + h) * 2]);
-        float o = 0.0f, Ls = 0.0f;
-#pragma unroll
-        for (int ww = 0; ww < W; ww++) {
-            const float f = exp2f(sMl[(ww * GQA + h) * 2] - M);
-            o += f * sAcc[(ww * GQA + h) * D + d];
-            Ls += f * sMl[(ww * GQA + h) * 2 + 1];
-        }
-        pacc[((long)blockIdx.x * NH + hq) * D + d] = o;
-        if (d == 0) {
-            pm[blockIdx.x * NH + hq] = M;
-            pl[blockIdx.x * NH + hq] = Ls;
-        }
-    }
-    if (!FUSED) return;
+    dec_finish<W, FUSED>(body, kvh, nc, pm, pl, pacc, out, counter);
+}
 
-    // Fused combine: the last block of this kv head merges its nc partials.
-    __shared__ unsigned sLast;
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) sLast = atomicAdd(counter + kvh, 1u) == (unsigned)nc - 1;
-    __syncthreads();
-    if (!sLast) return;
-    if (tid == 0) counter[kvh] = 0; // ready for the next launch
-    __threadfence();
-    float * sW = (float *)body; // [GQA][nc]: exp2(m - M) / S
-    if (w < GQA) {
-        const int hq = kvh * GQA + w;
-        float M = -1e30f;
-        for (int cc = lane; cc < nc; cc += 32) M = fmaxf(M, __ldcg(pm + cc * NH + hq));
+// ---------------------------------------------------------------- tc: tensor-core decode
+// Like dec (block = chunk x kv head, independent warps, per-warp cp.async ring,
+// the same merge), but a warp step is 16 KV rows done with mma.sync
+// m16n8k16: S = Q·Kᵀ with the 4 GQA heads as rows 0-3 of the 16-row A tile
+// (Q pre-scaled, f16), K rows from shared memory by ldmatrix; P (f16) stays in
+// registers as the A tile of O += P·V, V by ldmatrix.trans. 75% of the MMA
+// rows are padding, but a step costs ~150 warp instructions instead of ~1100
+// for 16 rows of the SIMT dec. Shared rows are 256 B with the 16-byte chunk
+// index XOR (row & 7) so ldmatrix is conflict-free.
+static __device__ __forceinline__ void tc_mma(float * c, const unsigned * a, unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+static __device__ __forceinline__ void tc_ldsm_x4(unsigned * r, const void * p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"((unsigned)__cvta_generic_to_shared(p)) : "memory");
+}
+static __device__ __forceinline__ void tc_ldsm_x4_trans(unsigned * r, const void * p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"((unsigned)__cvta_generic_to_shared(p)) : "memory");
+}
+static __device__ __forceinline__ unsigned tc_pack(float lo, float hi) {
+    const half2 h = __floats2half2_rn(lo, hi);
+    return *(const unsigned *)&h;
+}
+// Byte offset of 16-byte chunk ch of row r in a swizzled 16-row tile.
+static __device__ __forceinline__ int tc_off(int r, int ch) { return r * 256 + ((ch ^ (r & 7)) << 4); }
+
+template <int W, int NS>
+static size_t tc_smem(int L) {
+    const size_t mask = ((size_t)L * 4 + 15) / 16 * 16;
+    size_t body = std::max((size_t)W * NS * 8192, (size_t)W * GQA * D * 4 + (size_t)W * GQA * 2 * 4);
+    body = std::max(body, (size_t)GQA * MAX_NC * 4);
+    return mask + body;
+}
+
+template <int W, int NS, bool FUSED>
+__global__ void __launch_bounds__(W * 32) dtc(const float * __restrict__ q, const half * __restrict__ k,
+                                              const half * __restrict__ v, const half * __restrict__ mask,
+                                              float * __restrict__ pm, float * __restrict__ pl, float * __restrict__ pacc,
+                                              float * __restrict__ out, unsigned * __restrict__ counter, int L) {
+    extern __shared__ __align__(16) unsigned char dsm[];
+    float * sMask = (float *)dsm;
+    unsigned char * body = dsm + ((size_t)L * 4 + 15) / 16 * 16;
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5, g = lane >> 2, t = lane & 3;
+    const int lmat = lane >> 3, lrow = lane & 7;
+    const int kvh = blockIdx.y, nc = gridDim.x;
+    const long c0 = (long)blockIdx.x * L;
+    const int nrow = (int)min((long)L, KV - c0);
+    const int nsteps = nrow / 16;
+    const uint4 * kb4 = (const uint4 *)(k + ((long)kvh * KV + c0) * D);
+    const uint4 * vb4 = (const uint4 *)(v + ((long)kvh * KV + c0) * D);
+    unsigned char * ring = body + w * NS * 8192; // stage st: K at st·8192, V at st·8192 + 4096
+
+    // Lane copies chunk lane%16 of rows 2u + lane/16 (u < 8) of a step.
+    const int crow = lane >> 4, cch = lane & 15;
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, o));
-        float S = 0.0f;
-        for (int cc = lane; cc < nc; cc += 32) {
-            const float f = exp2f(__ldcg(pm + cc * NH + hq) - M);
-            sW[w * nc + cc] = f;
-            S += f * __ldcg(pl + cc * NH + hq);
-        }
+    for (int i = 0; i < NS - 1; i++) {
+        const int s = w + i * W;
+        if (s < nsteps) {
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(0xffffffffu, S, o);
-        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
-        __syncwarp();
-        for (int cc = lane; cc < nc; cc += 32) sW[w * nc + cc] *= inv;
-    }
-    __syncthreads();
-    constexpr int PER = GQA * D / (W * 32); // outputs per thread
-    float o[PER];
-#pragma unroll
-    for (int i = 0; i < PER; i++) o[i] = 0.0f;
-    int cc = 0;
-    for (; cc + 8 <= nc; cc += 8) {
-        float x[8][PER];
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-#pragma unroll
-            for (int i = 0; i < PER; i++) {
-                const int idx = tid + i * W * 32, h = idx / D, d = idx % D;
-                x[j][i] = __ldcg(pacc + ((long)(cc + j) * NH + kvh * GQA + h) * D + d);
+            for (int u = 0; u < 8; u++) {
+                const int off = tc_off(2 * u + crow, cch);
+                cp_async16(ring + i * 8192 + off, kb4 + (long)s * 256 + u * 32 + lane);
+                cp_async16(ring + i * 8192 + 4096 + off, vb4 + (long)s * 256 + u * 32 + lane);
             }
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-#pragma unroll
-            for (int i = 0; i < PER; i++) o[i] += sW[((tid + i * W * 32) / D) * nc + cc + j] * x[j][i];
-    }
-    for (; cc < nc; cc++)
-#pragma unroll
-        for (int i = 0; i < PER; i++) {
-            const int idx = tid + i * W * 32, h = idx / D, d = idx % D;
-            o[i] += sW[h * nc + cc] * __ldcg(pacc + ((long)cc * NH + kvh * GQA + h) * D + d);
         }
-#pragma unroll
-    for (int i = 0; i < PER; i++) {
-        const int idx = tid + i * W * 32, h = idx / D, d = idx % D;
-        out[(kvh * GQA + h) * D + d] = o[i];
+        cp_async_commit();
     }
+
+    // A fragments of Q: lane (g, t) with g < 4 holds head g, dims 16ks + 2t, +1
+    // (qa[ks][0]) and 16ks + 8 + 2t, +1 (qa[ks][1]); rows 4-15 are zero.
+    unsigned qa[8][2];
+    {
+        const float sc = SCALE * LOG2E;
+        const float * qrow = q + (kvh * GQA + (g < GQA ? g : 0)) * D;
+#pragma unroll
+        for (int ks = 0; ks < 8; ks++) {
+            qa[ks][0] = g < GQA ? tc_pack(qrow[16 * ks + 2 * t] * sc, qrow[16 * ks + 2 * t + 1] * sc) : 0u;
+            qa[ks][1] = g < GQA ? tc_pack(qrow[16 * ks + 8 + 2 * t] * sc, qrow[16 * ks + 9 + 2 * t] * sc) : 0u;
+        }
+    }
+    float o[16][4];
+#pragma unroll
+    for (int n = 0; n < 16; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+    float m = -1e30f, l = 0.0f; // of head g (lanes g < 4)
+    for (int i = tid; i < nrow; i += W * 32) sMask[i] = __half2float(mask[c0 + i]) * LOG2E;
+    __syncthreads();
+
+    int i = 0;
+    for (int s = w; s < nsteps; s += W, i++) {
+        const int sn = s + (NS - 1) * W, stn = (i + NS - 1) % NS;
+        if (sn < nsteps) {
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const int off = tc_off(2 * u + crow, cch);
+                cp_async16(ring + stn * 8192 + off, kb4 + (long)sn * 256 + u * 32 + lane);
+                cp_async16(ring + stn * 8192 + 4096 + off, vb4 + (long)sn * 256 + u * 32 + lane);
+            }
+        }
+        cp_async_commit();
+        cp_async_wait<NS - 1>();
+        __syncwarp();
+        const unsigned char * sK = ring + (i % NS) * 8192;
+        const unsigned char * sV = sK + 4096;
+        // S (16 heads x 16 rows, rows 0-3 real): n-tiles 0 and 1.
+        float sc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll
+        for (int ks = 0; ks < 8; ks++) {
+            const unsigned a[4] = {qa[ks][0], 0u, qa[ks][1], 0u};
+            unsigned b[4];
+            const int r = (lmat >> 1) * 8 + lrow;
+            tc_ldsm_x4(b, sK + tc_off(r, 2 * ks + (lmat & 1)));
+            tc_mma(sc[0], a, b[0], b[1]);
+            tc_mma(sc[1], a, b[2], b[3]);
+        }
+        // Head g, rows 2t, 2t+1, 8+2t, 9+2t of the step.
+        const float * msk = sMask + s * 16;
+        float x[4] = {sc[0][0] + msk[2 * t], sc[0][1] + msk[2 * t + 1], sc[1][0] + msk[8 + 2 * t], sc[1][1] + msk[9 + 2 * t]};
+        float mx = fmaxf(fmaxf(x[0], x[1]), fmaxf(x[2], x[3]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float mn = fmaxf(m, mx);
+        const float f = exp2f(m - mn);
+        m = mn;
+        float p[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) p[e] = exp2f(x[e] - m);
+        l = l * f + (p[0] + p[1]) + (p[2] + p[3]);
+#pragma unroll
+        for (int n = 0; n < 16; n++) {
+            o[n][0] *= f;
+            o[n][1] *= f;
+        }
+        const unsigned pa[4] = {tc_pack(p[0], p[1]), 0u, tc_pack(p[2], p[3]), 0u};
+        const int r = lrow + (lmat & 1) * 8;
+#pragma unroll
+        for (int n = 0; n < 16; n += 2) {
+            unsigned b[4];
+            tc_ldsm_x4_trans(b, sV + tc_off(r, n + (lmat >> 1)));
+            tc_mma(o[n], pa, b[0], b[1]);
+            tc_mma(o[n + 1], pa, b[2], b[3]);
+        }
+        __syncwarp(); // every lane is done with this stage before it is refilled
+    }
+    cp_async_wait_all();
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    float * sAcc = (float *)body;
+    float * sMl = sAcc + W * GQA * D;
+    __syncthreads(); // every warp is done with its ring
+    if (g < GQA) {
+#pragma unroll
+        for (int n = 0; n < 16; n++) {
+            sAcc[(w * GQA + g) * D + n * 8 + 2 * t] = o[n][0];
+            sAcc[(w * GQA + g) * D + n * 8 + 2 * t + 1] = o[n][1];
+        }
+        if (t == 0) {
+            sMl[(w * GQA + g) * 2] = m;
+            sMl[(w * GQA + g) * 2 + 1] = l;
+        }
+    }
+    dec_finish<W, FUSED>(body, kvh, nc, pm, pl, pacc, out, counter);
 }
 
 // Combine for dec: block (q head, 32-dim slice), 4 warps over the chunks.
@@ -766,6 +954,40 @@ static void run_dec(Bufs & b, int nc) {
     report(name, tm, tc, tt, err);
 }
 
+template <int W, int NS, bool FUSED>
+static void run_tc(Bufs & b, int nc) {
+    auto kern = dtc<W, NS, FUSED>;
+    const size_t smax = tc_smem<W, NS>(KV / 16);
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
+    int occ = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, W * 32, tc_smem<W, NS>(KV / 64)));
+    if (occ == 0) {
+        printf("tc W%d NS%d: does not fit on an SM, skipped\n", W, NS);
+        return;
+    }
+    if (nc <= 0) nc = std::max(16, occ * b.sms * std::max(1, -nc) / HKV);
+    nc = std::min(nc, MAX_NC);
+    const int L = ((KV + nc - 1) / nc + 15) / 16 * 16; // rows a chunk, a multiple of 16
+    const int ncr = (KV + L - 1) / L;
+    const size_t smem = tc_smem<W, NS>(L);
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, W * 32, smem));
+    const dim3 grid(ncr, HKV);
+    auto main_k = [&] { kern<<<grid, W * 32, smem>>>(b.q, b.k, b.v, b.mask, b.pm, b.pl, b.pacc, b.out, b.counter, L); };
+    auto comb_k = [&] {
+        if (!FUSED) dec_combine<<<dim3(NH, D / 32), 128>>>(b.pm, b.pl, b.pacc, b.out, ncr);
+    };
+    CK(cudaMemset(b.out, 0xff, NH * D * 4));
+    main_k();
+    comb_k();
+    CK(cudaDeviceSynchronize());
+    CK(cudaGetLastError());
+    const double err = nmse(b);
+    const float tm = time_us(main_k), tc = FUSED ? 0.0f : time_us(comb_k), tt = time_us([&] { main_k(); comb_k(); });
+    char name[128];
+    snprintf(name, sizeof name, "tc  mma W%d NS%d%s grid %dx%d L%d occ%d/SM", W, NS, FUSED ? " fused" : "", ncr, HKV, L, occ);
+    report(name, tm, tc, tt, err);
+}
+
 __global__ void init_f(float * p, long n, unsigned seed, float lo, float hi) {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
         unsigned x = (unsigned)i * 2654435761u ^ seed;
@@ -859,5 +1081,15 @@ int main() {
     run_dec<4, 4, CPA, 3, true>(b, 0);
     run_dec<4, 4, CPA, 4, true>(b, 0);
     run_dec<8, 4, CPA, 3, true>(b, 0);
+    // Tensor-core steps of 16 rows.
+    run_tc<4, 3, false>(b, 0);
+    run_tc<4, 3, false>(b, 64);
+    run_tc<4, 2, false>(b, 0);
+    run_tc<4, 4, false>(b, 0);
+    run_tc<2, 4, false>(b, 0);
+    run_tc<8, 2, false>(b, 0);
+    run_tc<4, 3, false>(b, -2);
+    run_tc<4, 3, true>(b, 0);
+    run_tc<2, 4, true>(b, 0);
     return 0;
 }
