@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -11,7 +12,8 @@ import (
 // argsort.go implements kernels/argsort.cu. Both kernels order (key, index)
 // pairs totally (argsortBefore), so any correct sort or merge gives the
 // kernels' result: chunks are sorted with slices.SortFunc, tiles merged in
-// order.
+// order. The radix passes (argsort_radix_*) are done as the kernels do them:
+// per-tile digit counts, their exclusive scan a row, a stable scatter.
 
 // argsortBefore is argsort.cu's argsort_before.
 func argsortBefore(ka float32, ia int32, kb float32, ib int32, desc bool) bool {
@@ -146,6 +148,148 @@ func init() {
 				if a.PtrAt(0) != 0 {
 					f32s(m[0])[o] = p.key
 				}
+			}
+		},
+	})
+}
+
+// argsortRadixTile is argsort.cu's ARGSORT_RADIX_TILE: the elements of a
+// row one block of a radix pass takes.
+const argsortRadixTile = 4096
+
+// argsortRadixKey is argsort.cu's argsort_radix_key: the u32 whose unsigned
+// order is x's (-0 as +0), reversed when desc.
+func argsortRadixKey(x float32, desc bool) uint32 {
+	f := math.Float32bits(x)
+	if f == 0x80000000 {
+		f = 0
+	}
+	k := f | 0x80000000
+	if f&0x80000000 != 0 {
+		k = ^f
+	}
+	if desc {
+		return ^k
+	}
+	return k
+}
+
+// argsortRadixTileOf is the row, tile, first column and element count of the
+// tile block b of a radix pass takes.
+func argsortRadixTileOf(b block, tiles vendorapi.FastDiv, ncols int64) (row uint32, t, t0, n int64) {
+	row = tiles.Div(b.idx.X)
+	t = int64(b.idx.X - row*tiles.D)
+	t0 = t * argsortRadixTile
+	return row, t, t0, min(ncols-t0, argsortRadixTile)
+}
+
+// argsortRadixSource is where a radix pass reads its keys: src (memory of
+// tensor t, rows split by ne1, ne2; keys reversed when desc) when kin is nil,
+// else kin (packed rows of ncols).
+type argsortRadixSource struct {
+	src      []byte
+	t        vendorapi.TensorDesc
+	ne1, ne2 vendorapi.FastDiv
+	kin      []uint32
+	ncols    int64
+	desc     bool
+}
+
+// key is argsort.cu's argsort_radix_load: the key of element j of row row.
+func (s argsortRadixSource) key(row uint32, j int64) uint32 {
+	if s.kin != nil {
+		return s.kin[int64(row)*s.ncols+j]
+	}
+	return argsortRadixKey(elemTypes["f32"].load(s.src[rowOffset(row, s.t, s.ne1, s.ne2)+j*s.t.Nb[0]:]), s.desc)
+}
+
+// argsortRadixFrom is the argsortRadixSource of a pass's arguments: src at
+// argument si (buffer si), kin at argument ki (buffer ki), ne1, ne2 at ni,
+// ni+1, ncols at ci, order at oi.
+func argsortRadixFrom(m [][]byte, a *vendorapi.Args, si, ki, ni, ci, oi int) argsortRadixSource {
+	s := argsortRadixSource{src: m[si], t: a.TensorAt(si), ne1: a.FastDivAt(ni), ne2: a.FastDivAt(ni + 1), ncols: int64(a.I32At(ci)),
+		desc: a.I32At(oi) != 0}
+	if a.PtrAt(ki) != 0 {
+		s.kin = u32s(m[ki])
+	}
+	return s
+}
+
+func init() {
+	// argsort_radix_up(hist, src, kin, ne1, ne2, ncols, tiles, shift, order).
+	register("argsort_radix_up", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			src, tiles := a.TensorAt(1), int64(a.FastDivAt(6).D)
+			nrows := src.Ne[1] * src.Ne[2] * src.Ne[3]
+			return []buffer{elems("hist", a.PtrAt(0), nrows*256*tiles, 4), tensorBuf("src", src, 4), argsortOut("kin", a, 2, nrows*src.Ne[0])}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			tiles, shift := a.FastDivAt(6), a.I32At(7)
+			s := argsortRadixFrom(m, a, 1, 2, 3, 5, 8)
+			row, t, t0, n := argsortRadixTileOf(b, tiles, s.ncols)
+			var bins [256]uint32
+			for j := range n {
+				bins[s.key(row, t0+j)>>shift&255]++
+			}
+			for d, c := range bins {
+				u32s(m[0])[(int64(row)*256+int64(d))*int64(tiles.D)+t] = c
+			}
+		},
+	})
+	// argsort_radix_scan(hist, nrows, tiles).
+	register("argsort_radix_scan", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			return []buffer{elems("hist", a.PtrAt(0), int64(a.I32At(1))*256*int64(a.I32At(2)), 4)}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			n := 256 * int64(a.I32At(2))
+			if int64(b.idx.X) >= int64(a.I32At(1)) {
+				return
+			}
+			run := uint32(0)
+			for i, c := range u32s(m[0])[int64(b.idx.X)*n:][:n] {
+				u32s(m[0])[int64(b.idx.X)*n+int64(i)] = run
+				run += c
+			}
+		},
+	})
+	// argsort_radix_down(kout, iout, src, kin, iin, offs, ne1, ne2, ncols, tiles, shift, order):
+	// the tile's elements in column order, each after the earlier ones of its digit.
+	register("argsort_radix_down", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			src, tiles := a.TensorAt(2), int64(a.FastDivAt(9).D)
+			nrows := src.Ne[1] * src.Ne[2] * src.Ne[3]
+			n := nrows * src.Ne[0]
+			bufs := []buffer{argsortOut("kout", a, 0, n), elems("iout", a.PtrAt(1), n, 4), tensorBuf("src", src, 4), argsortOut("kin", a, 3, n),
+				argsortOut("iin", a, 4, n), elems("offs", a.PtrAt(5), nrows*256*tiles, 4)}
+			if int64(a.I32At(8)) != src.Ne[0] {
+				bufs[1].bad = fmt.Sprintf("ncols %d is not src's row length %d", a.I32At(8), src.Ne[0])
+			}
+			return bufs
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			tiles, shift := a.FastDivAt(9), a.I32At(10)
+			s := argsortRadixFrom(m, a, 2, 3, 6, 8, 11)
+			ncols := s.ncols
+			row, t, t0, n := argsortRadixTileOf(b, tiles, ncols)
+			var next [256]int64 // the next place of each digit
+			for d := range next {
+				next[d] = int64(u32s(m[5])[(int64(row)*256+int64(d))*int64(tiles.D)+t])
+			}
+			rb := int64(row) * ncols
+			for j := range n {
+				k := s.key(row, t0+j)
+				idx := uint32(t0 + j)
+				if a.PtrAt(3) != 0 {
+					idx = u32s(m[4])[rb+t0+j]
+				}
+				d := k >> shift & 255
+				q := rb + next[d]
+				next[d]++
+				if a.PtrAt(0) != 0 {
+					u32s(m[0])[q] = k
+				}
+				u32s(m[1])[q] = idx
 			}
 		},
 	})

@@ -44,52 +44,14 @@ func reduceArgmaxTake(v float32, i int32, bv *float32, bi *int32) {
 }
 
 func init() {
-	f32 := elemTypes["f32"]
-	// sumrows{v}_f32(dst, src, ne1, ne2, nrows, scale).
-	registerTemplate("reduce_rows", func(k kernels.Kernel) (*hostKernel, error) {
-		vec := k.Bind["v"] == "4"
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), 4), reduceSrcBuf(a, 1, vec)}
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, src := a.TensorAt(0), a.TensorAt(1)
-				ne1, ne2, scale := a.FastDivAt(2), a.FastDivAt(3), a.F32At(5)
-				b.blockRows(a.I64At(4), func(row int64) {
-					i1, i2, i3 := rowIndex(uint32(row), ne1, ne2)
-					s := int64(i1)*src.Nb[1] + int64(i2)*src.Nb[2] + int64(i3)*src.Nb[3]
-					var sum float64
-					for i0 := range src.Ne[0] {
-						sum += float64(f32.load(m[1][s+i0*src.Nb[0]:]))
-					}
-					d := int64(i1)*dst.Nb[1] + int64(i2)*dst.Nb[2] + int64(i3)*dst.Nb[3]
-					f32.store(m[0][d:], float32(sum)*scale)
-				})
-			},
-		}, nil
-	})
-	// argmax{v}_f32(dst, src, nrows).
-	registerTemplate("reduce_argmax", func(k kernels.Kernel) (*hostKernel, error) {
-		vec := k.Bind["v"] == "4"
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), 4), reduceSrcBuf(a, 1, vec)}
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, src := a.TensorAt(0), a.TensorAt(1)
-				b.blockRows(a.I64At(2), func(row int64) {
-					bv, bi := float32(math.Inf(-1)), int32(math.MaxInt32)
-					for i0 := range src.Ne[0] {
-						reduceArgmaxTake(f32.load(m[1][row*src.Nb[1]+i0*src.Nb[0]:]), int32(i0), &bv, &bi)
-					}
-					if bi == math.MaxInt32 {
-						bi = 0
-					}
-					binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]:], uint32(bi))
-				})
-			},
-		}, nil
-	})
+	// sumrows{v}_f32(dst, src, ne1, ne2, nrows, scale); sumrowsb_f32 is
+	// sumrows4_f32 with blockDim (512, 1).
+	registerTemplate("reduce_rows", func(k kernels.Kernel) (*hostKernel, error) { return reduceRowsKernel(k.Bind["v"] == "4"), nil })
+	register("sumrowsb_f32", reduceRowsKernel(true))
+	// argmax{v}_f32(dst, src, nrows); argmaxb_f32 is argmax4_f32 with
+	// blockDim (256, 1).
+	registerTemplate("reduce_argmax", func(k kernels.Kernel) (*hostKernel, error) { return reduceArgmaxKernel(k.Bind["v"] == "4"), nil })
+	register("argmaxb_f32", reduceArgmaxKernel(true))
 	// sumflat{v}_f32(partial, nparts, src, n).
 	registerTemplate("reduce_flat", func(k kernels.Kernel) (*hostKernel, error) {
 		vec := k.Bind["v"] == "4"
@@ -165,4 +127,53 @@ func init() {
 			i64s(m[0])[0] = sum
 		},
 	})
+}
+
+// reduceRowsKernel is reduce_rows<4> when vec, else reduce_rows<1> (and
+// reduce_rows_block, its one-row-a-block form).
+func reduceRowsKernel(vec bool) *hostKernel {
+	f32 := elemTypes["f32"]
+	return &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			return []buffer{tensorBuf("dst", a.TensorAt(0), 4), reduceSrcBuf(a, 1, vec)}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			dst, src := a.TensorAt(0), a.TensorAt(1)
+			ne1, ne2, scale := a.FastDivAt(2), a.FastDivAt(3), a.F32At(5)
+			b.blockRows(a.I64At(4), func(row int64) {
+				i1, i2, i3 := rowIndex(uint32(row), ne1, ne2)
+				s := int64(i1)*src.Nb[1] + int64(i2)*src.Nb[2] + int64(i3)*src.Nb[3]
+				var sum float64
+				for i0 := range src.Ne[0] {
+					sum += float64(f32.load(m[1][s+i0*src.Nb[0]:]))
+				}
+				d := int64(i1)*dst.Nb[1] + int64(i2)*dst.Nb[2] + int64(i3)*dst.Nb[3]
+				f32.store(m[0][d:], float32(sum)*scale)
+			})
+		},
+	}
+}
+
+// reduceArgmaxKernel is reduce_argmax<4> when vec, else reduce_argmax<1>
+// (and reduce_argmax_block, its one-row-a-block form).
+func reduceArgmaxKernel(vec bool) *hostKernel {
+	f32 := elemTypes["f32"]
+	return &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			return []buffer{tensorBuf("dst", a.TensorAt(0), 4), reduceSrcBuf(a, 1, vec)}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			dst, src := a.TensorAt(0), a.TensorAt(1)
+			b.blockRows(a.I64At(2), func(row int64) {
+				bv, bi := float32(math.Inf(-1)), int32(math.MaxInt32)
+				for i0 := range src.Ne[0] {
+					reduceArgmaxTake(f32.load(m[1][row*src.Nb[1]+i0*src.Nb[0]:]), int32(i0), &bv, &bi)
+				}
+				if bi == math.MaxInt32 {
+					bi = 0
+				}
+				binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]:], uint32(bi))
+			})
+		},
+	}
 }

@@ -152,3 +152,106 @@ func init() {
 		}, nil
 	})
 }
+
+// ropeFlatVPT is rope.cu's TERNION_ROPE_FLAT_VPT.
+const ropeFlatVPT = 4
+
+func init() {
+	// rope_flat_{mode}_{t}(dst, src, pos, ff, nunits, upr, hv, ne1, ne2,
+	// n_dims, log2_theta_scale, freq_scale, ext_factor, mscale, low, high).
+	registerTemplate("rope_flat", func(k kernels.Kernel) (*hostKernel, error) {
+		t, err := elemTypeOf(k.Name, k.Bind, "t")
+		if err != nil {
+			return nil, err
+		}
+		mode := k.Bind["mode"]
+		if mode != "norm" && mode != "neox" {
+			return nil, fmt.Errorf("kernel %s: mode %q has no host implementation", k.Name, mode)
+		}
+		neox := mode == "neox"
+		e := int64(8 / t.size)
+		// q: the angle's parameters as rope_{mode}_{t} takes them.
+		params := func(a *vendorapi.Args) (nunits int64, upr vendorapi.FastDiv, hv int64, ne1 vendorapi.FastDiv,
+			q ropeParams) {
+			q = ropeParams{ne2: a.FastDivAt(8), nDims: int(a.I32At(9)), log2ThetaScale: a.F32At(10),
+				freqScale: a.F32At(11), extFactor: a.F32At(12), mscale: a.F32At(13), low: a.F32At(14), high: a.F32At(15)}
+			return int64(a.I32At(4)), a.FastDivAt(5), int64(a.I32At(6)), a.FastDivAt(7), q
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				nunits, upr, hv, ne1, q := params(a)
+				// Whole rows of (upr + hv) vectors of 8 bytes.
+				vecs := int64(0)
+				if upr.D > 0 && nunits > 0 {
+					vecs = nunits / int64(upr.D) * (int64(upr.D) + hv)
+				}
+				ntok := int64(0)
+				if ne1.D > 0 && upr.D > 0 {
+					ntok = min(nunits/int64(upr.D)/int64(ne1.D), int64(q.ne2.D))
+				}
+				nff := int64(0)
+				if a.PtrAt(3) != 0 {
+					nff = int64(q.nDims / 2)
+				}
+				return []buffer{elems("dst", a.PtrAt(0), vecs, 8), elems("src", a.PtrAt(1), vecs, 8),
+					elems("pos", a.PtrAt(2), ntok, 4), elems("ff", a.PtrAt(3), nff, 4)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				nunits, upr, hv, ne1, q := params(a)
+				pos := ropeI32s(m[2])
+				var ff []float32
+				if a.PtrAt(3) != 0 {
+					ff = f32s(m[3])
+				}
+				sz := int64(t.size)
+				ne0 := (int64(upr.D) + hv) * e
+				half := int64(q.nDims / 2)
+				chunk := int64(b.dim.X) * ropeFlatVPT
+				// rotate applies pair j's angle of the unit at element e0 of
+				// the row of token tok to elements i0, i1 (byte offsets).
+				rotate := func(tok uint32, p int, i0, i1 int64) {
+					i3 := q.ne2.Div(tok)
+					theta := float32(pos[tok-i3*q.ne2.D]) * float32(math.Exp2(float64(float32(p)*q.log2ThetaScale)))
+					if ff != nil {
+						theta /= ff[p]
+					}
+					c, s := ropeYarn(theta, p, &q)
+					x0, x1 := t.load(m[1][i0:]), t.load(m[1][i1:])
+					t.store(m[0][i0:], x0*c-x1*s)
+					t.store(m[0][i1:], x0*s+x1*c)
+				}
+				for base := int64(b.idx.X) * chunk; base < nunits; base += int64(b.grid.X) * chunk {
+					for tx := range int64(b.dim.X) {
+						for k := range int64(ropeFlatVPT) {
+							qi := base + k*int64(b.dim.X) + tx
+							if qi >= nunits {
+								continue
+							}
+							row := int64(upr.Div(uint32(qi)))
+							u := qi - row*int64(upr.D)
+							e0 := u * e
+							if u >= hv {
+								e0 += hv * e
+							}
+							off := (row*ne0 + e0) * sz
+							if e0 >= int64(q.nDims) {
+								copy(m[0][off:off+8], m[1][off:off+8])
+								continue
+							}
+							tok := ne1.Div(uint32(row))
+							if neox {
+								for j := range e {
+									rotate(tok, int(e0+j), off+j*sz, off+(j+half)*sz)
+								}
+							} else {
+								for j := range e / 2 {
+									rotate(tok, int(e0/2+j), off+2*j*sz, off+(2*j+1)*sz)
+								}
+							}
+						}
+					}
+				}
+			},
+		}, nil
+	})
+}

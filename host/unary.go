@@ -20,7 +20,8 @@ func unaryF64(f func(x float64) float64) unaryFunc {
 	return func(x, _, _ float32) float32 { return float32(f(float64(x))) }
 }
 
-// unaryGELU is ggml's tanh approximation of GELU.
+// unaryGELU is ggml's tanh approximation of GELU (unary.cu computes the
+// same function as x·sigmoid(2u), an identity of tanh).
 func unaryGELU(x float64) float64 {
 	const a, s = 0.044715, 0.79788456080286535587989211986876 // sqrt(2/pi)
 	return 0.5 * x * (1 + math.Tanh(s*x*(1+a*x*x)))
@@ -171,6 +172,9 @@ func init() {
 				n := a.I64At(4)
 				dst, src := elems("dst", a.PtrAt(0), n, t.size), elems("src", a.PtrAt(1), n, t.size)
 				dst.align, src.align = 16, 16
+				if n/vec > math.MaxInt32 {
+					dst.bad = fmt.Sprintf("n = %d: the kernel takes fewer than 2^31 whole vectors", n)
+				}
 				return []buffer{dst, src}
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
@@ -241,7 +245,8 @@ func init() {
 			},
 		}, nil
 	})
-	// gluv_{op}_{t}(dst, x, g, ncv, ne1, ne2, nv): glu_flat by 16-byte vectors.
+	// gluv_{op}_{t}(dst, x, g, ncv, nv): glu_flat by 16-byte vectors over
+	// evenly spaced rows (row r at data + r·nb[1]).
 	registerTemplate("glu_vec", func(k kernels.Kernel) (*hostKernel, error) {
 		act, t, err := unaryKernelOp(k, true)
 		if err != nil {
@@ -251,20 +256,18 @@ func init() {
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
 				dst, x, g := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
-				bufs := []buffer{unaryBig(vecRows("dst", dst, t.size, 16), a.I64At(6)*vec), vecRows("x", x, t.size, 16),
-					vecRows("g", g, t.size, 16)}
+				bufs := []buffer{unaryBig(unaryFolded(vecRows("dst", dst, t.size, 16), dst), a.I64At(4)*vec),
+					unaryFolded(vecRows("x", x, t.size, 16), x), unaryFolded(vecRows("g", g, t.size, 16), g)}
 				return unarySameShape(bufs, dst, x, g)
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, x, g := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
-				ncv, ne1, ne2 := a.FastDivAt(3), a.FastDivAt(4), a.FastDivAt(5)
+				ncv := a.FastDivAt(3)
 				s := int64(t.size)
-				b.gridStride(a.I64At(6), func(j int64) {
-					r := ncv.Div(uint32(j))
-					i0 := (j - int64(r)*int64(ncv.D)) * vec
-					var i [4]uint32
-					i[1], i[2], i[3] = rowIndex(r, ne1, ne2)
-					xo, gro, do := rowOff(x, i)+i0*s, rowOff(g, i)+i0*s, rowOff(dst, i)+i0*s
+				b.gridStride(a.I64At(4), func(j int64) {
+					r := int64(ncv.Div(uint32(j)))
+					i0 := (j - r*int64(ncv.D)) * vec * s
+					xo, gro, do := r*x.Nb[1]+i0, r*g.Nb[1]+i0, r*dst.Nb[1]+i0
 					for k := range vec {
 						v := act(t.load(m[1][xo+k*s:]), 0, 0) * t.load(m[2][gro+k*s:])
 						t.store(m[0][do+k*s:], v)
@@ -273,4 +276,13 @@ func init() {
 			},
 		}, nil
 	})
+}
+
+// unaryFolded marks b (the buffer of descriptor t) bad unless t's rows are
+// all in dim 1, as gluv's evenly spaced rows need.
+func unaryFolded(b buffer, t vendorapi.TensorDesc) buffer {
+	if (t.Ne[2] != 1 || t.Ne[3] != 1) && b.bad == "" {
+		b.bad = fmt.Sprintf("ne = %v: the rows must be folded into dim 1 (ne[2] = ne[3] = 1)", t.Ne)
+	}
+	return b
 }

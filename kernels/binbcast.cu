@@ -62,16 +62,16 @@ static __device__ __forceinline__ void bin4_f32(ternion_tensor dst, ternion_tens
             for (int u = 0; u < 4; u++) {
                 const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
                 if (k < n4) {
-                    x[u] = a[k];
-                    y[u] = b[k];
+                    x[u] = ternion_ldcs(a + k); // src0 and dst stream through once: evict first
+                    y[u] = b[k];                // src1 rows repeat: keep them cached
                 }
             }
 #pragma unroll
             for (int u = 0; u < 4; u++) {
                 const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
                 if (k < n4) {
-                    d[k] = make_float4(Op::apply(x[u].x, y[u].x), Op::apply(x[u].y, y[u].y), Op::apply(x[u].z, y[u].z),
-                                       Op::apply(x[u].w, y[u].w));
+                    ternion_stcs(d + k, make_float4(Op::apply(x[u].x, y[u].x), Op::apply(x[u].y, y[u].y),
+                                                    Op::apply(x[u].z, y[u].z), Op::apply(x[u].w, y[u].w)));
                 }
             }
         }

@@ -109,6 +109,7 @@ var Families = []Family{
 	getrowsFamily, reduceFamily, argsortFamily,
 	fattnFamily,
 	normFamily,
+	softmaxFamily,
 }
 
 // binOps are the ops of binbcast.cu.

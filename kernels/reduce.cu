@@ -3,7 +3,10 @@
 // Row reductions (reduce_rows, reduce_argmax): blockDim.x threads share a row
 // (a multiple of the warp size, at most 1024), blockDim.y rows per block,
 // blocks walk the rows grid-stride; V = 4 reads 16-byte vectors (rows packed,
-// 16-byte aligned, ne0 % 4 == 0), V = 1 any strides. Whole-tensor reductions
+// 16-byte aligned, ne0 % 4 == 0), V = 1 any strides. Long packed rows take
+// a block each instead (sumrowsb_f32, argmaxb_f32: one row a block, rows
+// grid-stride, more 16-byte loads in flight a thread, measured fastest on the
+// H200 in bench/experiments/reduce.cu). Whole-tensor reductions
 // (SUM, COUNT_EQUAL) run in two launches: each block of a grid-stride pass
 // writes its partial result to partial[blockIdx.x], then one block adds the
 // partials (reduce_final_*), so the result is deterministic and no atomics
@@ -88,15 +91,47 @@ static __device__ __forceinline__ void reduce_argmax_take(float v, int i, float 
     }
 }
 
+// The index of "no element yet" in an argmax (larger than any index).
+#define REDUCE_ARGMAX_NONE 0x7fffffff
+
+// Reduces (bv, bi) over the threads of a block row (threadIdx.y) of
+// blockDim.x threads, the result in every thread of the row. Every thread of
+// the block calls it (it synchronises when a row spans several warps).
+static __device__ __forceinline__ void reduce_argmax_row(float & bv, int & bi) {
+    __shared__ float pv[1024 / 32];
+    __shared__ int pi[1024 / 32];
+    for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+        reduce_argmax_take(TERNION_SHFL_XOR(bv, m), TERNION_SHFL_XOR(bi, m), bv, bi);
+    }
+    if (blockDim.x <= TERNION_WARP_SIZE) {
+        return;
+    }
+    const int wpr = blockDim.x / TERNION_WARP_SIZE;
+    const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
+    __syncthreads(); // pv, pi may still be read by a previous call
+    if (lane == 0) {
+        pv[threadIdx.y * wpr + warp] = bv;
+        pi[threadIdx.y * wpr + warp] = bi;
+    }
+    __syncthreads();
+    bv = -__int_as_float(0x7f800000);
+    bi = REDUCE_ARGMAX_NONE;
+    if (lane < wpr) {
+        bv = pv[threadIdx.y * wpr + lane];
+        bi = pi[threadIdx.y * wpr + lane];
+    }
+    for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
+        reduce_argmax_take(TERNION_SHFL_XOR(bv, m), TERNION_SHFL_XOR(bi, m), bv, bi);
+    }
+}
+
 // dst[row] = the index of the first maximum of row row of src (f32, a
 // matrix: row offset row*nb[1]) for row < nrows; 0 for a row with no
 // comparable value (all NaN).
 template <int V>
 static __device__ __forceinline__ void reduce_argmax(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
-    __shared__ float pv[1024 / 32];
-    __shared__ int pi[1024 / 32];
     const ternion_i64 ne0 = src.ne[0];
-    const int none = 0x7fffffff;
+    const int none = REDUCE_ARGMAX_NONE;
     for (ternion_i64 base = (ternion_i64)blockIdx.x * blockDim.y; base < nrows; base += (ternion_i64)gridDim.x * blockDim.y) {
         const ternion_i64 row = base + threadIdx.y;
         float bv = -__int_as_float(0x7f800000);
@@ -131,32 +166,127 @@ static __device__ __forceinline__ void reduce_argmax(ternion_tensor dst, ternion
                 }
             }
         }
-        for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
-            reduce_argmax_take(TERNION_SHFL_XOR(bv, m), TERNION_SHFL_XOR(bi, m), bv, bi);
-        }
-        if (blockDim.x > TERNION_WARP_SIZE) {
-            const int wpr = blockDim.x / TERNION_WARP_SIZE;
-            const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
-            __syncthreads();
-            if (lane == 0) {
-                pv[threadIdx.y * wpr + warp] = bv;
-                pi[threadIdx.y * wpr + warp] = bi;
-            }
-            __syncthreads();
-            bv = -__int_as_float(0x7f800000);
-            bi = none;
-            if (lane < wpr) {
-                bv = pv[threadIdx.y * wpr + lane];
-                bi = pi[threadIdx.y * wpr + lane];
-            }
-            for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
-                reduce_argmax_take(TERNION_SHFL_XOR(bv, m), TERNION_SHFL_XOR(bi, m), bv, bi);
-            }
-        }
+        reduce_argmax_row(bv, bi);
         if (row < nrows && threadIdx.x == 0) {
             *(int *)((char *)dst.data + row * dst.nb[0]) = bi == none ? 0 : bi;
         }
     }
+}
+
+// A 16-byte load of p: streaming (evict first, the data is read once) when CS.
+template <bool CS>
+static __device__ __forceinline__ float4 reduce_load4(const float4 * p) {
+    if (CS) {
+        return ternion_ldcs(p);
+    }
+    return *p;
+}
+
+// reduce_rows<4> with one row a block of NT threads (blockDim (NT, 1), rows
+// blockIdx.x grid-stride), U 16-byte loads in flight a thread, streaming
+// loads when CS. SUM_ROWS f32 [8192, 8192] on the H200: NT=512 U=4 CS 4147
+// GiB/s, NT=256 U=8 plain 4088, reduce_rows<4> (512, 1) 3951.
+template <int NT, int U, bool CS>
+static __device__ __forceinline__ void reduce_rows_block(ternion_tensor dst, ternion_tensor src, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                                                         ternion_i64 nrows, float scale) {
+    const int n4 = (int)(src.ne[0] / 4);
+    for (ternion_i64 row = blockIdx.x; row < nrows; row += gridDim.x) {
+        ternion_u32 i1, i2, i3;
+        ternion_row_index((ternion_u32)row, ne1, ne2, i1, i2, i3);
+        const float4 * s4 = (const float4 *)((const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3]);
+        float acc[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            acc[u] = 0.0f;
+        }
+        for (int k0 = threadIdx.x; k0 < n4; k0 += U * NT) {
+            float4 v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int k = k0 + u * NT;
+                v[u] = k < n4 ? reduce_load4<CS>(s4 + k) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+            }
+        }
+        float sum = 0.0f;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            sum += acc[u];
+        }
+        sum = reduce_row_sum(sum);
+        if (threadIdx.x == 0) {
+            *(float *)((char *)dst.data + i1 * dst.nb[1] + i2 * dst.nb[2] + i3 * dst.nb[3]) = sum * scale;
+        }
+    }
+}
+
+// reduce_argmax<4> with one row a block of NT threads (blockDim (NT, 1), rows
+// blockIdx.x grid-stride), U 16-byte loads in flight a thread, each tracked
+// apart (no dependency between them), streaming loads when CS. ARGMAX f32
+// [32000, 512] on the H200: NT=256 U=8 plain 3204 GiB/s, reduce_argmax<4>
+// (512, 1) 3106; the streaming read ceiling was 3624 against 3404 plain.
+template <int NT, int U, bool CS>
+static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
+    const int n4 = (int)(src.ne[0] / 4);
+    for (ternion_i64 row = blockIdx.x; row < nrows; row += gridDim.x) {
+        const float4 * s4 = (const float4 *)((const char *)src.data + row * src.nb[1]);
+        float bvs[U];
+        int bis[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            bvs[u] = -__int_as_float(0x7f800000);
+            bis[u] = REDUCE_ARGMAX_NONE;
+        }
+        for (int k0 = threadIdx.x; k0 < n4; k0 += U * NT) {
+            float4 v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int k = k0 + u * NT;
+                if (k < n4) {
+                    v[u] = reduce_load4<CS>(s4 + k);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int k = k0 + u * NT;
+                if (k < n4) {
+                    reduce_argmax_take(v[u].x, 4 * k, bvs[u], bis[u]);
+                    reduce_argmax_take(v[u].y, 4 * k + 1, bvs[u], bis[u]);
+                    reduce_argmax_take(v[u].z, 4 * k + 2, bvs[u], bis[u]);
+                    reduce_argmax_take(v[u].w, 4 * k + 3, bvs[u], bis[u]);
+                }
+            }
+        }
+        float bv = bvs[0];
+        int bi = bis[0];
+#pragma unroll
+        for (int u = 1; u < U; u++) {
+            reduce_argmax_take(bvs[u], bis[u], bv, bi);
+        }
+        reduce_argmax_row(bv, bi);
+        if (threadIdx.x == 0) {
+            *(int *)((char *)dst.data + row * dst.nb[0]) = bi == REDUCE_ARGMAX_NONE ? 0 : bi;
+        }
+    }
+}
+
+// The one-row-a-block kernels' block sizes (the planner's reduceBlockThreads
+// and reduceArgmaxThreads).
+#define REDUCE_SUMROWS_NT 512
+#define REDUCE_ARGMAX_NT 256
+
+// sumrowsb_f32: reduce_rows_block for packed 16-byte aligned rows.
+extern "C" __global__ void __launch_bounds__(512)
+    sumrowsb_f32(ternion_tensor dst, ternion_tensor src, ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_i64 nrows, float scale) {
+    reduce_rows_block<REDUCE_SUMROWS_NT, 4, true>(dst, src, ne1, ne2, nrows, scale);
+}
+
+// argmaxb_f32: reduce_argmax_block for packed 16-byte aligned rows.
+extern "C" __global__ void __launch_bounds__(256) argmaxb_f32(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
+    reduce_argmax_block<REDUCE_ARGMAX_NT, 8, true>(dst, src, nrows);
 }
 
 // partial[blockIdx.x] (for blocks below nparts, the grid's size) = Σ of the elements of the packed f32 buffer src

@@ -8,7 +8,8 @@
 //                     vectors, four in flight per thread, a scalar tail;
 //   unarys_{op}_{t}   any strides (views, in-place ops on views);
 //   glu_{op}_{t}      dst = act(x)·g with x, g rows packed, any row strides;
-//   gluv_{op}_{t}     the same with 16-byte vectors (rows 16-byte aligned).
+//   gluv_{op}_{t}     the same with 16-byte vectors over evenly spaced rows
+//                     (16-byte aligned).
 #include "index.h"
 
 // The logistic function's exp and division use the fast intrinsics (as
@@ -41,11 +42,15 @@ struct unary_relu {
 struct unary_sigmoid {
     static __device__ __forceinline__ float apply(float x, float, float) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 };
-// gelu with ggml's tanh approximation.
+// gelu with ggml's tanh approximation 0.5·x·(1 + tanh(u)), u = sqrt(2/pi)·
+// x·(1 + 0.044715·x²), computed as x·sigmoid(2u) (0.5·(1 + tanh(u)) =
+// 1/(1 + exp(-2u)) exactly): the logistic's two intrinsics instead of
+// tanhf's branches, which left GELU f16 compute bound on the H200.
 struct unary_gelu {
     static __device__ __forceinline__ float apply(float x, float, float) {
-        const float a = 0.044715f, s = 0.79788456080286535587989211986876f; // sqrt(2/pi)
-        return 0.5f * x * (1.0f + tanhf(s * x * (1.0f + a * x * x)));
+        const float c1 = -1.5957691216057307117597842397375f; // -2·sqrt(2/pi)
+        const float c3 = -0.071354816272600245f;              // -2·sqrt(2/pi)·0.044715
+        return __fdividef(x, 1.0f + __expf(x * (c1 + c3 * x * x)));
     }
 };
 struct unary_gelu_quick {
@@ -54,11 +59,13 @@ struct unary_gelu_quick {
 struct unary_silu {
     static __device__ __forceinline__ float apply(float x, float, float) { return __fdividef(x, 1.0f + __expf(-x)); }
 };
-struct unary_hardswish {
-    static __device__ __forceinline__ float apply(float x, float, float) { return x * fminf(1.0f, fmaxf(0.0f, (x + 3.0f) / 6.0f)); }
-};
+// (x + 3)/6 as a product: a division's IEEE slow path cost hardswish f16
+// 52 registers; the product is within an ulp of the quotient.
 struct unary_hardsigmoid {
-    static __device__ __forceinline__ float apply(float x, float, float) { return fminf(1.0f, fmaxf(0.0f, (x + 3.0f) / 6.0f)); }
+    static __device__ __forceinline__ float apply(float x, float, float) { return fminf(1.0f, fmaxf(0.0f, (x + 3.0f) * (1.0f / 6.0f))); }
+};
+struct unary_hardswish {
+    static __device__ __forceinline__ float apply(float x, float, float) { return x * unary_hardsigmoid::apply(x, 0.0f, 0.0f); }
 };
 struct unary_exp {
     static __device__ __forceinline__ float apply(float x, float, float) { return expf(x); }
@@ -110,64 +117,96 @@ struct unary_clamp {
     static __device__ __forceinline__ float apply(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
 };
 
-// unary_vec<T> moves one 16-byte vector of T (N elements) between memory
-// and floats.
+// Two f16 of a 32-bit word (low half first) as floats, and two floats
+// rounded to f16 and packed into a word: on CUDA one split and two cvt
+// instructions, and one cvt.rn.f16x2.f32 (sm_80 and later).
+static __device__ __forceinline__ void unary_h2_to_f2(unsigned int w, float & lo, float & hi) {
+#if defined(TERNION_VENDOR_CUDA)
+    asm("{\n\t.reg .b16 l, h;\n\tmov.b32 {l, h}, %2;\n\tcvt.f32.f16 %0, l;\n\tcvt.f32.f16 %1, h;\n\t}" : "=f"(lo), "=f"(hi) : "r"(w));
+#else
+    lo = ternion_f16_to_f32((ternion_f16)(w & 0xffffu));
+    hi = ternion_f16_to_f32((ternion_f16)(w >> 16));
+#endif
+}
+static __device__ __forceinline__ unsigned int unary_f2_to_h2(float lo, float hi) {
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned int w;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); // first operand to the high half
+    return w;
+#else
+    return (unsigned int)ternion_f32_to_f16(lo) | ((unsigned int)ternion_f32_to_f16(hi) << 16);
+#endif
+}
+
+// Op on the two f16 of a word; Act(x)·g on two pairs of f16.
+template <typename Op> static __device__ __forceinline__ unsigned int unary_h2(unsigned int w, float p0, float p1) {
+    float lo, hi;
+    unary_h2_to_f2(w, lo, hi);
+    return unary_f2_to_h2(Op::apply(lo, p0, p1), Op::apply(hi, p0, p1));
+}
+template <typename Act> static __device__ __forceinline__ unsigned int unary_glu_h2(unsigned int x, unsigned int g) {
+    float x0, x1, g0, g1;
+    unary_h2_to_f2(x, x0, x1);
+    unary_h2_to_f2(g, g0, g1);
+    return unary_f2_to_h2(Act::apply(x0, 0.0f, 0.0f) * g0, Act::apply(x1, 0.0f, 0.0f) * g1);
+}
+
+// unary_vec<T> is one 16-byte vector of T (N elements) as it is held in
+// registers between load and store (raw: float4, or uint4 of packed f16);
+// the ops convert a pair of elements at a time, so a thread keeps only the
+// raw vectors it has in flight. U and UG are the vectors of each operand a
+// thread loads before it stores (unary, GLU): 64 and 32 bytes an operand.
 template <typename T> struct unary_vec;
 template <> struct unary_vec<float> {
-    static constexpr int N = 4;
-    static __device__ __forceinline__ void load(const float * p, float * v) {
-        const float4 q = *(const float4 *)p;
-        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    typedef float4 raw;
+    static constexpr int N = 4, U = 4, UG = 2;
+    template <typename Op> static __device__ __forceinline__ float4 unary(float4 v, float p0, float p1) {
+        return make_float4(Op::apply(v.x, p0, p1), Op::apply(v.y, p0, p1), Op::apply(v.z, p0, p1), Op::apply(v.w, p0, p1));
     }
-    static __device__ __forceinline__ void store(float * p, const float * v) { *(float4 *)p = make_float4(v[0], v[1], v[2], v[3]); }
+    template <typename Act> static __device__ __forceinline__ float4 glu(float4 x, float4 g) {
+        return make_float4(Act::apply(x.x, 0.0f, 0.0f) * g.x, Act::apply(x.y, 0.0f, 0.0f) * g.y, Act::apply(x.z, 0.0f, 0.0f) * g.z,
+                           Act::apply(x.w, 0.0f, 0.0f) * g.w);
+    }
 };
 template <> struct unary_vec<ternion_f16> {
-    static constexpr int N = 8;
-    static __device__ __forceinline__ void load(const ternion_f16 * p, float * v) {
-        const uint4 q = *(const uint4 *)p;
-        const unsigned int w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            v[2 * k] = ternion_f16_to_f32((ternion_f16)(w[k] & 0xffffu));
-            v[2 * k + 1] = ternion_f16_to_f32((ternion_f16)(w[k] >> 16));
-        }
+    typedef uint4 raw;
+    static constexpr int N = 8, U = 4, UG = 2;
+    template <typename Op> static __device__ __forceinline__ uint4 unary(uint4 v, float p0, float p1) {
+        return make_uint4(unary_h2<Op>(v.x, p0, p1), unary_h2<Op>(v.y, p0, p1), unary_h2<Op>(v.z, p0, p1), unary_h2<Op>(v.w, p0, p1));
     }
-    static __device__ __forceinline__ void store(ternion_f16 * p, const float * v) {
-        unsigned int w[4];
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            w[k] = (unsigned int)ternion_f32_to_f16(v[2 * k]) | ((unsigned int)ternion_f32_to_f16(v[2 * k + 1]) << 16);
-        }
-        *(uint4 *)p = make_uint4(w[0], w[1], w[2], w[3]);
+    template <typename Act> static __device__ __forceinline__ uint4 glu(uint4 x, uint4 g) {
+        return make_uint4(unary_glu_h2<Act>(x.x, g.x), unary_glu_h2<Act>(x.y, g.y), unary_glu_h2<Act>(x.z, g.z), unary_glu_h2<Act>(x.w, g.w));
     }
 };
 
 // dst[i] = Op(src[i]) for i < n, src and dst packed and 16-byte aligned (dst
-// may be src): thread g takes vectors g, g + T, g + 2T, ... (T threads in
-// the grid), four loaded before any is stored, then element nv·N + g of the
+// may be src), fewer than 2^31 whole vectors (the host splits larger
+// tensors; 32-bit indices keep the kernel at 32 registers): thread g takes
+// vectors g, g + T, g + 2T, ... (T threads in the grid), U loaded
+// (streaming: read once) before any is stored, then element nv·N + g of the
 // tail (the n % N elements after the last whole vector).
 template <typename Op, typename T>
 static __device__ __forceinline__ void unary_contig(T * dst, const T * src, float p0, float p1, ternion_i64 n) {
-    constexpr int N = unary_vec<T>::N;
-    const ternion_i64 nv = n / N, step = TERNION_NTHREADS();
-    for (ternion_i64 i0 = TERNION_TID(); i0 < nv; i0 += 4 * step) {
-        float v[4][N];
+    typedef unary_vec<T> V;
+    typedef typename V::raw R;
+    constexpr int U = V::U;
+    const R * s = (const R *)src;
+    R * d = (R *)dst;
+    const ternion_u32 nv = (ternion_u32)(n / V::N), step = gridDim.x * blockDim.x;
+    for (ternion_u32 i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < nv; i0 += U * step) {
+        R v[U];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const ternion_i64 i = i0 + u * step;
-            if (i < nv) unary_vec<T>::load(src + i * N, v[u]);
+        for (int u = 0; u < U; u++) {
+            const ternion_u32 i = i0 + u * step;
+            if (i < nv) v[u] = ternion_ldcs(s + i);
         }
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const ternion_i64 i = i0 + u * step;
-            if (i < nv) {
-#pragma unroll
-                for (int k = 0; k < N; k++) v[u][k] = Op::apply(v[u][k], p0, p1);
-                unary_vec<T>::store(dst + i * N, v[u]);
-            }
+        for (int u = 0; u < U; u++) {
+            const ternion_u32 i = i0 + u * step;
+            if (i < nv) d[i] = V::template unary<Op>(v[u], p0, p1);
         }
     }
-    const ternion_i64 t = nv * N + TERNION_TID();
+    const ternion_i64 t = (ternion_i64)nv * V::N + TERNION_TID();
     if (t < n) ternion_store(dst + t, Op::apply(ternion_load(src + t), p0, p1));
 }
 
@@ -210,37 +249,33 @@ static __device__ __forceinline__ void glu_flat(ternion_tensor dst, ternion_tens
     }
 }
 
-// glu_flat on 16-byte vectors: rows of dst, x and g 16-byte aligned and a
-// whole number of vectors long; ncv divides by the vectors of a row, nv is
-// the number of vectors of dst. Four vectors in flight per thread.
+// glu_flat on 16-byte vectors over evenly spaced rows: row r of dst, x and g
+// starts at data + r·nb[1] (the host folds dims 2, 3 into dim 1), 16-byte
+// aligned and a whole number of vectors long; ncv divides by the vectors of
+// a row, nv < 2^31 is the number of vectors of dst. UG vectors of x and of g
+// in flight per thread, loaded streaming (read once).
 template <typename Act, typename T>
-static __device__ __forceinline__ void glu_vec(ternion_tensor dst, ternion_tensor x, ternion_tensor g, ternion_fastdiv ncv, ternion_fastdiv ne1,
-                                               ternion_fastdiv ne2, ternion_i64 nv) {
-    constexpr int N = unary_vec<T>::N;
-    const ternion_i64 step = TERNION_NTHREADS();
-    for (ternion_i64 j0 = TERNION_TID(); j0 < nv; j0 += 4 * step) {
-        float a[4][N], b[4][N];
-        T * d[4];
+static __device__ __forceinline__ void glu_vec(ternion_tensor dst, ternion_tensor x, ternion_tensor g, ternion_fastdiv ncv, ternion_i64 nv) {
+    typedef unary_vec<T> V;
+    typedef typename V::raw R;
+    constexpr int U = V::UG;
+    const ternion_u32 step = gridDim.x * blockDim.x;
+    for (ternion_u32 j0 = blockIdx.x * blockDim.x + threadIdx.x; j0 < nv; j0 += U * step) {
+        R a[U], b[U];
+        ternion_u32 r[U], c[U];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const ternion_i64 j = j0 + u * step;
+        for (int u = 0; u < U; u++) {
+            const ternion_u32 j = j0 + u * step;
             if (j < nv) {
-                const ternion_u32 r = ternion_fastdiv_div((ternion_u32)j, ncv);
-                const ternion_i64 i0 = ((ternion_i64)j - (ternion_i64)r * ncv.d) * N;
-                ternion_u32 i1, i2, i3;
-                ternion_row_index(r, ne1, ne2, i1, i2, i3);
-                unary_vec<T>::load((const T *)((const char *)x.data + unary_row_off(x, i1, i2, i3)) + i0, a[u]);
-                unary_vec<T>::load((const T *)((const char *)g.data + unary_row_off(g, i1, i2, i3)) + i0, b[u]);
-                d[u] = (T *)((char *)dst.data + unary_row_off(dst, i1, i2, i3)) + i0;
+                r[u] = ternion_fastdiv_div(j, ncv);
+                c[u] = j - r[u] * ncv.d;
+                a[u] = ternion_ldcs((const R *)((const char *)x.data + r[u] * x.nb[1]) + c[u]);
+                b[u] = ternion_ldcs((const R *)((const char *)g.data + r[u] * g.nb[1]) + c[u]);
             }
         }
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            if (j0 + u * step < nv) {
-#pragma unroll
-                for (int k = 0; k < N; k++) a[u][k] = Act::apply(a[u][k], 0.0f, 0.0f) * b[u][k];
-                unary_vec<T>::store(d[u], a[u]);
-            }
+        for (int u = 0; u < U; u++) {
+            if (j0 + u * step < nv) ((R *)((char *)dst.data + r[u] * dst.nb[1]))[c[u]] = V::template glu<Act>(a[u], b[u]);
         }
     }
 }

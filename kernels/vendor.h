@@ -116,3 +116,22 @@ struct ternion_bf16s {
 };
 static __device__ __forceinline__ float ternion_load(const ternion_bf16s * p) { return ternion_bf16_to_f32(p->bits); }
 static __device__ __forceinline__ void ternion_store(ternion_bf16s * p, float v) { p->bits = ternion_f32_to_bf16(v); }
+
+// ternion_ldcs and ternion_stcs load and store a 16-byte vector (float4,
+// uint4, ...) of data touched once, hinting the caches to evict it first:
+// CUDA's __ldcs/__stcs, HIP's nontemporal builtins (on the vector's native
+// clang vector), plain accesses elsewhere (MUSA).
+#if defined(TERNION_VENDOR_CUDA)
+template <typename V> static __device__ __forceinline__ V ternion_ldcs(const V * p) { return __ldcs(p); }
+template <typename V> static __device__ __forceinline__ void ternion_stcs(V * p, V v) { __stcs(p, v); }
+#elif defined(TERNION_VENDOR_HIP)
+template <typename V> static __device__ __forceinline__ V ternion_ldcs(const V * p) {
+    V v;
+    v.data = __builtin_nontemporal_load(&p->data);
+    return v;
+}
+template <typename V> static __device__ __forceinline__ void ternion_stcs(V * p, V v) { __builtin_nontemporal_store(v.data, &p->data); }
+#else
+template <typename V> static __device__ __forceinline__ V ternion_ldcs(const V * p) { return *p; }
+template <typename V> static __device__ __forceinline__ void ternion_stcs(V * p, V v) { *p = v; }
+#endif

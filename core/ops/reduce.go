@@ -61,6 +61,29 @@ func reduceGeometry(ne0, nrows, vec int64, warp int) (grid, block vendorapi.Dim3
 	return vendorapi.Dim3{X: uint32(max(blocks, 1))}, vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
 }
 
+// reduceBlockThreads and reduceArgmaxThreads are the block sizes of
+// sumrowsb_f32 and argmaxb_f32 (one row a block; REDUCE_SUMROWS_NT and
+// REDUCE_ARGMAX_NT in reduce.cu); reduceBlockMin4 is the shortest row, in
+// 16-byte vectors, they take (two vectors a thread of 512 or more): shorter
+// rows share blocks in sumrows4_f32 and argmax4_f32.
+const (
+	reduceBlockThreads  = 512
+	reduceArgmaxThreads = 256
+	reduceBlockMin4     = 1024
+)
+
+// reduceBlockARow reports whether t's rows are read by a one-row-a-block
+// kernel (sumrowsb_f32, argmaxb_f32): 16-byte vectors, reduceBlockMin4 of
+// them or more a row.
+func reduceBlockARow(t vendorapi.TensorDesc) bool {
+	return reduceVec4(t) && t.Ne[0]/4 >= reduceBlockMin4
+}
+
+// reduceRowBlocks is the grid of a one-row-a-block kernel over nrows rows.
+func reduceRowBlocks(nrows int64) vendorapi.Dim3 {
+	return vendorapi.Dim3{X: uint32(max(min(nrows, maxBlocks), 1))}
+}
+
 // reduceVec4 reports whether t's f32 rows can be read as 16-byte vectors.
 func reduceVec4(t vendorapi.TensorDesc) bool {
 	return t.Nb[0] == 4 && t.Ne[0]%4 == 0 && aligned(t, 16)
@@ -69,12 +92,15 @@ func reduceVec4(t vendorapi.TensorDesc) bool {
 // reduceRows queues dst[0, i1, i2, i3] = scale * Σ src[:, i1, i2, i3].
 func reduceRows(d Device, dst, src vendorapi.TensorDesc, scale float32) error {
 	nrows := src.Ne[1] * src.Ne[2] * src.Ne[3]
+	args := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).I64(nrows).F32(scale)
+	if reduceBlockARow(src) {
+		return launch(d, "sumrowsb_f32", reduceRowBlocks(nrows), vendorapi.Dim3{X: reduceBlockThreads, Y: 1}, 0, args)
+	}
 	name, vec := "sumrows_f32", int64(1)
 	if reduceVec4(src) {
 		name, vec = "sumrows4_f32", 4
 	}
 	grid, block := reduceGeometry(src.Ne[0], nrows, vec, d.Props().WarpSize)
-	args := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).I64(nrows).F32(scale)
 	return launch(d, name, grid, block, 0, args)
 }
 
@@ -98,12 +124,16 @@ func reduceRunArgmax(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, src := ds[0], ds[1]
+	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
+	if reduceBlockARow(src) {
+		return launch(d, "argmaxb_f32", reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args)
+	}
 	name, vec := "argmax_f32", int64(1)
 	if reduceVec4(src) {
 		name, vec = "argmax4_f32", 4
 	}
 	grid, block := reduceGeometry(src.Ne[0], src.Ne[1], vec, d.Props().WarpSize)
-	return launch(d, name, grid, block, 0, d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1]))
+	return launch(d, name, grid, block, 0, args)
 }
 
 // reduceParts is the grid of a whole-tensor reduction over n elements on a

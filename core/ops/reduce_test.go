@@ -56,8 +56,8 @@ func TestReduceGeometry(t *testing.T) {
 		warp            int
 		grid, block     vendorapi.Dim3
 	}{
-		{8192, 8192, 4, 32, vendorapi.Dim3{X: 8192}, vendorapi.Dim3{X: 512, Y: 1}},     // SUM_ROWS goal: a block a row
-		{32000, 512, 4, 32, vendorapi.Dim3{X: 512}, vendorapi.Dim3{X: 512, Y: 1}},      // ARGMAX goal: 512 threads a row
+		{8192, 8192, 4, 32, vendorapi.Dim3{X: 8192}, vendorapi.Dim3{X: 512, Y: 1}},     // long rows: a block a row
+		{32000, 512, 4, 32, vendorapi.Dim3{X: 512}, vendorapi.Dim3{X: 512, Y: 1}},      // at most 512 threads a row
 		{128, 8192, 4, 32, vendorapi.Dim3{X: 1024}, vendorapi.Dim3{X: 32, Y: 8}},       // short rows: a warp a row
 		{10, 7, 1, 64, vendorapi.Dim3{X: 2}, vendorapi.Dim3{X: 64, Y: 4}},              // wave64
 		{5, 1 << 20, 1, 32, vendorapi.Dim3{X: maxBlocks}, vendorapi.Dim3{X: 32, Y: 8}}, // grid-stride beyond maxBlocks
@@ -82,5 +82,45 @@ func TestReduceParts(t *testing.T) {
 		{1 << 30, 1000, reduceMaxParts},
 	} {
 		assert.Equal(t, c.want, reduceParts(c.n, c.sms), "n %d sms %d", c.n, c.sms)
+	}
+}
+
+func TestReduceBlockARow(t *testing.T) {
+	packed := func(ne0, ne1 int64, data vendorapi.DevicePtr) vendorapi.TensorDesc {
+		ne := [4]int64{ne0, ne1, 1, 1}
+		return vendorapi.TensorDesc{Data: data, Ne: ne, Nb: tensor.RowMajorStrides(tensor.F32, ne)}
+	}
+	for _, c := range []struct {
+		name string
+		t    vendorapi.TensorDesc
+		want bool
+	}{
+		{"SUM_ROWS goal [8192, 8192]", packed(8192, 8192, 256), true},
+		{"ARGMAX goal [32000, 512]", packed(32000, 512, 256), true},
+		{"4096 columns", packed(4096, 3, 256), true},
+		{"4092 columns", packed(4092, 3, 256), false},
+		{"ne0 % 4 != 0", packed(8191, 3, 256), false},
+		{"not 16-byte aligned", packed(8192, 3, 260), false},
+	} {
+		assert.Equal(t, c.want, reduceBlockARow(c.t), c.name)
+	}
+}
+
+func TestArgsortChunk(t *testing.T) {
+	for _, c := range []struct {
+		ncols, nrows int64
+		sms          int
+		want         int64
+	}{
+		{3, 1, 132, 4},         // the smallest power of two holding the row
+		{4096, 1, 132, 4096},   // one chunk, however few blocks
+		{4097, 128, 132, 0},    // 512 Ki elements: radix
+		{200000, 16, 132, 0},   // ARGSORT goal: radix (249 µs against 565 merging)
+		{65000, 16, 132, 0},    // radix (88 µs against 159)
+		{200000, 1, 132, 2048}, // 49 chunks of 4096 < 132 SMs: merge from 2048 (92 µs against 108)
+		{10000, 3, 1, 4096},    // enough chunks for one multiprocessor
+		{65536, 7, 132, 2048},  // 112 chunks of 4096 < 132: 2048
+	} {
+		assert.Equal(t, c.want, argsortChunk(c.ncols, c.nrows, c.sms), "ncols %d nrows %d sms %d", c.ncols, c.nrows, c.sms)
 	}
 }

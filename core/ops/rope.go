@@ -85,7 +85,45 @@ func ropeGeometry(npairs, ne1, tokens, elemSize int64, sms int) (grid, block ven
 	return vendorapi.Dim3{X: uint32(tokens), Y: uint32(gy)}, vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
 }
 
-// ropeRun launches rope_{mode}_{t}: the angle's constants (theta_scale,
+// rope_flat's launch: threads a block and units (8-byte vectors) a thread
+// (kernels/rope.cu's TERNION_ROPE_FLAT_VPT); on the H200 256×4 was the
+// fastest measured for f32 and within noise of the best for f16
+// (bench/experiments/rope.cu).
+const (
+	ropeFlatTPB = 256
+	ropeFlatVPT = 4
+)
+
+// ropeFlatUnits reports whether rope_flat runs n (normal or NeoX, dst and
+// src contiguous at 8-byte aligned addresses dst and src, the rotated
+// dimensions whole vectors: n_dims a multiple of E = 8/elemsize, of 2E in
+// NeoX, fewer than 2^31 units) and its units: upr a row's, hv NeoX's vectors
+// of the first rotated half (0 in normal mode).
+func ropeFlatUnits(n, a *graph.Tensor, mode graph.RoPEMode, nDims int, dst, src vendorapi.DevicePtr) (units, upr,
+	hv int64, ok bool) {
+	e := 8 / n.Type().BlockBytes()
+	ne0 := n.Ne()[0]
+	switch {
+	case mode != graph.RoPENormal && mode != graph.RoPENeoX,
+		!n.Layout().IsContiguous() || !a.Layout().IsContiguous(),
+		dst%8 != 0 || src%8 != 0 || ne0%e != 0 || n.Layout().Empty():
+		return 0, 0, 0, false
+	case mode == graph.RoPENormal && int64(nDims)%e == 0:
+	case mode == graph.RoPENeoX && int64(nDims)%(2*e) == 0:
+		hv = int64(nDims) / 2 / e
+	default:
+		return 0, 0, 0, false
+	}
+	upr = ne0/e - hv
+	units = n.Layout().Rows() * upr
+	if units >= math.MaxInt32 || n.Layout().Elements() >= math.MaxInt32 || upr <= 0 {
+		return 0, 0, 0, false
+	}
+	return units, upr, hv, true
+}
+
+// ropeRun launches rope_flat_{mode}_{t} where ropeFlatUnits allows, else
+// rope_{mode}_{t}: the angle's constants (theta_scale,
 // YaRN's ramp ends and magnitude) are computed here once, as ggml-cuda
 // computes them on the host.
 func ropeRun(d Device, n *graph.Tensor) error {
@@ -111,15 +149,23 @@ func ropeRun(d Device, n *graph.Tensor) error {
 		mscale *= 1 + 0.1*float32(math.Log(float64(1/freqScale)))
 	}
 	ne := n.Ne()
+	t := "f32"
+	if n.Type() == tensor.F16 {
+		t = "f16"
+	}
+	if units, upr, hv, ok := ropeFlatUnits(n, a, mode, nDims, ds[0].Data, ds[1].Data); ok {
+		chunks := (units + ropeFlatTPB*ropeFlatVPT - 1) / (ropeFlatTPB * ropeFlatVPT)
+		args := d.Args().Ptr(ds[0].Data).Ptr(ds[1].Data).Ptr(ds[2].Data).Ptr(ffp).I32(int32(units)).FastDiv(fd(upr)).
+			I32(int32(hv)).FastDiv(fd(ne[1])).FastDiv(fd(ne[2])).I32(int32(nDims))
+		args.F32(ropeLog2ThetaScale(freqBase, nDims)).F32(freqScale).F32(extFactor).F32(mscale).F32(low).F32(high)
+		return launch(d, "rope_flat_"+ropeKernelModes[mode]+"_"+t, vendorapi.Dim3{X: uint32(chunks), Y: 1, Z: 1},
+			vendorapi.Dim3{X: ropeFlatTPB, Y: 1, Z: 1}, 0, args)
+	}
 	grid, block := ropeGeometry(ne[0]/2, ne[1], ne[2]*ne[3], n.Type().BlockBytes(), d.Props().SMs)
 	args := d.Args().Tensor(ds[0]).Tensor(ds[1]).Ptr(ds[2].Data).Ptr(ffp).FastDiv(fd(ne[2])).I32(int32(nDims))
 	for i := range 4 {
 		args.I32(n.ParamI32(11 + i))
 	}
 	args.F32(ropeLog2ThetaScale(freqBase, nDims)).F32(freqScale).F32(extFactor).F32(mscale).F32(low).F32(high)
-	t := "f32"
-	if n.Type() == tensor.F16 {
-		t = "f16"
-	}
 	return launch(d, "rope_"+ropeKernelModes[mode]+"_"+t, grid, block, 0, args)
 }

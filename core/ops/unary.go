@@ -92,15 +92,67 @@ func unaryRunNode(d Device, n *graph.Tensor) error {
 	p0, p1 := unaryParams(n)
 	count := n.Layout().Elements()
 	if n.Layout().IsContiguous() && n.Src(0).Layout().IsContiguous() && dst.Data%16 == 0 && src.Data%16 == 0 {
-		vec := 16 / n.Type().BlockBytes()
-		grid, block := flatGeometry((count/vec + 3) / 4) // four vectors per thread
-		a := d.Args().Ptr(dst.Data).Ptr(src.Data).F32(p0).F32(p1).I64(count)
-		return launch(d, "unary_"+op+"_"+t, grid, block, 0, a)
+		// The kernel takes fewer than 2^31 vectors: larger tensors run in
+		// chunks of 2^30 vectors, the tail in the last.
+		es := n.Type().BlockBytes()
+		vec := 16 / es
+		chunk := int64(1<<30) * vec
+		for off := int64(0); off < count; off += chunk {
+			m := min(chunk, count-off)
+			grid, block := unaryGeometry(d.Props().SMs, m/vec, unaryInFlight)
+			a := d.Args().Ptr(dst.Data.Add(uint64(off * es))).Ptr(src.Data.Add(uint64(off * es))).F32(p0).F32(p1).I64(m)
+			if err := launch(d, "unary_"+op+"_"+t, grid, block, 0, a); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	grid, block := flatGeometry(count)
 	a := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).
 		F32(p0).F32(p1).I64(count)
 	return launch(d, "unarys_"+op+"_"+t, grid, block, 0, a)
+}
+
+// unaryInFlight and unaryGLUInFlight are the 16-byte vectors of each
+// operand a thread of unary_{op}_{t} and gluv_{op}_{t} loads before it
+// stores (unary.cu's unary_vec U and UG).
+const (
+	unaryInFlight    = 4
+	unaryGLUInFlight = 2
+)
+
+// unaryGeometry is the grid of a vector kernel over nv vectors, u a thread
+// and step, on a device of sms multiprocessors: one step of the grid when
+// that gives every multiprocessor at least 8 blocks of 256 threads, else
+// more blocks (fewer vectors a thread), up to one vector a thread.
+func unaryGeometry(sms int, nv, u int64) (grid, block vendorapi.Dim3) {
+	threads := (nv + u - 1) / u
+	if least := int64(8*256) * int64(max(sms, 1)); threads < least {
+		threads = min(nv, least)
+	}
+	return flatGeometry(threads)
+}
+
+// unaryFoldRows returns t with dims 1..3 folded into dim 1 when its rows
+// are evenly spaced (row r at r·nb[1]), and whether they are.
+func unaryFoldRows(t vendorapi.TensorDesc) (vendorapi.TensorDesc, bool) {
+	f := t
+	f.Ne = [4]int64{t.Ne[0], t.Ne[1] * t.Ne[2] * t.Ne[3], 1, 1}
+	set, next := false, int64(0)
+	for i := 1; i < 4; i++ {
+		if t.Ne[i] == 1 {
+			continue
+		}
+		if set && t.Nb[i] != next {
+			return t, false
+		}
+		if !set {
+			set, f.Nb[1] = true, t.Nb[i]
+		}
+		next = t.Nb[i] * t.Ne[i]
+	}
+	f.Nb[2], f.Nb[3] = f.Nb[1]*f.Ne[1], f.Nb[1]*f.Ne[1]
+	return f, true
 }
 
 // unaryGLUKernels are the GLU ops unary.cu has kernels for.
@@ -132,8 +184,9 @@ func unarySupportsGLU(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
-// unaryRunGLU launches gluv_{op}_{t} when every row of dst, x and g is
-// 16-byte aligned and a whole number of 16-byte vectors, else glu_{op}_{t}.
+// unaryRunGLU launches gluv_{op}_{t} when the rows of dst, x and g are
+// evenly spaced, 16-byte aligned and a whole number of 16-byte vectors,
+// else glu_{op}_{t}.
 // x and g are descriptors in dst's shape: the two halves of src0's rows
 // (swapped: x is the second half), or src0 and src1.
 func unaryRunGLU(d Device, n *graph.Tensor) error {
@@ -162,10 +215,13 @@ func unaryRunGLU(d Device, n *graph.Tensor) error {
 	name := unaryGLUKernels[n.GLUOp()] + "_" + n.Type().String()
 	count := n.Layout().Elements()
 	vec := 16 / es
-	if nc%vec == 0 && aligned(dst, 16) && aligned(x, 16) && aligned(g, 16) {
+	fdst, okd := unaryFoldRows(dst)
+	fx, okx := unaryFoldRows(x)
+	fg, okg := unaryFoldRows(g)
+	if okd && okx && okg && nc%vec == 0 && aligned(fdst, 16) && aligned(fx, 16) && aligned(fg, 16) {
 		nv := count / vec
-		grid, block := flatGeometry((nv + 3) / 4) // four vectors per thread
-		a := d.Args().Tensor(dst).Tensor(x).Tensor(g).FastDiv(fd(nc / vec)).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).I64(nv)
+		grid, block := unaryGeometry(d.Props().SMs, nv, unaryGLUInFlight)
+		a := d.Args().Tensor(fdst).Tensor(fx).Tensor(fg).FastDiv(fd(nc / vec)).I64(nv)
 		return launch(d, "gluv_"+name, grid, block, 0, a)
 	}
 	grid, block := flatGeometry(count)

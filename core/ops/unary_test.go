@@ -68,3 +68,54 @@ func TestUnaryOverlaps(t *testing.T) {
 		assert.Equal(t, c.want, unaryOverlaps(c.ne, c.nb), "ne %v nb %v", c.ne, c.nb)
 	}
 }
+
+func TestUnaryFoldRows(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ne, nb [4]int64
+		ok     bool
+		rows   int64 // folded ne[1]
+		stride int64 // folded nb[1]
+	}{
+		{"contiguous", [4]int64{8, 3, 2, 2}, [4]int64{4, 32, 96, 192}, true, 12, 32},
+		{"half of wider rows", [4]int64{8, 3, 2, 1}, [4]int64{4, 64, 192, 384}, true, 6, 64},
+		{"rows in dim 2 only", [4]int64{8, 1, 5, 1}, [4]int64{4, 999, 48, 240}, true, 5, 48},
+		{"one row", [4]int64{8, 1, 1, 1}, [4]int64{4, 32, 32, 32}, true, 1, 32},
+		{"dim 2 not over dim 1", [4]int64{8, 3, 2, 1}, [4]int64{4, 32, 128, 256}, false, 0, 0},
+		{"dim 3 not over dim 2", [4]int64{8, 3, 2, 2}, [4]int64{4, 32, 96, 200}, false, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, ok := unaryFoldRows(vendorapi.TensorDesc{Data: 256, Ne: c.ne, Nb: c.nb})
+			require.Equal(t, c.ok, ok)
+			if !ok {
+				return
+			}
+			assert.Equal(t, [4]int64{c.ne[0], c.rows, 1, 1}, f.Ne)
+			assert.Equal(t, c.nb[0], f.Nb[0])
+			assert.Equal(t, c.stride, f.Nb[1])
+			assert.Equal(t, vendorapi.DevicePtr(256), f.Data)
+		})
+	}
+}
+
+func TestUnaryGeometry(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		sms       int
+		nv, u     int64
+		wantGrid  uint32
+		wantBlock uint32
+	}{
+		{"large: u vectors a thread", 132, 4096 * 4096 / 4, 4, 4096, 256},
+		{"mid: 8 blocks an SM, fewer vectors a thread", 132, 1 << 20, 4, 8 * 132, 256},
+		{"small: one vector a thread", 132, 1000, 2, 4, 256},
+		{"empty", 132, 0, 4, 1, 256},
+		{"no SM count", 0, 1 << 20, 4, 1024, 256},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			grid, block := unaryGeometry(c.sms, c.nv, c.u)
+			assert.Equal(t, c.wantGrid, grid.X)
+			assert.Equal(t, c.wantBlock, block.X)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package optest
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/ternion/ternion/core/graph"
@@ -140,6 +141,28 @@ func argsortCase(ne [4]int64, order graph.SortOrder) Case {
 		}}
 }
 
+// argsortTiedCase is argsortCase on rows of integers in [-100, 100] with
+// -0 for every other zero: many equal keys (ordered by index), negative keys
+// and zeros of both signs (equal).
+func argsortTiedCase(ne [4]int64, order graph.SortOrder) Case {
+	c := argsortCase(ne, order)
+	c.Build = func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
+		v := make([]float32, ne[0]*ne[1]*ne[2]*ne[3])
+		zeros := 0
+		for i := range v {
+			v[i] = float32(r.IntN(201) - 100)
+			if v[i] == 0 {
+				if zeros%2 == 1 {
+					v[i] = float32(math.Copysign(0, -1))
+				}
+				zeros++
+			}
+		}
+		return ctx.FromFloats(v, ne[:]...).Argsort(order)
+	}
+	return c
+}
+
 // reduceTests are test-backend-ops' eval cases of the group (GET_ROWS'
 // large ones are perf cases here: too large for CI on the host; ARGSORT's
 // single-row sizes stop at 2^16).
@@ -156,7 +179,7 @@ func reduceTests() []Case {
 	out = append(out, getrowsCase(tensor.F16, 3, 9, 6, 2, 3, true), getrowsCase(tensor.I32, 3, 9, 6, 2, 3, true))
 	out = append(out, reduceCountEqualCase([4]int64{4, 500, 1, 1}), reduceCountEqualCase([4]int64{4, 5000, 1, 1}))
 	for _, ne := range [][4]int64{{32, 1, 1, 1}, {32, 513, 1, 1}, {100, 10, 1, 1}, {1024, 10, 1, 1}, {1024, 12, 1, 1},
-		{2000, 10, 1, 1}, {5438, 3, 1, 1}} {
+		{2000, 10, 1, 1}, {5438, 3, 1, 1}, {8000, 3, 1, 1}} {
 		out = append(out, reduceArgmaxCase(ne))
 	}
 	out = append(out, reduceSumCase([4]int64{10, 5, 4, 3}, noPerm),
@@ -170,7 +193,7 @@ func reduceTests() []Case {
 	out = append(out, reduceSumCase([4]int64{33, 1, 1, 1}, noPerm), reduceSumCase([4]int64{33, 1024, 1, 1}, noPerm),
 		reduceSumCase([4]int64{33, 256, 1, 1}, noPerm), reduceSumCase([4]int64{33, 256, 1, 1}, [4]int{1, 0, 2, 3}),
 		reduceSumOffsetCase([4]int64{33, 7, 1, 1}))
-	out = append(out, reduceSumRowsCase([4]int64{10, 5, 4, 3}, false, false))
+	out = append(out, reduceSumRowsCase([4]int64{10, 5, 4, 3}, false, false), reduceSumRowsCase([4]int64{4100, 3, 2, 1}, false, false))
 	for _, ne := range [][4]int64{{11, 5, 6, 3}, {16, 5, 6, 3}} {
 		out = append(out, reduceSumRowsCase(ne, true, false), reduceSumRowsCase(ne, false, true), reduceSumRowsCase(ne, true, true))
 	}
@@ -191,6 +214,9 @@ func reduceTests() []Case {
 	// Descending rows long enough to merge (test-backend-ops' long rows are
 	// all ascending).
 	out = append(out, argsortCase([4]int64{10000, 3, 1, 1}, graph.SortDesc))
+	// Enough elements for the radix passes (core/ops argsortRadixMin): a last
+	// tile of one element, descending; several tiles, ascending.
+	out = append(out, argsortCase([4]int64{4097, 128, 1, 1}, graph.SortDesc), argsortTiedCase([4]int64{10000, 60, 1, 1}, graph.SortAsc))
 	return out
 }
 

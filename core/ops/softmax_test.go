@@ -1,0 +1,107 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// TestSoftmaxSupports checks the group's supports answers: what runs, and
+// the reason of each "no".
+func TestSoftmaxSupports(t *testing.T) {
+	ctx := graph.NewContext()
+	a := ctx.Empty(tensor.F32, 16, 4, 2)
+	for _, c := range []struct {
+		name string
+		node *graph.Tensor
+		why  string // "" when supported
+	}{
+		{"softmax f32", a.Softmax(), ""},
+		{"softmax f16 mask, sinks, alibi", a.SoftmaxExt(ctx.Empty(tensor.F16, 16, 4), ctx.Empty(tensor.F32, 2), 0.5, 8), ""},
+		{"softmax f16", ctx.Empty(tensor.F16, 16, 4).Softmax(), "runs on f32"},
+		{"diag_mask_inf f32", a.DiagMaskInf(2), ""},
+		{"diag_mask_inf f16", ctx.Empty(tensor.F16, 16, 4).DiagMaskInf(2), "runs on f32"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, ctx.Err())
+			err := Supports(c.node, vendorapi.Props{WarpSize: 32})
+			if c.why == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrNotSupported)
+			assert.Contains(t, err.Error(), c.node.Op().String())
+			assert.Contains(t, err.Error(), c.why)
+		})
+	}
+}
+
+// TestSoftmaxPlan checks which kernel a SOFT_MAX runs and its launch: rows
+// in registers, many rows in flight (wide vectorised rows one a block); few
+// long rows split over the H200's 132 multiprocessors.
+func TestSoftmaxPlan(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		ne0, nrows, vec int64
+		sms, warp       int
+		want            softmaxPlan
+	}{
+		{"goal [4096,4096,5]: wide, a row a block", 4096, 4096 * 5, 4, 132, 32, softmaxPlan{vec: 4, wide: true, k: 2,
+			block: vendorapi.Dim3{X: 512, Y: 1}, grid: vendorapi.Dim3{X: 20480}}},
+		{"short rows: a warp a row", 77, 4096 * 5, 1, 132, 32, softmaxPlan{vec: 1, k: 4,
+			block: vendorapi.Dim3{X: 32, Y: 8}, grid: vendorapi.Dim3{X: 2560}}},
+		{"8 warp-widths: a warp a row", 1024, 1024 * 10, 4, 132, 32, softmaxPlan{vec: 4, k: 8,
+			block: vendorapi.Dim3{X: 32, Y: 8}, grid: vendorapi.Dim3{X: 1280}}},
+		{"over 8 warp-widths: wide", 2048, 1024, 4, 132, 32, softmaxPlan{vec: 4, wide: true, k: 1,
+			block: vendorapi.Dim3{X: 512, Y: 1}, grid: vendorapi.Dim3{X: 1024}}},
+		{"wide, a vector a thread, whole warps", 1200, 1024, 4, 132, 32, softmaxPlan{vec: 4, wide: true, k: 1,
+			block: vendorapi.Dim3{X: 320, Y: 1}, grid: vendorapi.Dim3{X: 1024}}},
+		{"wide, two vectors a thread", 2400, 1024, 4, 132, 32, softmaxPlan{vec: 4, wide: true, k: 2,
+			block: vendorapi.Dim3{X: 320, Y: 1}, grid: vendorapi.Dim3{X: 1024}}},
+		{"wide, wave 64", 4096, 100, 4, 110, 64, softmaxPlan{vec: 4, wide: true, k: 2,
+			block: vendorapi.Dim3{X: 512, Y: 1}, grid: vendorapi.Dim3{X: 100}}},
+		{"8 wave64-widths: not wide", 2048, 1024, 4, 110, 64, softmaxPlan{vec: 4, k: 8,
+			block: vendorapi.Dim3{X: 64, Y: 4}, grid: vendorapi.Dim3{X: 256}}},
+		{"over 8 warp-widths, unvectorised: not wide", 2047, 1024, 1, 132, 32, softmaxPlan{vec: 1, k: 8,
+			block: vendorapi.Dim3{X: 256, Y: 1}, grid: vendorapi.Dim3{X: 1024}}},
+		{"tiny rows, wave 64", 16, 10, 4, 110, 64, softmaxPlan{vec: 4, k: 1,
+			block: vendorapi.Dim3{X: 64, Y: 4}, grid: vendorapi.Dim3{X: 3}}},
+		{"long rows, many", 12888, 256 * 5, 4, 132, 32, softmaxPlan{vec: 4, k: 8,
+			block: vendorapi.Dim3{X: 512, Y: 1}, grid: vendorapi.Dim3{X: 1280}}},
+		{"goal [131072,16]: split", 131072, 16, 4, 132, 32, softmaxPlan{vec: 4, split: true, chunk: 4096, nchunks: 32,
+			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 32, Y: 16}}},
+		{"one row", 8192, 1, 4, 132, 32, softmaxPlan{vec: 4, split: true, chunk: 1024, nchunks: 8,
+			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 8, Y: 1}}},
+		{"rows too long for registers", 643251, 3000, 1, 132, 32, softmaxPlan{vec: 1, split: true, chunk: 644096,
+			nchunks: 1, block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 1, Y: 3000}}},
+		{"odd split", 200001, 6, 1, 132, 32, softmaxPlan{vec: 1, split: true, chunk: 3072, nchunks: 66,
+			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 66, Y: 6}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, softmaxPlanFor(c.ne0, c.nrows, c.vec, c.sms, c.warp))
+		})
+	}
+}
+
+func TestSoftmaxALiBi(t *testing.T) {
+	for _, c := range []struct {
+		nHead   int64
+		maxBias float32
+		log2    int32
+		m0, m1  float32
+	}{
+		{32, 8, 32, 0.8408964, 0.9170040},
+		{12, 8, 8, 0.5, 0.70710677},
+		{1, 0, 1, 1, 1},
+	} {
+		log2, m0, m1 := softmaxALiBi(c.nHead, c.maxBias)
+		assert.Equal(t, c.log2, log2, "n_head %d", c.nHead)
+		assert.InDelta(t, c.m0, m0, 1e-6, "n_head %d", c.nHead)
+		assert.InDelta(t, c.m1, m1, 1e-6, "n_head %d", c.nHead)
+	}
+}
