@@ -202,6 +202,27 @@ func (c *fattnCall) finish(r *fattnRow, m, s float32, acc []float32) {
 	}
 }
 
+// fattnLog2E is log2(e), the decode kernel's exp2 scale.
+const fattnLog2E = float32(1.4426950408889634)
+
+// fattnDecEmpty is the decode kernel's maximum before any position.
+const fattnDecEmpty = float32(-1e30)
+
+// fattnCombineBuffers are the buffers of fattn_combine and fattn_dec_combine
+// (dst, part, sinks, nchunks, nrows).
+func fattnCombineBuffers(a *vendorapi.Args) []buffer {
+	dst := a.TensorAt(0)
+	n := int64(a.U32At(3)) * int64(a.U32At(4)) * (dst.Ne[0] + 2)
+	bufs := []buffer{tensorBuf("dst", dst, 4), elems("part", a.PtrAt(1), n, 4), {param: "sinks"}}
+	if a.PtrAt(2) != 0 {
+		bufs[2] = elems("sinks", a.PtrAt(2), dst.Ne[1], 4)
+	}
+	if dst.Nb[0] != 4 {
+		bufs[0].bad = "dst rows must be packed"
+	}
+	return bufs
+}
+
 // fattnDim returns the head-size axis value of kernel k.
 func fattnDim(k kernels.Kernel) (int64, error) {
 	d, err := strconv.Atoi(k.Bind["d"])
@@ -255,6 +276,104 @@ func init() {
 			},
 		}, nil
 	})
+	// fattn_dec_d{d}_r{r}(dst, q, k, v, mask, sinks, part, scale, softcap,
+	// max_bias, m0, m1, n_head_log2, gqa, r3, chunk): one query; block (x,
+	// y, z) = chunk x, the gqa heads of kv head y, batch z. Partial maxima
+	// are in log2 units; an all-masked chunk has fattnDecEmpty.
+	registerTemplate("fattn_dec", func(k kernels.Kernel) (*hostKernel, error) {
+		d, err := fattnDim(k)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := strconv.Atoi(k.Bind["r"])
+		if err != nil || rows <= 0 {
+			return nil, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				bufs := fattnBuffers(a, d, true)
+				q, k := a.TensorAt(1), a.TensorAt(2)
+				switch {
+				case q.Ne[1] != 1:
+					bufs[1].bad = "the decode kernel takes one query"
+				case k.Ne[2] == 0 || q.Ne[2]/k.Ne[2] > int64(rows):
+					bufs[1].bad = fmt.Sprintf("GQA ratio above the kernel's %d", rows)
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				c := fattnArgs(m, a, true)
+				chunk := int64(a.U32At(15))
+				nHead := int64(c.q.Ne[2])
+				j0 := int64(b.idx.X) * chunk
+				j1 := min(j0+chunk, c.k.Ne[1])
+				for rr := range min(c.gqa, uint32(rows)) {
+					r := c.row(b.idx.Y*c.gqa+rr, 0, b.idx.Z, false)
+					mx, s, acc := c.attend(&r, j0, j1, false)
+					if b.grid.X == 1 {
+						c.finish(&r, mx, s, acc)
+						continue
+					}
+					all := nHead * int64(b.grid.Z)
+					o := 4 * (int64(b.idx.X)*all + int64(r.iq3)*nHead + int64(r.h)) * (d + 2)
+					fattnPutF32(c.mPar, o, max(mx*fattnLog2E, fattnDecEmpty))
+					fattnPutF32(c.mPar, o+4, s)
+					for i, x := range acc {
+						fattnPutF32(c.mPar, o+8+4*int64(i), x)
+					}
+				}
+			},
+		}, nil
+	})
+	// fattn_dec_combine(dst, part, sinks, nchunks, nrows): block (row x,
+	// dims 32y..32y+31), one query.
+	register("fattn_dec_combine", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			bufs := fattnCombineBuffers(a)
+			if a.U32At(3) > 256 {
+				bufs[1].bad = "more than 256 chunks"
+			}
+			return bufs
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			dst, nchunks, nrows := a.TensorAt(0), int64(a.U32At(3)), int64(a.U32At(4))
+			d, nHead := dst.Ne[0], uint32(dst.Ne[1])
+			row := b.idx.X
+			h, iq3 := row%nHead, row/nHead
+			stride := 4 * nrows * (d + 2)
+			p := 4 * int64(row) * (d + 2)
+			sinks := a.PtrAt(2) != 0
+			M, sink := fattnDecEmpty, float32(0)
+			if sinks {
+				sink = fattnF32At(m[2], 4*int64(h)) * fattnLog2E
+				M = sink
+			}
+			for c := range nchunks {
+				M = max(M, fattnF32At(m[1], p+c*stride))
+			}
+			w := make([]float32, nchunks)
+			var S float32
+			for c := range nchunks {
+				w[c] = float32(math.Exp2(float64(fattnF32At(m[1], p+c*stride) - M)))
+				S += fattnF32At(m[1], p+c*stride+4) * w[c]
+			}
+			if sinks {
+				S += float32(math.Exp2(float64(sink - M)))
+			}
+			inv := float32(0)
+			if S != 0 {
+				inv = 1 / S
+			}
+			o := int64(h)*dst.Nb[1] + int64(iq3)*dst.Nb[3]
+			for i := int64(b.idx.Y) * 32; i < min(d, int64(b.idx.Y+1)*32); i++ {
+				var x float32
+				for c := range nchunks {
+					x += w[c] * inv * fattnF32At(m[1], p+c*stride+8+4*i)
+				}
+				fattnPutF32(m[0], o+4*i, x)
+			}
+		},
+	})
 	// fattn_mma_d{d}(dst, q, k, v, mask, sinks, scale, softcap, max_bias,
 	// m0, m1, n_head_log2, gqa, r3): 64 queries of one head a block.
 	registerTemplate("fattn_mma", func(k kernels.Kernel) (*hostKernel, error) {
@@ -280,18 +399,7 @@ func init() {
 	})
 	// fattn_combine(dst, part, sinks, nchunks, nrows).
 	register("fattn_combine", &hostKernel{
-		buffers: func(a *vendorapi.Args) []buffer {
-			dst := a.TensorAt(0)
-			n := int64(a.U32At(3)) * int64(a.U32At(4)) * (dst.Ne[0] + 2)
-			bufs := []buffer{tensorBuf("dst", dst, 4), elems("part", a.PtrAt(1), n, 4), {param: "sinks"}}
-			if a.PtrAt(2) != 0 {
-				bufs[2] = elems("sinks", a.PtrAt(2), dst.Ne[1], 4)
-			}
-			if dst.Nb[0] != 4 {
-				bufs[0].bad = "dst rows must be packed"
-			}
-			return bufs
-		},
+		buffers: fattnCombineBuffers,
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
 			dst, nchunks, nrows := a.TensorAt(0), int64(a.U32At(3)), int64(a.U32At(4))
 			d, nq, nHead := dst.Ne[0], uint32(dst.Ne[2]), uint32(dst.Ne[1])

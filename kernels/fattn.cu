@@ -4,7 +4,9 @@
 // batch i3 reads kv batch i3 / r3), the mask broadcast over heads and batches
 // by modulo. The output is ggml's permuted [D, n_head, n_q, ne3] f32.
 //
-// Two paths, chosen by core/ops (fattnChoose):
+// Three paths, chosen by core/ops (fattnChoose):
+//   - fattn_dec_d{D}_r{R} (any vendor): one query, GQA ratio <= R; see the
+//     comment above fattn_dec. Partials merged by fattn_dec_combine.
 //   - fattn_vec_d{D}_r{R} (any vendor): flash-decoding. Block (x, y, z) takes
 //     KV chunk x, R query rows (GQA heads × query columns of one kv head) of
 //     row group y, kv head and batch z. 128 threads in groups of G lanes, each
@@ -340,6 +342,294 @@ extern "C" __global__ void fattn_combine(ternion_tensor dst, const float * part,
             o /= S;
         }
         orow[d] = o;
+    }
+}
+
+// ---- fattn_dec: one-query flash-decoding with independent warps.
+// Block (x, y, z) = KV chunk x of kv head y, batch z; its 4 warps take steps
+// of 2 loads of 32/G KV rows each (G lanes a row, 16 bytes a lane), warp w
+// steps w, w+4, ... of the chunk with its own online softmax for all R q
+// heads of the kv head (K/V read once), the next step's K/V loaded into
+// registers before this step's math, no block sync in the KV loop. Scores
+// are in log2 units (exp2). The block merges its warps at the end.
+#define FATTN_DEC_WARPS 4
+#define FATTN_DEC_U 2
+#define FATTN_DEC_MAXC 256
+#define FATTN_LOG2E 1.4426950408889634f
+#define FATTN_DEC_EMPTY (-1e30f)
+
+// Lanes per KV row (G), rows per warp load (RW) and per warp step (SR).
+template <int D> struct fattn_dec_geometry {
+    static constexpr int C = D / 8;
+    static constexpr int G = C > 16 ? 32 : (C > 8 ? 16 : 8);
+    static constexpr int RW = 32 / G;
+    static constexpr int SR = FATTN_DEC_U * RW;
+};
+
+// K and V of step s for this lane (row s·SR + u·RW + hf, 16-byte chunk of
+// kb/vb); rows at or past nrow, and lanes past the row, read zeros.
+template <int SR, int RW>
+static __device__ __forceinline__ void fattn_dec_load(uint4 (&kd)[FATTN_DEC_U], uint4 (&vd)[FATTN_DEC_U], const char * kb,
+                                                      const char * vb, ternion_i64 knb, ternion_i64 vnb, int s, int hf,
+                                                      int nrow, bool cin) {
+#pragma unroll
+    for (int u = 0; u < FATTN_DEC_U; u++) {
+        const int j = s * SR + u * RW + hf;
+        if (cin && j < nrow) {
+            kd[u] = *(const uint4 *)(kb + j * knb);
+            vd[u] = *(const uint4 *)(vb + j * vnb);
+        } else {
+            kd[u] = make_uint4(0u, 0u, 0u, 0u);
+            vd[u] = make_uint4(0u, 0u, 0u, 0u);
+        }
+    }
+}
+
+template <int D, int R>
+static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
+                                                 ternion_tensor mask, const float * sinks, float * part, float scale,
+                                                 float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
+                                                 ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
+    typedef fattn_dec_geometry<D> geo;
+    constexpr int C = geo::C, G = geo::G, RW = geo::RW, SR = geo::SR, U = FATTN_DEC_U, W = FATTN_DEC_WARPS;
+    __shared__ float sAcc[W][D];
+    __shared__ float sMl[W][2];
+
+    const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, c = lane % G, hf = lane / G;
+    const bool cin = c < C;
+    const ternion_u32 n_head = (ternion_u32)q.ne[2], ik2 = blockIdx.y, iq3 = blockIdx.z, ik3 = iq3 / r3;
+    const ternion_i64 nkv = k.ne[1], c0 = (ternion_i64)blockIdx.x * chunk;
+    const int nrow = (int)(nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
+    const int nsteps = (nrow + SR - 1) / SR;
+    const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + c0 * k.nb[1] + c * 16;
+    const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + c0 * v.nb[1] + c * 16;
+
+    uint4 kr[U], vr[U];
+    fattn_dec_load<SR, RW>(kr, vr, kb, vb, k.nb[1], v.nb[1], w, hf, nrow, cin);
+
+    // Row r is q head ik2·gqa + r (rows past gqa repeat the last head and
+    // write nothing). Q is scaled, and in log2 units without a softcap.
+    const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
+    float qr[R][8], acc[R][8], m[R], l[R], sl[R];
+    const ternion_f16 * mrow[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const ternion_u32 h = ik2 * gqa + ((ternion_u32)r < gqa ? (ternion_u32)r : gqa - 1);
+        const float * qrow = (const float *)((const char *)q.data + h * q.nb[2] + iq3 * q.nb[3]);
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            qr[r][e] = cin ? qrow[c * 8 + e] * qs : 0.0f;
+            acc[r][e] = 0.0f;
+        }
+        m[r] = FATTN_DEC_EMPTY;
+        l[r] = 0.0f;
+        sl[r] = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
+        mrow[r] = mask.data == nullptr ? nullptr
+                                       : (const ternion_f16 *)((const char *)mask.data +
+                                                               (h % (ternion_u32)mask.ne[2]) * mask.nb[2] +
+                                                               (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]) +
+                                             c0;
+    }
+
+    const bool mone = mask.data != nullptr && mask.ne[2] == 1; // one mask row for every head: read it once
+    for (int s = w; s < nsteps; s += W) {
+        uint4 kn[U], vn[U];
+        fattn_dec_load<SR, RW>(kn, vn, kb, vb, k.nb[1], v.nb[1], s + W, hf, nrow, cin);
+        float sc[U][R];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            float kf[8];
+            fattn_unpack8(kr[u], kf);
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                float x = 0.0f;
+#pragma unroll
+                for (int e = 0; e < 8; e++) {
+                    x += qr[r][e] * kf[e];
+                }
+#pragma unroll
+                for (int o = G / 2; o > 0; o >>= 1) {
+                    x += TERNION_SHFL_XOR(x, o);
+                }
+                sc[u][r] = x;
+            }
+            const int j = s * SR + u * RW + hf;
+            const bool in = j < nrow;
+            const float mk0 = in && mone ? ternion_f16_to_f32(mrow[0][j]) : 0.0f;
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                float x = sc[u][r];
+                if (softcap != 0.0f) {
+                    x = sc2 * tanhf(x);
+                }
+                if (in && mrow[r] != nullptr) {
+                    x += sl[r] * (mone ? mk0 : ternion_f16_to_f32(mrow[r][j]));
+                }
+                sc[u][r] = in ? x : FATTN_NEG_INF;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            float mx = sc[0][r];
+#pragma unroll
+            for (int u = 1; u < U; u++) {
+                mx = fmaxf(mx, sc[u][r]);
+            }
+#pragma unroll
+            for (int o = 16; o >= G; o >>= 1) {
+                mx = fmaxf(mx, TERNION_SHFL_XOR(mx, o));
+            }
+            const float mn = fmaxf(m[r], mx); // m starts finite: never inf - inf
+            const float f = exp2f(m[r] - mn);
+            m[r] = mn;
+            l[r] *= f;
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                acc[r][e] *= f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            float vf[8];
+            fattn_unpack8(vr[u], vf);
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const float p = exp2f(sc[u][r] - m[r]);
+                l[r] += p;
+#pragma unroll
+                for (int e = 0; e < 8; e++) {
+                    acc[r][e] += p * vf[e];
+                }
+            }
+            kr[u] = kn[u];
+            vr[u] = vn[u];
+        }
+    }
+
+    // Merge the warp's row groups, then the block's warps, row by row; one
+    // chunk writes dst, several write partials [max (log2), sum, acc[D]].
+    const ternion_u32 nrows = n_head * gridDim.z;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+#pragma unroll
+        for (int o = 16; o >= G; o >>= 1) {
+            l[r] += TERNION_SHFL_XOR(l[r], o);
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                acc[r][e] += TERNION_SHFL_XOR(acc[r][e], o);
+            }
+        }
+        if (hf == 0 && cin) {
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                sAcc[w][c * 8 + e] = acc[r][e];
+            }
+        }
+        if (lane == 0) {
+            sMl[w][0] = m[r];
+            sMl[w][1] = l[r];
+        }
+        __syncthreads();
+        if ((ternion_u32)r < gqa) {
+            const ternion_u32 h = ik2 * gqa + r;
+            float M = FATTN_DEC_EMPTY;
+#pragma unroll
+            for (int ww = 0; ww < W; ww++) {
+                M = fmaxf(M, sMl[ww][0]);
+            }
+            float L = 0.0f, fw[W];
+#pragma unroll
+            for (int ww = 0; ww < W; ww++) {
+                fw[ww] = exp2f(sMl[ww][0] - M);
+                L += fw[ww] * sMl[ww][1];
+            }
+            float fs = 1.0f, inv = 0.0f;
+            if (gridDim.x == 1) {
+                if (sinks != nullptr) {
+                    const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(M, sink);
+                    fs = exp2f(M - mn);
+                    L = L * fs + exp2f(sink - mn);
+                }
+                inv = L == 0.0f ? 0.0f : fs / L;
+            }
+            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + iq3 * dst.nb[3]);
+            float * prow = part + ((ternion_i64)blockIdx.x * nrows + (ternion_i64)iq3 * n_head + h) * (D + 2);
+            for (int d = tid; d < D; d += W * 32) {
+                float o = 0.0f;
+#pragma unroll
+                for (int ww = 0; ww < W; ww++) {
+                    o += fw[ww] * sAcc[ww][d];
+                }
+                if (gridDim.x == 1) {
+                    orow[d] = o * inv;
+                } else {
+                    prow[2 + d] = o;
+                }
+            }
+            if (gridDim.x != 1 && tid == 0) {
+                prow[0] = M;
+                prow[1] = L;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// Merges the nchunks partials of fattn_dec: block (x, y) = output row x =
+// iq3·n_head + h of nrows, dims 32y..32y+31; 4 warps over the chunks.
+extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * part, const float * sinks, ternion_u32 nchunks,
+                                             ternion_u32 nrows) {
+    __shared__ float sW[FATTN_DEC_MAXC];
+    __shared__ float sRed[4][32];
+    __shared__ float sMS[2];
+    const ternion_u32 row = blockIdx.x, D = (ternion_u32)dst.ne[0], n_head = (ternion_u32)dst.ne[1];
+    const ternion_u32 h = row % n_head, iq3 = row / n_head;
+    const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
+    const ternion_u32 d = blockIdx.y * 32 + lane;
+    const ternion_i64 stride = (ternion_i64)nrows * (D + 2);
+    const float * p = part + (ternion_i64)row * (D + 2);
+    if (w == 0) {
+        const float sink = sinks != nullptr ? sinks[h] * FATTN_LOG2E : FATTN_DEC_EMPTY;
+        float M = sink;
+        for (ternion_u32 c = lane; c < nchunks; c += 32) {
+            M = fmaxf(M, p[c * stride]);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            M = fmaxf(M, TERNION_SHFL_XOR(M, o));
+        }
+        float S = 0.0f;
+        for (ternion_u32 c = lane; c < nchunks; c += 32) {
+            S += p[c * stride + 1] * exp2f(p[c * stride] - M);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            S += TERNION_SHFL_XOR(S, o);
+        }
+        if (lane == 0) {
+            if (sinks != nullptr) {
+                S += exp2f(sink - M);
+            }
+            sMS[0] = M;
+            sMS[1] = S == 0.0f ? 0.0f : 1.0f / S;
+        }
+    }
+    __syncthreads();
+    for (ternion_u32 c = tid; c < nchunks; c += 128) {
+        sW[c] = exp2f(p[c * stride] - sMS[0]) * sMS[1];
+    }
+    __syncthreads();
+    float o = 0.0f;
+    if (d < D) {
+        for (ternion_u32 c = w; c < nchunks; c += 4) {
+            o += sW[c] * p[c * stride + 2 + d];
+        }
+    }
+    sRed[w][lane] = o;
+    __syncthreads();
+    if (w == 0 && d < D) {
+        float * orow = (float *)((char *)dst.data + h * dst.nb[1] + iq3 * dst.nb[3]);
+        orow[d] = sRed[0][lane] + sRed[1][lane] + sRed[2][lane] + sRed[3][lane];
     }
 }
 

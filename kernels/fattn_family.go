@@ -2,18 +2,26 @@ package kernels
 
 import "strconv"
 
-// fattnFamily is ggml's FLASH_ATTN_EXT (kernels/fattn.cu): the flash-decoding
-// vector kernel with its combine step, and the tensor-core prefill kernel.
+// fattnFamily is ggml's FLASH_ATTN_EXT (kernels/fattn.cu): the one-query
+// decode kernel and the flash-decoding vector kernel with their combine
+// steps, and the tensor-core prefill kernel.
 var fattnFamily = Family{Name: "fattn",
-	Doc: "ggml's FLASH_ATTN_EXT for f32 Q and f16 K/V: a flash-decoding vector kernel (any vendor) and an mma.sync prefill kernel (NVIDIA >= 8.0)",
+	Doc: "ggml's FLASH_ATTN_EXT for f32 Q and f16 K/V: a one-query decode kernel and a flash-decoding vector kernel (any vendor) and an mma.sync prefill kernel (NVIDIA >= 8.0)",
 	Kernels: []Kernel{{Name: "fattn_combine",
 		Doc:    "dst row x (of nrows = nq·n_head·ne3, x = (iq3·n_head + h)·nq + iq1) = the merge of nchunks partials [max, sum, acc[D]] of fattn_vec (chunk c at part + (c·nrows + x)·(D+2)) and the sink of head h; block x, threads stride over D",
-		Params: []Param{{"dst", tensor}, {"part", ptr}, {"sinks", ptr}, {"nchunks", u32}, {"nrows", u32}}}},
+		Params: []Param{{"dst", tensor}, {"part", ptr}, {"sinks", ptr}, {"nchunks", u32}, {"nrows", u32}}},
+		{Name: "fattn_dec_combine",
+			Doc:    "dst row x (of nrows = n_head·ne3, x = iq3·n_head + h, one query) dims 32y..32y+31 = the merge of nchunks (<= 256) partials [max in log2 units, sum, acc[D]] of fattn_dec (chunk c at part + (c·nrows + x)·(D+2)) and the sink of head h; block (x, y), 128 threads",
+			Params: []Param{{"dst", tensor}, {"part", ptr}, {"sinks", ptr}, {"nchunks", u32}, {"nrows", u32}}}},
 	Templates: []Template{
 		{Name: "fattn_vec_d{d}_r{r}", Body: "fattn_vec<{d}, {r}>", LaunchBounds: 128,
 			Doc:    "flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, rows y·{r}..y·{r}+{r}-1 of the gqa·nq rows (q head ik2·gqa + row/nq, column row%nq) of kv head z%nhkv, batch z/nhkv; 128 threads; one chunk writes dst, several write partials for fattn_combine; K/V rows 16-byte aligned",
 			Params: fattnParams(true),
 			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"4", "4"}, {"8", "8"}}}}},
+		{Name: "fattn_dec_d{d}_r{r}", Body: "fattn_dec<{d}, {r}>", LaunchBounds: 128,
+			Doc:    "one-query flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y, batch z; 128 threads in 4 independent warps (register prefetch, log2-unit online softmax); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned",
+			Params: fattnParams(true),
+			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"1", "1"}, {"4", "4"}, {"8", "8"}}}}},
 		{Name: "fattn_mma_d{d}", Body: "fattn_mma<{d}>", LaunchBounds: 128,
 			Doc:    "tensor-core flash attention for head size {d}: block (x, y, z) = queries 64x..64x+63 of q head y, batch z; 128 threads; dynamic shared memory 192·({d}+8)·2 bytes; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA",
 			Params: fattnParams(false),

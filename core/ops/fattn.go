@@ -11,8 +11,9 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// fattn.go plans FLASH_ATTN_EXT (kernels/fattn.cu): the flash-decoding vector
-// kernel (+ fattn_combine) for few queries, the mma.sync kernel for prefill.
+// fattn.go plans FLASH_ATTN_EXT (kernels/fattn.cu): the decode kernel (+
+// fattn_dec_combine) for one query, the flash-decoding vector kernel (+
+// fattn_combine) for other small batches, the mma.sync kernel for prefill.
 
 func init() {
 	register(graph.OpFlashAttnExt, impl{supports: fattnSupports, run: fattnRun})
@@ -24,17 +25,29 @@ type fattnPath int
 const (
 	fattnVec fattnPath = iota // fattn_vec_*: flash-decoding, any vendor
 	fattnMMA                  // fattn_mma_*: mma.sync m16n8k16, NVIDIA with arch >= 8.0 compiled
+	fattnDec                  // fattn_dec_*: one query, gqa <= fattnDecMaxGQA, any vendor
 )
+
+// fattnDecMaxGQA is the largest GQA ratio fattn_dec is built for (its r axis).
+const fattnDecMaxGQA = 8
+
+// fattnDecMaxChunks is the most KV chunks fattn_dec_combine merges.
+const fattnDecMaxChunks = 256
 
 // fattnVecMaxQ is the most query columns the seed sends to its vector kernel.
 const fattnVecMaxQ = 8
 
-// fattnChoose picks the path for nq query columns on a device of cc whose
-// kernels were built for compiled (the seed's choice: the vector kernel for
-// nq <= 8, the tensor-core kernel for larger batches where its mma.sync code
-// is compiled; cc 0 is the host device, which runs every path). Without the
-// tensor-core kernel the vector kernel takes every batch (correct, slower).
-func fattnChoose(nq int64, cc arch.CC, compiled []arch.CC) fattnPath {
+// fattnChoose picks the path for nq query columns and GQA ratio gqa on a
+// device of cc whose kernels were built for compiled: one query with gqa <=
+// 8 takes the decode kernel (every vendor); otherwise the seed's choice: the
+// vector kernel for nq <= 8, the tensor-core kernel for larger batches where
+// its mma.sync code is compiled (cc 0 is the host device, which runs every
+// path). Without the tensor-core kernel the vector kernel takes every batch
+// (correct, slower).
+func fattnChoose(nq, gqa int64, cc arch.CC, compiled []arch.CC) fattnPath {
+	if nq == 1 && gqa <= fattnDecMaxGQA {
+		return fattnDec
+	}
 	if nq <= fattnVecMaxQ {
 		return fattnVec
 	}
@@ -151,8 +164,11 @@ func fattnRun(d Device, n *graph.Tensor) error {
 		return err
 	}
 	p := d.Props()
-	if fattnChoose(c.q.Ne[1], p.CC, p.CompiledArchs) == fattnMMA {
+	switch fattnChoose(c.q.Ne[1], int64(c.gqa), p.CC, p.CompiledArchs) {
+	case fattnMMA:
 		return fattnRunMMA(d, c)
+	case fattnDec:
+		return fattnRunDec(d, c, p.SMs)
 	}
 	return fattnRunVec(d, c, p.SMs)
 }
@@ -198,6 +214,56 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 	}
 	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
 	return launch(d, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, block, 0, a)
+}
+
+// fattnDecGeometry is the decode kernel's launch for GQA ratio gqa, nhkv kv
+// heads, ne3 batches, nkv positions and sms multiprocessors: its r (1, 4 or
+// 8 q heads a block), the grid (KV chunks, kv heads, batches) and the chunk
+// length (a multiple of 64). Chunks split the KV sequence so that one wave
+// of 128-thread blocks fills every multiprocessor at the kernel's
+// occupancy (sm_90 registers: r1 75, r4 152, r8 255 a thread, so 4, 3 and
+// 2 blocks; the H200 experiment's register-prefetch kernel ran best with
+// one full wave), at most fattnDecMaxChunks of them.
+func fattnDecGeometry(gqa, nhkv, ne3, nkv int64, sms int) (r int64, grid vendorapi.Dim3, chunk int64) {
+	const tile = 64
+	var occ int64
+	switch {
+	case gqa == 1:
+		r, occ = 1, 4
+	case gqa <= 4:
+		r, occ = 4, 3
+	default:
+		r, occ = 8, 2
+	}
+	base := nhkv * ne3
+	target := occ * int64(max(sms, 1))
+	tiles := max((nkv+tile-1)/tile, 1)
+	nchunks := min(max((target+base-1)/base, 1), tiles, fattnDecMaxChunks)
+	chunk = (tiles + nchunks - 1) / nchunks * tile
+	nchunks = max((nkv+chunk-1)/chunk, 1)
+	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
+}
+
+func fattnRunDec(d Device, c fattnCall, sms int) error {
+	dim := c.k.Ne[0]
+	r, grid, chunk := fattnDecGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
+	name := fmt.Sprintf("fattn_dec_d%d_r%d", dim, r)
+	block := vendorapi.Dim3{X: 128}
+	if grid.X == 1 {
+		return launch(d, name, grid, block, 0, c.args(d, true, 0, uint32(chunk)))
+	}
+	nrows := c.q.Ne[2] * c.q.Ne[3]
+	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (dim + 2) * 4))
+	if err != nil {
+		return err
+	}
+	defer part.Free()
+	if err := launch(d, name, grid, block, 0, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
+		return err
+	}
+	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
+	return launch(d, "fattn_dec_combine", vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)},
+		vendorapi.Dim3{X: 128}, 0, a)
 }
 
 // fattnSmemSet remembers the (driver, function) pairs whose dynamic shared

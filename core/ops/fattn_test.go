@@ -16,26 +16,31 @@ func TestFlashAttnChoose(t *testing.T) {
 	all := []arch.CC{arch.Turing, arch.Ampere, arch.NVIDIA(8, 6), arch.AdaLovelace, arch.Hopper}
 	cases := []struct {
 		name     string
-		nq       int64
+		nq, gqa  int64
 		cc       arch.CC
 		compiled []arch.CC
 		want     fattnPath
 	}{
-		{"decode on the H200", 1, arch.Hopper, all, fattnVec},
-		{"8 queries stay on the vector kernel", 8, arch.Hopper, all, fattnVec},
-		{"9 queries take the tensor cores", 9, arch.Hopper, all, fattnMMA},
-		{"prefill on Ampere", 512, arch.Ampere, all, fattnMMA},
-		{"NVRTC build (no compiled list)", 512, arch.Hopper, nil, fattnMMA},
-		{"Turing has no m16n8k16", 512, arch.Turing, all, fattnVec},
-		{"Hopper running sm_75 code only", 512, arch.Hopper, []arch.CC{arch.Turing}, fattnVec},
-		{"AMD CDNA3", 512, arch.CDNA3, nil, fattnVec},
-		{"Moore Threads", 512, arch.QY2, nil, fattnVec},
-		{"host device runs every path", 512, 0, nil, fattnMMA},
-		{"host decode", 1, 0, nil, fattnVec},
+		{"decode on the H200", 1, 4, arch.Hopper, all, fattnDec},
+		{"decode, MHA", 1, 1, arch.Hopper, all, fattnDec},
+		{"decode, GQA 8", 1, 8, arch.Hopper, all, fattnDec},
+		{"decode, GQA 16 falls back to the vector kernel", 1, 16, arch.Hopper, all, fattnVec},
+		{"decode on AMD CDNA3", 1, 4, arch.CDNA3, nil, fattnDec},
+		{"2 queries take the vector kernel", 2, 4, arch.Hopper, all, fattnVec},
+		{"8 queries stay on the vector kernel", 8, 4, arch.Hopper, all, fattnVec},
+		{"9 queries take the tensor cores", 9, 4, arch.Hopper, all, fattnMMA},
+		{"prefill on Ampere", 512, 4, arch.Ampere, all, fattnMMA},
+		{"NVRTC build (no compiled list)", 512, 4, arch.Hopper, nil, fattnMMA},
+		{"Turing has no m16n8k16", 512, 4, arch.Turing, all, fattnVec},
+		{"Hopper running sm_75 code only", 512, 4, arch.Hopper, []arch.CC{arch.Turing}, fattnVec},
+		{"AMD CDNA3", 512, 4, arch.CDNA3, nil, fattnVec},
+		{"Moore Threads", 512, 4, arch.QY2, nil, fattnVec},
+		{"host device runs every path", 512, 4, 0, nil, fattnMMA},
+		{"host decode", 1, 4, 0, nil, fattnDec},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, fattnChoose(c.nq, c.cc, c.compiled))
+			assert.Equal(t, c.want, fattnChoose(c.nq, c.gqa, c.cc, c.compiled))
 		})
 	}
 }
@@ -59,6 +64,34 @@ func TestFlashAttnVecGeometry(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rows, grid, chunk := fattnVecGeometry(c.nq, c.gqa, c.nhkv, c.ne3, c.nkv, c.sms)
 			assert.Equal(t, c.rows, rows)
+			assert.Equal(t, c.grid, grid)
+			assert.Equal(t, c.chunk, chunk)
+			assert.GreaterOrEqual(t, int64(grid.X)*chunk, c.nkv, "the chunks cover the sequence")
+			assert.Less(t, int64(grid.X-1)*chunk, c.nkv, "no chunk is empty")
+		})
+	}
+}
+
+func TestFlashAttnDecGeometry(t *testing.T) {
+	cases := []struct {
+		name                string
+		gqa, nhkv, ne3, nkv int64
+		sms                 int
+		r                   int64
+		grid                vendorapi.Dim3
+		chunk               int64
+	}{
+		{"speed goal: 32 q heads on 8 kv heads, 16384 positions", 4, 8, 1, 16384, 132, 4, vendorapi.Dim3{X: 43, Y: 8, Z: 1}, 384},
+		{"MHA takes r1", 1, 32, 1, 4096, 132, 1, vendorapi.Dim3{X: 16, Y: 32, Z: 1}, 256},
+		{"GQA 6 takes r8", 6, 4, 2, 1000, 132, 8, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
+		{"one tile is one chunk", 2, 4, 1, 64, 132, 4, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
+		{"at most 256 chunks", 1, 1, 1, 1 << 20, 1000, 1, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
+		{"a tail chunk", 4, 1, 1, 1000, 2, 4, vendorapi.Dim3{X: 6, Y: 1, Z: 1}, 192},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, grid, chunk := fattnDecGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms)
+			assert.Equal(t, c.r, r)
 			assert.Equal(t, c.grid, grid)
 			assert.Equal(t, c.chunk, chunk)
 			assert.GreaterOrEqual(t, int64(grid.X)*chunk, c.nkv, "the chunks cover the sequence")

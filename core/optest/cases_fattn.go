@@ -115,7 +115,8 @@ func fattnDefault(hs, nh int64, nr23 [2]int64, kv, nb int64) fattnSpec {
 }
 
 // fattnTests cover every kernel: for each head size the vector kernel with
-// 4 and 8 rows a block (KV tails, GQA) and the mma kernel (a query tail);
+// 4 and 8 rows a block (KV tails, GQA), the mma kernel (a query tail) and
+// the one-query decode kernel for GQA 1, 4 and 6 (r1, r4, r8);
 // one chunk and several (fattn_combine); sinks, ALiBi, softcap, no mask,
 // broadcast over dim 3, permuted q/k/v, default precision. (What the device
 // does not run is core/ops' TestFlashAttnSupports.)
@@ -123,14 +124,21 @@ func fattnTests() []Case {
 	var out []Case
 	for _, hs := range []int64{64, 80, 96, 112, 128, 256} {
 		out = append(out,
-			fattnCase(fattnDefault(hs, 4, [2]int64{1, 1}, 113, 1)),  // vec r4, tail tile
+			fattnCase(fattnDefault(hs, 4, [2]int64{1, 1}, 113, 2)),  // vec r4, tail tile
 			fattnCase(fattnDefault(hs, 2, [2]int64{4, 1}, 512, 3)),  // vec r8, two row groups
 			fattnCase(fattnDefault(hs, 4, [2]int64{1, 1}, 113, 32)), // mma, tail tile
+			fattnCase(fattnDefault(hs, 4, [2]int64{1, 1}, 113, 1)),  // dec r1, tail step
+			fattnCase(fattnDefault(hs, 2, [2]int64{4, 1}, 509, 1)),  // dec r4, tail step
+			fattnCase(fattnDefault(hs, 1, [2]int64{6, 1}, 300, 1)),  // dec r8, two padded rows
 		)
 	}
 	add := func(f func(s *fattnSpec), s fattnSpec) { f(&s); out = append(out, fattnCase(s)) }
 	add(func(*fattnSpec) {}, fattnDefault(128, 1, [2]int64{1, 1}, 512, 1)) // several chunks on any machine
-	add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 1}, 64, 8))   // one chunk, nb at the vec limit
+	add(func(*fattnSpec) {}, fattnDefault(80, 1, [2]int64{4, 2}, 1000, 1)) // dec: several chunks, batches, 80 = idle lanes
+	add(func(s *fattnSpec) { s.sinks, s.softcap = true, 20 }, fattnDefault(256, 1, [2]int64{8, 1}, 700, 1))
+	add(func(s *fattnSpec) { s.maxBias = 8 }, fattnDefault(64, 2, [2]int64{8, 1}, 300, 1))
+	add(func(*fattnSpec) {}, fattnDefault(128, 1, [2]int64{16, 1}, 300, 1)) // GQA 16: vec, not dec
+	add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 1}, 64, 8))    // one chunk, nb at the vec limit
 	for _, nb := range []int64{1, 32} {
 		add(func(s *fattnSpec) { s.sinks, s.maxBias = true, 8 }, fattnDefault(128, 4, [2]int64{1, 1}, 512, nb))
 		add(func(s *fattnSpec) { s.sinks = true }, fattnDefault(64, 4, [2]int64{1, 1}, 113, nb))
