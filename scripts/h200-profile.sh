@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# h200-profile.sh - Nsight Compute readings of the kernels behind named perf
+# cases, on the device machine after `bash scripts/h200-run.sh` built
+# /tmp/ternion (or it builds it). For each case: every kernel launch's
+# duration, DRAM bytes, registers, grid and occupancy, and for kernels
+# matching $DETAIL (a regex) the speed-of-light, memory, occupancy and
+# warp-stall sections. Logs go to $OUT/profile.log.
+#   bash scripts/h200-profile.sh 'CASE-REGEX' ['CASE-REGEX'...]
+set -uo pipefail
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+cases=("$@")
+set --
+if [ ! -x /tmp/ternion ]; then
+  . .gpu/gpu-go-setup.sh || exit 1
+  go generate ./kernels && go build -tags cuda -o /tmp/ternion ./cmd/ternion || exit 1
+fi
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+DETAIL=${DETAIL:-^$}
+for c in "${cases[@]}"; do
+  echo "===== $c"
+  "$NCU" --clock-control none --metrics "$M" --launch-skip 4 --launch-count 4 --csv --page raw \
+    /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>&1 | grep -v "^==PROF==" | cut -c1-700
+  if [ "$DETAIL" != '^$' ]; then
+    "$NCU" --clock-control none -k "regex:$DETAIL" --launch-skip 4 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
+      /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>&1 | grep -v "^==PROF==" | tail -120
+  fi
+done 2>&1 | tee -a "$OUT/profile.log"
