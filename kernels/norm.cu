@@ -48,16 +48,11 @@ template <> struct norm_unit<1> {
     typedef float T;
     static __device__ __forceinline__ T load(const char * p, ternion_i64 k, ternion_i64 nb0) { return *(const float *)(p + k * nb0); }
     static __device__ __forceinline__ void store(char * p, ternion_i64 k, ternion_i64 nb0, T v) { *(float *)(p + k * nb0) = v; }
-    static __device__ __forceinline__ T loadcs(const char * p, ternion_i64 k, ternion_i64 nb0) { return load(p, k, nb0); }
-    static __device__ __forceinline__ void storecs(char * p, ternion_i64 k, ternion_i64 nb0, T v) { store(p, k, nb0, v); }
 };
 template <> struct norm_unit<4> {
     typedef float4 T;
     static __device__ __forceinline__ T load(const char * p, ternion_i64 k, ternion_i64) { return ((const float4 *)p)[k]; }
     static __device__ __forceinline__ void store(char * p, ternion_i64 k, ternion_i64, T v) { ((float4 *)p)[k] = v; }
-    // Evict-first forms, for data read or written once (a streamed row).
-    static __device__ __forceinline__ T loadcs(const char * p, ternion_i64 k, ternion_i64) { return ternion_ldcs((const float4 *)p + k); }
-    static __device__ __forceinline__ void storecs(char * p, ternion_i64 k, ternion_i64, T v) { ternion_stcs((float4 *)p + k, v); }
 };
 
 // Sum of v over the threads (x) that share a row; every one of them gets it.
@@ -157,14 +152,10 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
         const norm_operand m = FUSED ? norm_operand_row(mul, mul0, mul1, mul2, mul3, i1, i2, i3) : none;
         const norm_operand p = FUSED ? norm_operand_row(post, post0, post1, post2, post3, i1, i2, i3) : none;
 
-        // A row the threads' registers hold whole is read once and
-        // written once: evict-first loads and stores (the H200's streaming
-        // rows ran ~2-4 % faster so); a longer row is read again from L2.
-        const bool whole = n <= (ternion_i64)C * nt;
         // x's unit k, the first time it is read (writing sum) and again
         // (from sum once written: sum may be src's memory).
         auto first = [&](ternion_i64 k) -> T {
-            T v = whole ? U::loadcs(x, k, src.nb[0]) : U::load(x, k, src.nb[0]);
+            T v = U::load(x, k, src.nb[0]);
             if (a.p != nullptr) {
                 v = norm_add(v, norm_operand_load<V>(a, k));
                 if (s != nullptr) {
@@ -231,11 +222,7 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
             if (p.p != nullptr) {
                 r = norm_add(r, norm_operand_load<V>(p, k));
             }
-            if (whole) {
-                U::storecs(y, k, dst.nb[0], r);
-            } else {
-                U::store(y, k, dst.nb[0], r);
-            }
+            U::store(y, k, dst.nb[0], r);
         };
 #pragma unroll
         for (int u = 0; u < C; u++) {
