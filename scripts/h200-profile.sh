@@ -20,7 +20,15 @@ DETAIL=${DETAIL:-^$}
 for c in "${cases[@]}"; do
   echo "===== $c"
   "$NCU" --clock-control none --metrics "$M" --launch-skip 4 --launch-count 4 --csv --page raw \
-    /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>&1 | grep -v "^==PROF==" | cut -c1-700
+    /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>/dev/null | python3 -c '
+import csv, sys
+rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
+if rows:
+    head, units = rows[0], rows[1]
+    keep = [i for i, h in enumerate(head) if h in ("Kernel Name", "Grid Size", "Block Size") or "__" in h]
+    for r in [head] + rows[2:]:
+        print("  ".join(r[i] for i in keep))
+' 
   if [ "$DETAIL" != '^$' ]; then
     "$NCU" --clock-control none -k "regex:$DETAIL" --launch-skip 4 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
