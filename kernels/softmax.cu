@@ -14,6 +14,10 @@
 //    launch writes each chunk's max and Σ exp(w - max) to partial, the second
 //    combines a row's partials (online-softmax rescaling) and normalises its
 //    chunk, so a single row uses the whole GPU.
+//  - softmax_sync, for few long rows too, in one launch and one read: a
+//    block a chunk as above, every block resident at once, each holding its
+//    chunk in registers, publishing its partial and waiting at a per-row
+//    barrier in global memory for the row's other blocks (see there).
 #include "index.h"
 
 #define SOFTMAX_NEG_INF (-__int_as_float(0x7f800000))
@@ -357,6 +361,186 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
             float w[V];
             softmax_w<MT, V>(r, j, scale, w);
             softmax_out<MT, V>(r, j, w, mx, inv);
+        }
+    }
+}
+
+// softmax_ld_relaxed reads *p, a word other blocks change with atomics,
+// from memory (the L2) on every call: a volatile load (CUDA, MUSA), a
+// relaxed device-scope atomic load (HIP).
+static __device__ __forceinline__ ternion_u32 softmax_ld_relaxed(const ternion_u32 * p) {
+#if defined(TERNION_VENDOR_HIP)
+    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#else
+    return *(const volatile ternion_u32 *)p;
+#endif
+}
+
+// softmax_trap ends the launch with an error (a barrier that never opens).
+static __device__ __forceinline__ void softmax_trap() {
+#if defined(TERNION_VENDOR_HIP)
+    __builtin_trap();
+#else
+    __trap();
+#endif
+}
+
+// SOFTMAX_SYNC_STRIDE is the distance, in 32-bit words, between two rows'
+// arrival counters in softmax_sync's counters (a 32-byte L2 sector each).
+#define SOFTMAX_SYNC_STRIDE 8
+
+// SOFTMAX_SYNC_K is the most vectors of four a thread of softmax_sync holds.
+#define SOFTMAX_SYNC_K 8
+
+// SOFTMAX_SYNC_TIMEOUT is how many clock cycles a block of softmax_sync
+// waits at its row's barrier before it traps (seconds: millions of times the
+// wait of a launch whose blocks are all resident; only a broken residency
+// promise gets there, and an error beats a hung device).
+#define SOFTMAX_SYNC_TIMEOUT (1ll << 34)
+
+// softmax_sync: SOFT_MAX of few long rows in one launch, each element read
+// once and written once. Block (x, y) owns chunk x of row y: vectors
+// [x*chunk, (x+1)*chunk)/4 of the row (chunk a multiple of 4), nchunks blocks
+// a row (grid x, at least nchunks), row y < nrows (grid y, no grid stride).
+// Each thread loads up to SOFTMAX_SYNC_K vectors of its chunk (vector
+// chunk*x/4 + threadIdx.x + u*blockDim.x) as w = x*scale + slope*mask into
+// registers (x streamed); the block reduces its max bm and Σ exp(w - bm),
+// and thread 0 writes them to partial[2*(y*nchunks + x)] and meets the row's
+// other blocks at a barrier in global memory (counter =
+// counters[y*SOFTMAX_SYNC_STRIDE]):
+//
+//	write the partial; __threadfence(); atomicAdd(counter, 1)   (arrive)
+//	spin until counter >= nchunks; __threadfence()              (wait)
+//	atomicAdd(counter, 1); the block that makes it 2*nchunks    (leave)
+//	    sets it to 0 again
+//
+// Within a launch the counter only grows until the last block of the row has
+// left, and a block leaves only after it saw every arrival, so no waiting
+// block misses the count, and the launch ends with every counter at 0: the
+// next launch (kernels of one stream never overlap; launches recorded and
+// replayed, or captured in a graph, alike) finds them zero with no host work
+// in between. The fences order each partial before its arrival and the
+// partials' reads after the wait; __syncthreads passes the wait on to the
+// block's other threads. Every warp then combines the row's partials (and
+// the sink) into the row's max and sum (online-softmax rescaling, as
+// softmax_norm does) and the block writes y = exp(w - max)/sum for its chunk
+// from registers, streamed: one launch and two passes over memory, where
+// softmax_part + softmax_norm take two launches and three passes.
+//
+// Forward progress: a block waits for the other blocks of its row, so all of
+// them must be resident at once, or the waiting ones could keep the others
+// from ever starting. The plan (core/ops/softmax.go) guarantees it
+// conservatively: at most one block a multiprocessor in all (gridDim.x *
+// gridDim.y <= the device's SMs or CDNA CUs; one per two CUs on RDNA, where
+// a 1024-thread workgroup may fill a WGP), and blocks that always fit an
+// idle multiprocessor on their own (at most 1024 threads;
+// __launch_bounds__(1024) keeps NVIDIA to 64 registers a thread, so 1024
+// threads take at most the 64 K registers of an SM; 256 bytes of shared
+// memory). On an otherwise idle device every block is resident from the
+// start; when other kernels share the device, a block not yet placed gets a
+// multiprocessor once one of theirs finishes (they never wait on this
+// launch), while this launch's resident blocks wait. Not covered: two such
+// launches at once on two streams of one device, each holding part of it
+// (ternion queues a backend's ops on one stream, and the block scheduler
+// places an earlier launch's blocks first), or a device partitioned below
+// the SM count it reports (MPS thread limits). A wait longer than
+// SOFTMAX_SYNC_TIMEOUT cycles traps (a launch error) instead of hanging.
+template <typename MT>
+static __device__ __forceinline__ void softmax_sync(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
+                                                   ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
+                                                   ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
+                                                   float m1, int n_head_log2, float * partial, ternion_i64 chunk, int nchunks,
+                                                   ternion_u32 * counters) {
+    const int K = SOFTMAX_SYNC_K;
+    const ternion_i64 row = blockIdx.y;
+    if (row >= nrows || (int)blockIdx.x >= nchunks) {
+        return;
+    }
+    const softmax_row<MT> r =
+        softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
+    const ternion_i64 ne0 = src.ne[0];
+    const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / 4;
+    const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
+    const int n = (int)((end < ne0 ? end : ne0) / 4 - j0); // vectors in the chunk (<= 0: none)
+    const int bd = blockDim.x;
+    float w[K][4];
+    float mx = SOFTMAX_NEG_INF;
+#pragma unroll
+    for (int u = 0; u < K; u++) {
+        const int t = threadIdx.x + u * bd;
+        if (t < n) {
+            softmax_w<MT, 4, true>(r, j0 + t, scale, w[u]);
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                mx = fmaxf(mx, w[u][e]);
+            }
+        }
+    }
+    const float bm = softmax_reduce<true>(mx);
+    float s = 0.0f;
+    if (bm != SOFTMAX_NEG_INF) {
+#pragma unroll
+        for (int u = 0; u < K; u++) {
+            if ((int)threadIdx.x + u * bd < n) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    s += softmax_exp(w[u][e] - bm);
+                }
+            }
+        }
+    }
+    const float bs = softmax_reduce<false>(s);
+    float * p = partial + 2 * row * nchunks;
+    if (threadIdx.x == 0) {
+        ternion_u32 * counter = counters + row * SOFTMAX_SYNC_STRIDE;
+        p[2 * blockIdx.x] = bm;
+        p[2 * blockIdx.x + 1] = bs;
+        __threadfence();
+        atomicAdd(counter, 1u);
+        const long long t0 = clock64();
+        while (softmax_ld_relaxed(counter) < (ternion_u32)nchunks) {
+            if (clock64() - t0 > SOFTMAX_SYNC_TIMEOUT) {
+                softmax_trap();
+            }
+        }
+        __threadfence();
+        if (atomicAdd(counter, 1u) == 2u * (ternion_u32)nchunks - 1u) {
+            atomicExch(counter, 0u);
+        }
+    }
+    __syncthreads();
+    // Every warp combines the row's partials itself: no second block barrier.
+    const volatile float * vp = p;
+    float m = SOFTMAX_NEG_INF, sum = 0.0f;
+    for (int c = threadIdx.x % TERNION_WARP_SIZE; c < nchunks; c += TERNION_WARP_SIZE) {
+        const float pm = vp[2 * c], ps = vp[2 * c + 1];
+        const float nm = fmaxf(m, pm);
+        sum = softmax_rescale(sum, m, nm) + softmax_rescale(ps, pm, nm);
+        m = nm;
+    }
+    float mr = m;
+    for (int o = TERNION_WARP_SIZE / 2; o > 0; o >>= 1) {
+        mr = fmaxf(mr, TERNION_SHFL_XOR(mr, o));
+    }
+    sum = softmax_rescale(sum, m, mr);
+    for (int o = TERNION_WARP_SIZE / 2; o > 0; o >>= 1) {
+        sum += TERNION_SHFL_XOR(sum, o);
+    }
+    if (sinks != 0) {
+        const float nm = fmaxf(mr, r.sink);
+        sum = softmax_rescale(sum, mr, nm) + softmax_exp(r.sink - nm);
+        mr = nm;
+    }
+    const float inv = 1.0f / sum;
+#pragma unroll
+    for (int u = 0; u < K; u++) {
+        const int t = threadIdx.x + u * bd;
+        if (t < n) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                w[u][e] = softmax_exp(w[u][e] - mr) * inv;
+            }
+            softmax_st(r.y + (j0 + t) * 4, w[u], 4, true);
         }
     }
 }

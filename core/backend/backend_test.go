@@ -295,3 +295,75 @@ func TestCopyTensorAcrossDevices(t *testing.T) {
 	assert.Error(t, CopyTensor(dst1, src.Transpose()), "not contiguous")
 	assert.Error(t, CopyTensor(ctx.Empty(tensor.F32, 3, 2), src), "not allocated")
 }
+
+// TestZeroed checks the device's Zeroed memory: zero when handed out, the
+// same memory for a key again (a smaller size too), a new zeroed allocation
+// for a larger size, all of it freed by Close.
+func TestZeroed(t *testing.T) {
+	d, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	b, err := New(d, 0, quiet)
+	require.NoError(t, err)
+	free0, _, err := d.MemInfo(0)
+	require.NoError(t, err)
+	read := func(p vendorapi.DevicePtr, n int) []byte {
+		require.NoError(t, b.Synchronize())
+		out := make([]byte, n)
+		require.NoError(t, d.CopyDtoH(0, out, p))
+		return out
+	}
+	p, err := b.Zeroed("a", 64)
+	require.NoError(t, err)
+	assert.Equal(t, make([]byte, 64), read(p, 64))
+	again, err := b.Zeroed("a", 32)
+	require.NoError(t, err)
+	assert.Equal(t, p, again, "the same memory for the key")
+	other, err := b.Zeroed("b", 64)
+	require.NoError(t, err)
+	assert.NotEqual(t, p, other, "memory of its own for another key")
+	larger, err := b.Zeroed("a", 256)
+	require.NoError(t, err)
+	assert.NotEqual(t, p, larger, "a larger size is a new allocation")
+	assert.Equal(t, make([]byte, 256), read(larger, 256))
+	same, err := b.Zeroed("a", 256)
+	require.NoError(t, err)
+	assert.Equal(t, larger, same)
+	require.NoError(t, b.Close())
+	free, _, err := d.MemInfo(0)
+	require.NoError(t, err)
+	assert.Equal(t, free0, free, "Close frees every Zeroed allocation, the replaced one too")
+}
+
+// TestSoftmaxOneLaunchReplays checks that a SOFT_MAX on the one-launch path
+// (its counters in Zeroed memory) records its launch and replays it: the
+// node stays recordable, unlike one whose op takes pool memory.
+func TestSoftmaxOneLaunchReplays(t *testing.T) {
+	b, _ := newHost(t, host.Options{}, 0)
+	ctx := graph.NewContext()
+	const n = 8192
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i%7) - 3
+	}
+	x := ctx.FromFloats(in, n, 1)
+	y := x.Softmax()
+	g, err := ctx.Build(y)
+	require.NoError(t, err)
+	for run := range 3 {
+		require.NoError(t, b.Compute(g))
+		require.NotNil(t, b.last)
+		node := b.last.nodes[len(b.last.nodes)-1]
+		require.True(t, node.recordable, "run %d: the node's launches are recorded", run)
+		require.Len(t, node.launches, 1, "run %d: one launch", run)
+		assert.Equal(t, "softmax_sync_none", node.launches[0].f.Name)
+		got, err := y.Floats()
+		require.NoError(t, err)
+		var sum float64
+		for _, v := range got {
+			sum += float64(v)
+		}
+		assert.InDelta(t, 1, sum, 1e-4, "run %d: the row sums to 1", run)
+		assert.InDelta(t, float64(got[6])/float64(got[0]), 403.4288, 0.01, "run %d: exp(3)/exp(-3)", run)
+	}
+}
