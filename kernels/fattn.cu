@@ -385,18 +385,6 @@ static __device__ __forceinline__ void fattn_dec_load(uint4 (&kd)[FATTN_DEC_U], 
     }
 }
 
-// The mask values (f32) of step s's rows for this lane (row s·SR + u·RW +
-// hf of mrow); 0 for rows at or past nrow or without a mask row.
-template <int SR, int RW>
-static __device__ __forceinline__ void fattn_dec_load_mask(float (&mk)[FATTN_DEC_U], const ternion_f16 * mrow, int s, int hf,
-                                                           int nrow) {
-#pragma unroll
-    for (int u = 0; u < FATTN_DEC_U; u++) {
-        const int j = s * SR + u * RW + hf;
-        mk[u] = mrow != nullptr && j < nrow ? ternion_f16_to_f32(mrow[j]) : 0.0f;
-    }
-}
-
 template <int D, int R>
 static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                  ternion_tensor mask, const float * sinks, float * part, float scale,
@@ -443,16 +431,10 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
                                              c0;
     }
 
-    // One mask row for every head: read once a row, and like K and V a step
-    // ahead (a mask load in the step would stall it for a memory latency).
-    const bool mone = mask.data != nullptr && mask.ne[2] == 1;
-    float mkr[U];
-    fattn_dec_load_mask<SR, RW>(mkr, mone ? mrow[0] : nullptr, w, hf, nrow);
+    const bool mone = mask.data != nullptr && mask.ne[2] == 1; // one mask row for every head: read it once
     for (int s = w; s < nsteps; s += W) {
         uint4 kn[U], vn[U];
-        float mkn[U];
         fattn_dec_load<SR, RW>(kn, vn, kb, vb, k.nb[1], v.nb[1], s + W, hf, nrow, cin);
-        fattn_dec_load_mask<SR, RW>(mkn, mone ? mrow[0] : nullptr, s + W, hf, nrow);
         float sc[U][R];
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -473,7 +455,7 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
             }
             const int j = s * SR + u * RW + hf;
             const bool in = j < nrow;
-            const float mk0 = mkr[u];
+            const float mk0 = in && mone ? ternion_f16_to_f32(mrow[0][j]) : 0.0f;
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 float x = sc[u][r];
@@ -521,7 +503,6 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
             }
             kr[u] = kn[u];
             vr[u] = vn[u];
-            mkr[u] = mkn[u];
         }
     }
 
