@@ -42,11 +42,6 @@ type Kernel struct {
 	// LaunchBounds is the generated entry point's __launch_bounds__ (the most
 	// threads per block a launch may use); 0 for none.
 	LaunchBounds int
-	// MinBlocks (with LaunchBounds) is the fewest resident blocks per
-	// multiprocessor the compiler must leave registers for: CUDA's second
-	// __launch_bounds__ argument, dropped by the other vendors' builds
-	// (TERNION_LAUNCH_BOUNDS in vendor.h); 0 for none.
-	MinBlocks int
 }
 
 // Kinds returns the parameter kinds in order.
@@ -76,7 +71,6 @@ type Template struct {
 	Axes         []Axis
 	Doc          string // may use {axis} placeholders too
 	LaunchBounds int
-	MinBlocks    int // see Kernel.MinBlocks
 }
 
 // Axis is one template parameter and the values it is instantiated for.
@@ -135,7 +129,7 @@ func (t Template) expand(fam string) []Kernel {
 			bind[ax] = v.Name
 		}
 		out = append(out, Kernel{Name: name, Family: fam, Params: t.Params, Doc: doc, Body: body, Bind: bind,
-			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks})
+			LaunchBounds: t.LaunchBounds})
 	}
 	return out
 }

@@ -18,10 +18,10 @@ var fattnFamily = Family{Name: "fattn",
 			Doc:    "flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, rows y·{r}..y·{r}+{r}-1 of the gqa·nq rows (q head ik2·gqa + row/nq, column row%nq) of kv head z%nhkv, batch z/nhkv; 128 threads; one chunk writes dst, several write partials for fattn_combine; K/V rows 16-byte aligned",
 			Params: fattnParams(true),
 			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"4", "4"}, {"8", "8"}}}}},
-		// r 1 and 4 keep 4 blocks a multiprocessor (<= 128 registers): the
-		// bytes in flight, not the math, bound this kernel; r 8 needs more.
-		fattnDecTemplate([]Value{{"1", "1"}, {"4", "4"}}, 4),
-		fattnDecTemplate([]Value{{"8", "8"}}, 0),
+		{Name: "fattn_dec_d{d}_r{r}", Body: "fattn_dec<{d}, {r}>", LaunchBounds: 128,
+			Doc:    "one-query flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y, batch z; 128 threads in 4 independent warps (register prefetch, log2-unit online softmax); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned",
+			Params: fattnParams(true),
+			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"1", "1"}, {"4", "4"}, {"8", "8"}}}}},
 		{Name: "fattn_mma_d{d}", Body: "fattn_mma<{d}>", LaunchBounds: 128,
 			Doc:    "tensor-core flash attention for head size {d}: block (x, y, z) = queries 64x..64x+63 of q head y, batch z; 128 threads; dynamic shared memory 192·({d}+8)·2 bytes; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA",
 			Params: fattnParams(false),
@@ -52,14 +52,4 @@ func fattnParams(vec bool) []Param {
 		ps = append(ps, Param{"chunk", u32})
 	}
 	return ps
-}
-
-// fattnDecTemplate is fattn_dec for the GQA ratios rs, built to keep
-// minBlocks blocks resident a multiprocessor (0: as many as its registers
-// allow).
-func fattnDecTemplate(rs []Value, minBlocks int) Template {
-	return Template{Name: "fattn_dec_d{d}_r{r}", Body: "fattn_dec<{d}, {r}>", LaunchBounds: 128, MinBlocks: minBlocks,
-		Doc:    "one-query flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y, batch z; 128 threads in 4 independent warps (register prefetch, log2-unit online softmax); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned",
-		Params: fattnParams(true),
-		Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: rs}}}
 }

@@ -117,16 +117,6 @@ struct ternion_bf16s {
 static __device__ __forceinline__ float ternion_load(const ternion_bf16s * p) { return ternion_bf16_to_f32(p->bits); }
 static __device__ __forceinline__ void ternion_store(ternion_bf16s * p, float v) { p->bits = ternion_f32_to_bf16(v); }
 
-// TERNION_LAUNCH_BOUNDS(threads, blocks): at most threads a block, and
-// registers left for blocks resident blocks a multiprocessor, on CUDA; the
-// other vendors read a second argument differently (HIP: waves per
-// execution unit), so they keep only the first.
-#if defined(TERNION_VENDOR_CUDA)
-#define TERNION_LAUNCH_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
-#else
-#define TERNION_LAUNCH_BOUNDS(threads, blocks) __launch_bounds__(threads)
-#endif
-
 // ternion_ldcs and ternion_stcs load and store a 16-byte vector (float4,
 // uint4, ...) of data touched once, hinting the caches to evict it first:
 // CUDA's __ldcs/__stcs, HIP's nontemporal builtins (on the vector's native

@@ -221,10 +221,9 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 // 8 q heads a block), the grid (KV chunks, kv heads, batches) and the chunk
 // length (a multiple of 64). Chunks split the KV sequence so that one wave
 // of 128-thread blocks fills every multiprocessor at the kernel's
-// occupancy (r1 and r4 are built for 4 blocks a multiprocessor, <= 128
-// registers a thread; r8 takes 255 on sm_90, so 2 blocks; the H200
-// experiment's register-prefetch kernel ran best with one full wave at 4
-// blocks), at most fattnDecMaxChunks of them.
+// occupancy (sm_90 registers: r1 75, r4 152, r8 255 a thread, so 4, 3 and
+// 2 blocks; the H200 experiment's register-prefetch kernel ran best with
+// one full wave), at most fattnDecMaxChunks of them.
 func fattnDecGeometry(gqa, nhkv, ne3, nkv int64, sms int) (r int64, grid vendorapi.Dim3, chunk int64) {
 	const tile = 64
 	var occ int64
@@ -232,7 +231,7 @@ func fattnDecGeometry(gqa, nhkv, ne3, nkv int64, sms int) (r int64, grid vendora
 	case gqa == 1:
 		r, occ = 1, 4
 	case gqa <= 4:
-		r, occ = 4, 4
+		r, occ = 4, 3
 	default:
 		r, occ = 8, 2
 	}

@@ -81,12 +81,12 @@ func TestFlashAttnDecGeometry(t *testing.T) {
 		grid                vendorapi.Dim3
 		chunk               int64
 	}{
-		{"speed goal: 32 q heads on 8 kv heads, 16384 positions", 4, 8, 1, 16384, 132, 4, vendorapi.Dim3{X: 64, Y: 8, Z: 1}, 256},
+		{"speed goal: 32 q heads on 8 kv heads, 16384 positions", 4, 8, 1, 16384, 132, 4, vendorapi.Dim3{X: 43, Y: 8, Z: 1}, 384},
 		{"MHA takes r1", 1, 32, 1, 4096, 132, 1, vendorapi.Dim3{X: 16, Y: 32, Z: 1}, 256},
 		{"GQA 6 takes r8", 6, 4, 2, 1000, 132, 8, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
 		{"one tile is one chunk", 2, 4, 1, 64, 132, 4, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
 		{"at most 256 chunks", 1, 1, 1, 1 << 20, 1000, 1, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
-		{"a tail chunk", 4, 1, 1, 1000, 2, 4, vendorapi.Dim3{X: 8, Y: 1, Z: 1}, 128},
+		{"a tail chunk", 4, 1, 1, 1000, 2, 4, vendorapi.Dim3{X: 6, Y: 1, Z: 1}, 192},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
