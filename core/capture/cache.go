@@ -247,9 +247,8 @@ func (c *Cache[E]) scan(nodes []*graph.Tensor) (key Key, gate string, hit bool) 
 	last := c.last
 	match := last != nil && len(last.props) == len(nodes)
 	h := uint64(len(nodes))
-	var m addrs
 	for i, n := range nodes {
-		if match && !last.props[i].matches(n, last.nodes[i] == n, &m) {
+		if match && !last.props[i].matches(n, last.nodes[i] == n) {
 			match = false
 			for _, m := range nodes[:i] {
 				h = mix(h, nodeWord(m))
@@ -310,14 +309,13 @@ func (e *entry[E]) snapshot(nodes []*graph.Tensor) (first int, what string, fres
 		return 0, "", true
 	}
 	first = -1
-	var m addrs
 	for i, n := range nodes {
-		if e.props[i].matches(n, e.nodes[i] == n, &m) {
+		if e.props[i].matches(n, e.nodes[i] == n) {
 			e.nodes[i] = n
 			continue
 		}
 		var p Props
-		p.set(n, &m)
+		p.set(n)
 		if first < 0 {
 			first, what = i, p.Diff(&e.props[i])
 		}

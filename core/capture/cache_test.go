@@ -270,6 +270,8 @@ func TestPolicy(t *testing.T) {
 						r := c.UpdateFailed(v.Key, errDriver)
 						assert.Equal(t, Reinstantiate, r.Decision)
 						assert.Contains(t, r.Reason, "updating the executable graph failed (fake driver error)")
+						_, ok := c.Exec(v.Key)
+						assert.False(t, ok, "call %d: the executable whose update failed is gone", i)
 						c.Captured(v.Key, next)
 						next++
 						break
@@ -345,6 +347,16 @@ func TestExecDropDropAll(t *testing.T) {
 	// A capture reported for a key the cache no longer has is handed back.
 	c.Captured(keys[0], "late")
 	assert.Equal(t, []string{"late"}, c.Evict(now))
+
+	// A second executable for one key replaces the first, which goes to Evict.
+	v := c.Decide(build(t, kv16), now)
+	require.Equal(t, Capture, v.Decision)
+	c.Captured(v.Key, "first")
+	c.Captured(v.Key, "second")
+	assert.Equal(t, []string{"first"}, c.Evict(now))
+	e, _ = c.Exec(v.Key)
+	assert.Equal(t, "second", e)
+	assert.Equal(t, 1, c.Stats().Graphs)
 }
 
 func TestWarmEntriesAreBounded(t *testing.T) {

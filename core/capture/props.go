@@ -43,42 +43,25 @@ type Props struct {
 // placed).
 func PropsOf(n *graph.Tensor) Props {
 	var p Props
-	var m addrs
-	p.set(n, &m)
+	p.set(n)
 	return p
 }
 
-// addrs remembers the addresses of the last few tensors read in one pass
-// over a graph's nodes: in a chain, a node's source is often the node
-// before it or a weight that the node before it read too.
-type addrs struct {
-	t    [4]*graph.Tensor
-	p    [4]vendorapi.DevicePtr
-	next int
-}
-
-// data returns t's address (0 when t is not placed).
-func (m *addrs) data(t *graph.Tensor) vendorapi.DevicePtr {
-	for i, u := range &m.t {
-		if u == t {
-			return m.p[i]
-		}
-	}
+// addr returns t's address (0 when t is not placed).
+func addr(t *graph.Tensor) vendorapi.DevicePtr {
 	d, _ := t.Data()
-	m.t[m.next], m.p[m.next] = t, d
-	m.next = (m.next + 1) % len(m.t)
 	return d
 }
 
 // set fills p (which must be zero) from n.
-func (p *Props) set(n *graph.Tensor, m *addrs) {
+func (p *Props) set(n *graph.Tensor) {
 	p.Op, p.Type, p.Ne, p.Nb = n.Op(), n.Type(), n.Ne(), n.Nb()
 	view, cpy := p.Op.IsView(), p.Op == graph.OpCpy
 	if !view {
 		p.Params = n.Params()
 	}
 	if !view && !cpy {
-		p.Data = m.data(n)
+		p.Data = addr(n)
 	}
 	for i := range graph.MaxSrc {
 		s := n.Src(i)
@@ -92,7 +75,7 @@ func (p *Props) set(n *graph.Tensor, m *addrs) {
 		if view || cpy && i == 1 {
 			continue
 		}
-		p.Src[i] = m.data(s)
+		p.Src[i] = addr(s)
 	}
 }
 
@@ -101,7 +84,7 @@ func (p *Props) set(n *graph.Tensor, m *addrs) {
 // taken from this very node: a node is not modified once built (core/backend's
 // replay of a prepared graph assumes it too), so only its pointers, which
 // move when it or its sources are placed again, need comparing.
-func (p *Props) matches(n *graph.Tensor, same bool, m *addrs) bool {
+func (p *Props) matches(n *graph.Tensor, same bool) bool {
 	op := p.Op
 	view, cpy := op.IsView(), op == graph.OpCpy
 	srcs := int(p.Srcs)
@@ -128,7 +111,7 @@ func (p *Props) matches(n *graph.Tensor, same bool, m *addrs) bool {
 		return same || p.Data == 0 && p.Src == [graph.MaxSrc]vendorapi.DevicePtr{} && p.Leaves == leavesOf(n) &&
 			p.Srcs == srcsOf(n)
 	}
-	if !cpy && p.Data != m.data(n) || cpy && p.Data != 0 {
+	if !cpy && p.Data != addr(n) || cpy && p.Data != 0 {
 		return false
 	}
 	var leaves uint64
@@ -142,7 +125,7 @@ func (p *Props) matches(n *graph.Tensor, same bool, m *addrs) bool {
 				leaves += leafPrint(s, i)
 			}
 			if !cpy || i != 1 {
-				d = m.data(s)
+				d = addr(s)
 			}
 		}
 		if p.Src[i] != d {
@@ -189,10 +172,9 @@ func mix(h, x uint64) uint64 {
 // Snapshot appends the properties of each node to dst and returns it; when
 // dst has room for them (Snapshot(dst[:0], nodes)), nothing is allocated.
 func Snapshot(dst []Props, nodes []*graph.Tensor) []Props {
-	var m addrs
 	for _, n := range nodes {
 		dst = append(dst, Props{})
-		dst[len(dst)-1].set(n, &m)
+		dst[len(dst)-1].set(n)
 	}
 	return dst
 }
