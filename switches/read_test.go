@@ -2,6 +2,7 @@ package switches
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +133,15 @@ func TestErrorBounded(t *testing.T) {
 			assert.Contains(t, err.Error(), "more bytes)")
 			assert.Less(t, len(err.Error()), 600, "%.200s", err)
 		})
+	}
+}
+
+func TestDefaultValue(t *testing.T) {
+	assert.Equal(t, 128, PeerMaxBatchSize.DefaultValue())
+	assert.Equal(t, 1, GraphWarmup.DefaultValue())
+	assert.Equal(t, 32, GraphRetry.DefaultValue())
+	assert.False(t, DisableGraphs.DefaultValue())
+	for _, s := range []Of[int]{GraphWarmup, GraphCache, GraphIdleSeconds, GraphRetry} {
+		assert.Equal(t, strconv.Itoa(s.DefaultValue()), s.Default, s.Name)
 	}
 }

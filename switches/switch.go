@@ -134,6 +134,10 @@ type Of[T any] struct {
 	def   T // the value when the variable is unset or blank
 }
 
+// DefaultValue returns the value that applies when the variable is unset or
+// blank.
+func (s Of[T]) DefaultValue() T { return s.def }
+
 // ErrMalformed is wrapped by every *Error; match it with errors.Is.
 var ErrMalformed = errors.New("malformed switch value")
 
