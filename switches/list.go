@@ -53,7 +53,7 @@ var (
 	// DisableGraphs never captures GPU graphs: every node launches eagerly.
 	DisableGraphs = boolSwitch(Switch{Name: "TERNION_DISABLE_GRAPHS",
 		Meaning: "never capture GPU graphs; launch eagerly",
-		GGML:    "GGML_CUDA_DISABLE_GRAPHS", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+		GGML:    "GGML_CUDA_DISABLE_GRAPHS", ReadBy: LayerCore | LayerGPU})
 	// EnableUnifiedMemory allocates device buffers as managed memory.
 	EnableUnifiedMemory = boolSwitch(Switch{Name: "TERNION_ENABLE_UNIFIED_MEMORY",
 		Meaning: "allocate device buffers as managed (unified) memory, which may spill to system RAM",
@@ -109,21 +109,21 @@ var (
 	// eagerly before it is captured.
 	GraphWarmup = intSwitch(Switch{Name: "TERNION_GRAPH_WARMUP",
 		Meaning: "runs of a graph with identical properties made eagerly before it is captured (the seed: 0)",
-		ReadBy:  LayerCore, NoEffectYet: true}, 1, 0, 1000)
+		ReadBy:  LayerCore}, 1, 0, 1000)
 	// GraphCache is how many executable graphs a backend keeps, one per
 	// graph shape, least recently used evicted first.
 	GraphCache = intSwitch(Switch{Name: "TERNION_GRAPH_CACHE",
 		Meaning: "executable graphs a backend keeps, one per graph shape, least recently used evicted first (the seed: 1)",
-		ReadBy:  LayerCore, NoEffectYet: true}, 8, 1, 1024)
+		ReadBy:  LayerCore}, 8, 1, 1024)
 	// GraphIdleSeconds evicts an executable graph unused this many seconds.
 	GraphIdleSeconds = intSwitch(Switch{Name: "TERNION_GRAPH_IDLE_S",
 		Meaning: "evict an executable graph unused for this many seconds; 0 never (the seed: 0)",
-		ReadBy:  LayerCore, NoEffectYet: true}, 10, 0, math.MaxInt32)
+		ReadBy:  LayerCore}, 10, 0, math.MaxInt32)
 	// GraphRetry is how many calls a graph runs eagerly after falling back
 	// (it kept changing, or its capture failed) before it is tried again.
 	GraphRetry = intSwitch(Switch{Name: "TERNION_GRAPH_RETRY",
 		Meaning: "calls a graph runs eagerly after falling back (it kept changing, or capture failed) before graphs are tried again; -1 never (the seed)",
-		ReadBy:  LayerCore, NoEffectYet: true}, 32, -1, math.MaxInt32)
+		ReadBy:  LayerCore}, 32, -1, math.MaxInt32)
 )
 
 // The GPU vendors' own switches, and ROCm's override they report.

@@ -13,10 +13,11 @@ import (
 	"github.com/ternion/ternion/core/backend"
 	"github.com/ternion/ternion/core/optest"
 	"github.com/ternion/ternion/internal/quote"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
-const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D]"
+const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off]"
 
 // ops runs `ternion ops test` or `ternion ops perf`.
 func (a *app) ops(args []string) int {
@@ -25,13 +26,14 @@ func (a *app) ops(args []string) int {
 		return exitUsage
 	}
 	mode := args[0]
-	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D]")
+	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off]")
 	op := fs.String("o", "", "only cases of this op (ggml's name: ADD, MUL_MAT, CPY, ...)")
 	pattern := fs.String("p", "", "only cases whose name matches this regular expression")
 	device := fs.String("d", "", "device: host, cuda, cuda:0, hip:1, ... (default: the first GPU device, else host)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	seed := fs.Uint64("seed", 0, "test: the random seed of the inputs (default: a fresh one, printed)")
 	minTime := fs.Duration("time", time.Second, "perf: time each case for at least this long")
+	graphs := fs.String("graphs", "on", "on: Compute captures and replays GPU graphs as the capture policy decides; off: every node launches eagerly (as "+switches.DisableGraphs.Name+"=1)")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return flagStatus(err)
@@ -39,6 +41,20 @@ func (a *app) ops(args []string) int {
 	if len(pos) > 0 {
 		fmt.Fprintf(a.stderr, "ternion ops %s: unexpected argument %s\n", mode, quote.Q(pos[0]))
 		fs.Usage()
+		return exitUsage
+	}
+	switch *graphs {
+	case "on":
+	case "off":
+		env := a.lookupEnv
+		a.lookupEnv = func(k string) (string, bool) {
+			if k == switches.DisableGraphs.Name {
+				return "1", true
+			}
+			return env(k)
+		}
+	default:
+		fmt.Fprintf(a.stderr, "ternion ops %s: --graphs %s: want on or off\n", mode, quote.Q(*graphs))
 		return exitUsage
 	}
 	var match func(string) bool
@@ -223,13 +239,17 @@ func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Durat
 			fmt.Fprintf(a.stdout, "  %s: %8d runs - %10.2f us/run - %8.2f GB/s\n", c.Name, r.Runs, r.USRun, r.GBs)
 		}
 	}
+	gs := dev.GraphStats()
 	if asJSON {
 		if err := writeJSON(a.stdout, struct {
 			Device  string              `json:"device"`
 			Results []optest.PerfResult `json:"results"`
-		}{describeDevice(dev), results}); err != nil {
+			Graphs  backend.GraphStats  `json:"graphs"`
+		}{describeDevice(dev), results, gs}); err != nil {
 			return exitFail
 		}
+	} else {
+		fmt.Fprintf(a.stdout, "graphs: %s\n", gs)
 	}
 	return status
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/capture"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/ops"
 	"github.com/ternion/ternion/core/pool"
@@ -52,8 +53,9 @@ type Backend struct {
 	staging *staging
 	closed  bool
 
-	last *prepared     // the graph computed last, ready to run again
-	rec  *preparedNode // the node whose launches are being recorded (nil: none)
+	last   *prepared     // the graph computed last, ready to run again
+	rec    *preparedNode // the node whose launches are being recorded (nil: none)
+	graphs *graphState   // GPU-graph capture (nil: the driver has none)
 
 	zeroed  map[string]zeroedMem  // Zeroed's memory by key
 	retired []vendorapi.DevicePtr // Zeroed memory a larger request replaced (freed by Close)
@@ -85,6 +87,10 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	co, err := capture.OptionsFromEnv(o.Env)
+	if err != nil {
+		return nil, err
+	}
 	b := &Backend{drv: d, dev: dev, props: p, name: fmt.Sprintf("%s:%d", d.Vendor(), dev), log: o.Logger,
 		funcs: map[string]vendorapi.Function{}}
 	if b.stream, err = d.StreamCreate(dev); err != nil {
@@ -95,6 +101,7 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 		_ = d.StreamDestroy(b.stream)
 		return nil, err
 	}
+	b.graphs = newGraphState(d, p, co)
 	pinned := !switches.On(o.Env, switches.NoPinned)
 	b.staging = &staging{be: b, pinned: pinned}
 	b.log.Info(fmt.Sprintf("ternion: backend %s: %s (%s), %d SMs, warp %d, VMM pool %v, pinned staging %v", b.name,
@@ -305,9 +312,13 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.work.Free())
 		b.work = nil
 	}
-	errs = append(errs, b.staging.close())
+	errs = append(errs, b.staging.close(), b.closeGraphs())
 	if b.hasBLAS {
+		// Not while another backend of the device captures (graphs.go).
+		gate := captureGate(b.drv, b.dev)
+		gate.Lock()
 		errs = append(errs, b.drv.BLASDestroy(b.blas))
+		gate.Unlock()
 		if b.blasWS != 0 {
 			errs = append(errs, b.drv.Free(b.dev, b.blasWS))
 		}

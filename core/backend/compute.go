@@ -19,16 +19,24 @@ import (
 // until the next Compute. A failed Compute leaves the backend usable.
 // Computing the graph computed last again, with nothing moved, skips the
 // checks, the allocation and the uploads and replays its launches
-// (prepared.go).
+// (prepared.go). The launches go through GPU graphs when the capture policy
+// says so (graphs.go): Backend.GraphStats counts its decisions.
 func (b *Backend) Compute(g *graph.Graph) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return fmt.Errorf("ternion: backend %s: %w", b.name, ErrClosed)
 	}
-	if b.last.ready(g, b.work) {
-		return b.replay(g)
+	if !b.last.ready(g, b.work) {
+		if err := b.prepare(g); err != nil {
+			return err
+		}
 	}
+	return b.launchGraph(g)
+}
+
+// prepare checks g, places it in the compute buffer and uploads its inputs.
+func (b *Backend) prepare(g *graph.Graph) error {
 	b.last = nil
 	if err := b.SupportsGraph(g); err != nil {
 		return fmt.Errorf("ternion: backend %s: %w", b.name, err)
@@ -59,6 +67,17 @@ func (b *Backend) Compute(g *graph.Graph) error {
 	if err := b.staging.upload(dsts, srcs); err != nil {
 		return fmt.Errorf("ternion: backend %s: uploading inputs: %w", b.name, err)
 	}
+	return nil
+}
+
+// runEager queues g's nodes on the stream one launch at a time: when g is
+// the prepared graph with nothing moved (b.last) its recorded launches
+// again, otherwise every node through its op, recording them for next time.
+func (b *Backend) runEager(g *graph.Graph) error {
+	if b.last.ready(g, b.work) {
+		return b.replay(g)
+	}
+	b.last = nil
 	p := newPrepared(g, b.work)
 	defer func() { b.rec = nil }()
 	for i, nodes := 0, g.Nodes(); i < len(nodes); {

@@ -29,6 +29,13 @@ type Stats struct {
 	Shapes int
 }
 
+// String reads "12 eager, 1 capture, 4000 replay, 0 update, 0 reinstantiate;
+// 0 fall-backs, 0 failed captures, 0 evictions; 1 graph of 1 shape".
+func (s Stats) String() string {
+	return fmt.Sprintf("%d eager, %d capture, %d replay, %d update, %d reinstantiate; %d fall-backs, %d failed captures, %d evictions; %d graphs of %d shapes",
+		s.Eager, s.Capture, s.Replay, s.Update, s.Reinstantiate, s.Fallbacks, s.CaptureFailures, s.Evictions, s.Graphs, s.Shapes)
+}
+
 // entry is the history of one graph shape.
 type entry[E any] struct {
 	key       Key

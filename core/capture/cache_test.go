@@ -98,10 +98,10 @@ var policyCases = []struct {
 		{s: moved2, want: Update, reason: "node 0 (ADD): data pointer changed"},
 		{s: moved2, want: Replay},
 	}, &Stats{Capture: 1, Update: 1, Replay: 2, Graphs: 1, Shapes: 1}},
-	{"CPY destination change replays (indirection)", seed(), []step{
+	{"CPY destination change updates (no pointer indirection yet)", seed(), []step{
 		{s: base, want: Capture},
+		{s: spec{pos: 5}, want: Update, reason: "node 4 (CPY): data pointer changed"},
 		{s: spec{pos: 5}, want: Replay},
-		{s: spec{pos: 9}, want: Replay},
 	}, nil},
 	{"SCALE parameter change updates", seed(), []step{
 		{s: base, want: Capture},

@@ -16,10 +16,13 @@ import (
 //   - every pointer and parameter of a view node (VIEW, RESHAPE, PERMUTE,
 //     TRANSPOSE launch nothing; the nodes that read a view see its address
 //     as a source; VIEW's parameters are its byte offset);
-//   - a CPY's destination (its own data and src1), which the caller passes
-//     through pointer indirection, refreshed on every call, replays included
-//     (the seed's CPY pointer array). Unlike the seed, a CPY's src0 pointer
-//     is still compared: indirection does not cover it.
+//   - with copyIndirection, a CPY's destination (its own data and src1),
+//     which the caller would pass through pointer indirection, refreshed on
+//     every call, replays included (the seed's CPY pointer array; a CPY's
+//     src0 pointer is compared all the same). ternion's copy kernels take
+//     their destination directly today, so copyIndirection is false and a
+//     CPY is compared like any node: a KV-cache write whose destination
+//     moves updates the graph.
 //
 // Beyond the seed's properties (op, data, ne, nb, source data pointers and
 // SCALE's parameters), Props holds the node's type, every op's parameters
@@ -39,6 +42,12 @@ type Props struct {
 	Leaves uint64                            // fingerprint of the leaf sources' types and shapes
 }
 
+// copyIndirection tells whether CPY destinations go through pointer
+// indirection (see Props). Turn it on only together with copy kernels that
+// read their destination from a device array the backend refreshes on every
+// call: a replay with a stale destination would write the wrong memory.
+const copyIndirection = false
+
 // PropsOf returns the properties of node n (pointers are zero until n is
 // placed).
 func PropsOf(n *graph.Tensor) Props {
@@ -56,7 +65,7 @@ func addr(t *graph.Tensor) vendorapi.DevicePtr {
 // set fills p (which must be zero) from n.
 func (p *Props) set(n *graph.Tensor) {
 	p.Op, p.Type, p.Ne, p.Nb = n.Op(), n.Type(), n.Ne(), n.Nb()
-	view, cpy := p.Op.IsView(), p.Op == graph.OpCpy
+	view, cpy := p.Op.IsView(), copyIndirection && p.Op == graph.OpCpy
 	if !view {
 		p.Params = n.Params()
 	}
@@ -86,7 +95,7 @@ func (p *Props) set(n *graph.Tensor) {
 // move when it or its sources are placed again, need comparing.
 func (p *Props) matches(n *graph.Tensor, same bool) bool {
 	op := p.Op
-	view, cpy := op.IsView(), op == graph.OpCpy
+	view, cpy := op.IsView(), copyIndirection && op == graph.OpCpy
 	srcs := int(p.Srcs)
 	if !same {
 		if op != n.Op() || p.Type != n.Type() || p.Ne != n.Ne() || p.Nb != n.Nb() {

@@ -44,8 +44,10 @@ func TestPropsOf(t *testing.T) {
 
 	cpy := PropsOf(nodes[4])
 	src0, _ := nodes[4].Src(0).Data()
-	assert.Zero(t, cpy.Data, "a CPY's destination goes through indirection")
-	assert.Equal(t, [graph.MaxSrc]vendorapi.DevicePtr{src0}, cpy.Src, "src0 is compared, src1 (the destination) is not")
+	dst, _ := nodes[4].Data()
+	src1, _ := nodes[4].Src(1).Data()
+	assert.Equal(t, dst, cpy.Data, "without pointer indirection a CPY's destination is compared")
+	assert.Equal(t, [graph.MaxSrc]vendorapi.DevicePtr{src0, src1}, cpy.Src, "src0 and src1 (the destination) are compared")
 }
 
 func TestPropsDiff(t *testing.T) {
