@@ -17,7 +17,7 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off]"
+const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N]"
 
 // ops runs `ternion ops test` or `ternion ops perf`.
 func (a *app) ops(args []string) int {
@@ -26,13 +26,14 @@ func (a *app) ops(args []string) int {
 		return exitUsage
 	}
 	mode := args[0]
-	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off]")
+	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N]")
 	op := fs.String("o", "", "only cases of this op (ggml's name: ADD, MUL_MAT, CPY, ...)")
 	pattern := fs.String("p", "", "only cases whose name matches this regular expression")
 	device := fs.String("d", "", "device: host, cuda, cuda:0, hip:1, ... (default: the first GPU device, else host)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	seed := fs.Uint64("seed", 0, "test: the random seed of the inputs (default: a fresh one, printed)")
 	minTime := fs.Duration("time", time.Second, "perf: time each case for at least this long")
+	runs := fs.Int("runs", 1, "test: compute each case's graph this many times, every output checked (with graphs on, run 2 captures a GPU graph and later runs replay it)")
 	graphs := fs.String("graphs", "on", "on: Compute captures and replays GPU graphs as the capture policy decides; off: every node launches eagerly (as "+switches.DisableGraphs.Name+"=1)")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
@@ -87,7 +88,11 @@ func (a *app) ops(args []string) int {
 	if *seed == 0 {
 		*seed = newSeed()
 	}
-	return a.test(dev, cases, *seed, *asJSON)
+	if *runs < 1 {
+		fmt.Fprintf(a.stderr, "ternion ops %s: --runs %d: want 1 or more\n", mode, *runs)
+		return exitUsage
+	}
+	return a.test(dev, cases, *seed, *runs, *asJSON)
 }
 
 // newSeed is a fresh random seed for the op tests when none is given: 63
@@ -151,7 +156,7 @@ type testReport struct {
 
 // test checks cases on dev against the host device (or, on the host device,
 // against the float64 reference) and prints one line per case.
-func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, asJSON bool) int {
+func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, runs int, asJSON bool) int {
 	rep := testReport{Device: describeDevice(dev), Reference: "float64 reference (core/ref)", Seed: seed}
 	var ref *backend.Backend
 	if dev.Driver().Vendor() != "host" {
@@ -169,7 +174,7 @@ func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, asJSO
 	}
 	width := len(strconv.Itoa(len(cases)))
 	for i, c := range cases {
-		r := optest.Check(c, dev, ref, seed+uint64(i))
+		r := optest.CheckRuns(c, dev, ref, seed+uint64(i), runs)
 		rep.Results = append(rep.Results, r)
 		switch r.Outcome() {
 		case optest.Passed:
@@ -277,5 +282,5 @@ func (a *app) mainJob() int {
 		}
 	}
 	fmt.Fprintln(a.stdout)
-	return a.test(dev, short, newSeed(), false)
+	return a.test(dev, short, newSeed(), 1, false)
 }

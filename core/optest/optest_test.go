@@ -112,3 +112,24 @@ func TestMatchByOpAndDesc(t *testing.T) {
 	}
 	assert.Equal(t, []string{"GELU"}, names(Match(cases, "", func(n string) bool { return strings.HasPrefix(n, "G") })))
 }
+
+// TestCapturedRunsAgainstReference computes every 7th case three times on
+// the host device, whose Compute captures the second run into a graph and
+// replays it in the third: each run's output must pass, in-place cases
+// included.
+func TestCapturedRunsAgainstReference(t *testing.T) {
+	be, err := backend.Open("host", 0, backend.Options{})
+	require.NoError(t, err)
+	defer be.Close()
+	for i, c := range Tests() {
+		if i%7 != 0 {
+			continue
+		}
+		r := CheckRuns(c, be, nil, uint64(2000+i), 3)
+		assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
+	}
+	st := be.GraphStats()
+	assert.Positive(t, st.Capture, "%v", st)
+	assert.Positive(t, st.Replay, "%v", st)
+	assert.Zero(t, st.CaptureFailures, "%v", st)
+}
