@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/ternion/ternion/core/backend"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -129,34 +131,32 @@ func benchGraphReplay1000(b *testing.B, k tinyKernel) {
 	reportPer(b, n*nodes, "node")
 }
 
-// BenchmarkComputeChain1000 is the eager per-node cost of core's compute
-// loop: a graph of 1000 ADDs of one f32 element each, computed and
-// synchronized per iteration, reported in µs per node (compare with
-// BenchmarkLaunchRawCgo in the same run).
-func BenchmarkComputeChain1000(b *testing.B) {
-	const nodes = 1000
-	d := openOrSkip(b)
-	be, err := backend.New(d, 0, backend.Options{})
-	require.NoError(b, err)
-	defer be.Close()
-	weights := graph.NewContext()
-	one := weights.FromFloats([]float32{1}, 1)
-	buf, err := be.AllocTensors(one)
-	require.NoError(b, err)
-	defer buf.Free()
-	ctx := graph.NewContext()
-	x := ctx.FromFloats([]float32{0}, 1)
-	h := x
-	for range nodes {
-		h = h.Add(one)
+// graphModes runs bench with Compute capturing GPU graphs (the default
+// policy) and with TERNION_DISABLE_GRAPHS, as sub-benchmarks.
+func graphModes(b *testing.B, bench func(b *testing.B, be *backend.Backend)) {
+	for _, m := range []struct {
+		name string
+		env  map[string]string
+	}{{"graphs=on", nil}, {"graphs=off", map[string]string{switches.DisableGraphs.Name: "1"}}} {
+		b.Run(m.name, func(b *testing.B) {
+			d := openOrSkip(b)
+			be, err := backend.New(d, 0, backend.Options{Env: func(k string) (string, bool) { v, ok := m.env[k]; return v, ok }})
+			require.NoError(b, err)
+			defer be.Close()
+			bench(b, be)
+			b.ReportMetric(float64(be.GraphStats().Replay), "replays")
+		})
 	}
-	g, err := ctx.Build(h)
-	require.NoError(b, err)
-	require.NoError(b, be.Compute(g)) // warm up: kernels loaded, buffers made
-	require.NoError(b, be.Synchronize())
-	got, err := h.Floats()
-	require.NoError(b, err)
-	require.Equal(b, []float32{nodes}, got)
+}
+
+// computeLoop computes g until the benchmark ends (a sync after each
+// Compute, as a decode loop reads its logits), after three warm-up calls
+// (kernels loaded, buffers made, the graph captured).
+func computeLoop(b *testing.B, be *backend.Backend, g *graph.Graph) int {
+	for range 3 {
+		require.NoError(b, be.Compute(g))
+		require.NoError(b, be.Synchronize())
+	}
 	n := 0
 	for b.Loop() {
 		if err := be.Compute(g); err != nil {
@@ -167,7 +167,103 @@ func BenchmarkComputeChain1000(b *testing.B) {
 		}
 		n++
 	}
-	reportPer(b, n*nodes, "node")
+	return n
+}
+
+// BenchmarkComputeChain1000 is Compute's cost per node of a chain of 1000
+// tiny nodes (ADD, MUL, SCALE of 1 element in turn), with and without GPU
+// graphs (issue 11's goal: replayed <= 0.75 µs a node, >= 4x eager).
+func BenchmarkComputeChain1000(b *testing.B) {
+	const nodes = 1000
+	graphModes(b, func(b *testing.B, be *backend.Backend) {
+		weights := graph.NewContext()
+		one := weights.FromFloats([]float32{1}, 1)
+		buf, err := be.AllocTensors(one)
+		require.NoError(b, err)
+		defer buf.Free()
+		ctx := graph.NewContext()
+		h := ctx.FromFloats([]float32{0}, 1)
+		want := float32(0)
+		for i := range nodes {
+			switch i % 3 {
+			case 0:
+				h, want = h.Add(one), want+1
+			case 1:
+				h = h.Mul(one)
+			default:
+				h, want = h.Scale(0.5), want*0.5
+			}
+		}
+		g, err := ctx.Build(h)
+		require.NoError(b, err)
+		n := computeLoop(b, be, g)
+		got, err := h.Floats()
+		require.NoError(b, err)
+		require.InDelta(b, want, got[0], 1e-5)
+		reportPer(b, n*nodes, "node")
+	})
+}
+
+// BenchmarkDecodeLayers32 is one decode step (one token) of a 32-layer
+// llama-3-8B-shaped model through Compute, with and without GPU graphs:
+// per layer RMS_NORM·w, Q/K/V projections (f16 MUL_MAT n=1), ROPE,
+// FLASH_ATTN_EXT over a 4096-position f16 K/V cache (8 kv heads, GQA 4),
+// output projection + residual, RMS_NORM·w, gate/up projections, SWIGLU,
+// down projection + residual (the layers share one set of weights: 0.5 GB
+// read a layer all the same). Reports µs a step.
+func BenchmarkDecodeLayers32(b *testing.B) {
+	const (
+		layers, embd, heads, kvHeads, headDim, ffn, kvLen = 32, 4096, 32, 8, 128, 14336, 4096
+		eps                                               = 1e-5
+	)
+	graphModes(b, func(b *testing.B, be *backend.Backend) {
+		r := rand.New(rand.NewPCG(5, 8))
+		w := graph.NewContext()
+		rnd := func(t tensor.Type, a float32, ne ...int64) *graph.Tensor {
+			n := int64(1)
+			for _, d := range ne {
+				n *= d
+			}
+			v := make([]float32, n)
+			for i := range v {
+				v[i] = a * (2*r.Float32() - 1)
+			}
+			return w.FromFloatsAs(t, v, ne...)
+		}
+		s := float32(1 / math.Sqrt(embd))
+		wq, wk, wv, wo := rnd(tensor.F16, s, embd, heads*headDim), rnd(tensor.F16, s, embd, kvHeads*headDim),
+			rnd(tensor.F16, s, embd, kvHeads*headDim), rnd(tensor.F16, s, heads*headDim, embd)
+		wg, wu, wd := rnd(tensor.F16, s, embd, ffn), rnd(tensor.F16, s, embd, ffn), rnd(tensor.F16, float32(1/math.Sqrt(ffn)), ffn, embd)
+		n1, n2 := rnd(tensor.F32, 1, embd), rnd(tensor.F32, 1, embd)
+		kc, vc := rnd(tensor.F16, 1, headDim, kvLen, kvHeads), rnd(tensor.F16, 1, headDim, kvLen, kvHeads)
+		buf, err := be.AllocTensors(wq, wk, wv, wo, wg, wu, wd, n1, n2, kc, vc)
+		require.NoError(b, err)
+		defer buf.Free()
+
+		ctx := graph.NewContext()
+		x := ctx.FromFloats(make([]float32, embd), embd, 1)
+		pos := ctx.FromInts([]int32{kvLen - 1}, 1)
+		var kvs []*graph.Tensor // each layer's new K (roped) and V: outputs (a model would write them to its cache)
+		for range layers {
+			h := x.RMSNorm(eps).Mul(n1)
+			q := wq.MulMat(h).Reshape(headDim, heads, 1).RoPE(pos, headDim, 500000, 1)
+			kvs = append(kvs, wk.MulMat(h).Reshape(headDim, kvHeads, 1).RoPE(pos, headDim, 500000, 1), wv.MulMat(h))
+			attn := q.Permute(0, 2, 1, 3).FlashAttnExt(kc, vc, nil, float32(1/math.Sqrt(headDim)), 0, 0)
+			x = wo.MulMat(attn.Reshape(heads*headDim, 1)).Add(x)
+			h2 := x.RMSNorm(eps).Mul(n2)
+			x = wd.MulMat(wg.MulMat(h2).SwiGLU(wu.MulMat(h2))).Add(x)
+		}
+		g, err := ctx.Build(append([]*graph.Tensor{x}, kvs...)...)
+		require.NoError(b, err)
+		n := computeLoop(b, be, g)
+		got, err := x.Floats()
+		require.NoError(b, err)
+		for _, v := range got {
+			require.False(b, math.IsNaN(float64(v)) || math.IsInf(float64(v), 0), "finite output")
+		}
+		reportPer(b, n, "step")
+		b.ReportMetric(float64(len(g.Nodes())), "nodes")
+	})
 }
 
 // BenchmarkMulMatVsBLAS times MUL_MAT m=4096 k=14336 n=512 (test-backend-ops'
