@@ -225,51 +225,6 @@ func init() {
 			},
 		}, nil
 	})
-	// softmax_sync_{m}(..., partial, chunk, nchunks, counters): the GPU's
-	// blocks of a row meet at a barrier; here block 0 of each row computes
-	// the whole row (every chunk the grid's blocks hold) and the others
-	// only check the launch, so no block waits for another.
-	registerTemplate("softmax_sync", func(k kernels.Kernel) (*hostKernel, error) {
-		mt := k.Bind["m"]
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				q := softmaxArgsOf(a, true)
-				bufs := softmaxBuffers(a, k, true)
-				return append(bufs, elems("counters", a.PtrAt(17), (q.nrows-1)*softmaxSyncStride+1, 4))
-			},
-			block: func(mem [][]byte, a *vendorapi.Args, b block) {
-				q := softmaxArgsOf(a, true)
-				row, x := int64(b.idx.Y), int64(b.idx.X)
-				if row >= q.nrows || x >= q.nchunks {
-					return
-				}
-				if int64(b.grid.X) < q.nchunks {
-					panic(fmt.Sprintf("softmax_sync: a grid of %d blocks a row for %d chunks: the row's barrier would never open", b.grid.X, q.nchunks))
-				}
-				if c := u32s(mem[5])[row*softmaxSyncStride]; c != 0 {
-					panic(fmt.Sprintf("softmax_sync: row %d's counter is %d at launch, not 0", row, c))
-				}
-				if x != 0 {
-					return
-				}
-				r := q.row(mem, uint32(row))
-				// A block holds at most softmaxSyncK vectors of 4 a thread.
-				most := 4 * softmaxSyncK * int64(b.dim.X)
-				los, ws := make([]int64, q.nchunks), make([][]float32, q.nchunks)
-				m, s := float32(math.Inf(-1)), 0.0
-				for c := range q.nchunks {
-					lo, hi := q.chunkRange(k, c)
-					los[c], ws[c] = lo, q.w(mem, r, mt, lo, min(hi, lo+most))
-					cm, cs := softmaxMaxSum(ws[c])
-					m, s = softmaxMerge(m, s, cm, cs)
-				}
-				m, s = r.withSink(m, s)
-				for c := range q.nchunks {
-					q.write(mem, r, los[c], ws[c], m, s)
-				}
-			},
-		}, nil
-	})
 	// diag_mask_inf_f32(dst, src, ne0, ne1, ne2, n_past, n).
 	register("diag_mask_inf_f32", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
@@ -296,14 +251,6 @@ func init() {
 		},
 	})
 }
-
-// softmaxSyncK and softmaxSyncStride are softmax.cu's SOFTMAX_SYNC_K (the
-// most vectors of 4 a thread of softmax_sync holds) and SOFTMAX_SYNC_STRIDE
-// (32-bit words between two rows' counters).
-const (
-	softmaxSyncK      = 8
-	softmaxSyncStride = 8
-)
 
 // chunkRange is the elements [lo, hi) of chunk c of a row, as softmax_part
 // and softmax_norm cut it (whole vectors of v).

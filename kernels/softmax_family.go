@@ -1,7 +1,7 @@
 package kernels
 
 // softmaxFamily is kernels/softmax.cu: ggml's SOFT_MAX and DIAG_MASK_INF.
-var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, ALiBi, sinks): rows held in registers (wide ones streamed, one a block), or long rows split over many blocks in one launch (a barrier per row) or two; DIAG_MASK_INF",
+var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, ALiBi, sinks): rows held in registers (wide ones streamed, one a block), or long rows split over many blocks in two launches; DIAG_MASK_INF",
 	Kernels: []Kernel{{Name: "diag_mask_inf_f32",
 		Doc:    "dst = src (f32, one shape, any strides) with element (i0, i1, i2, i3) -inf where i0 > n_past + i1, for the n < 2^31 elements (grid-stride); ne0..2 divide an element number",
 		Params: []Param{{"dst", tensor}, {"src", tensor}, {"ne0", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv}, {"n_past", i32}, {"n", i64}}}},
@@ -26,15 +26,6 @@ var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, 
 				"then writes y = exp(w - max)/Σ over chunk x of the row, as softmax_part_{m}_v{v} cut it",
 			Params: append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64}, Param{"nchunks", i32}),
 			Axes:   []Axis{softmaxMask, softmaxVec}},
-		{Name: "softmax_sync_{m}", Body: "softmax_sync<{m}>", LaunchBounds: 1024,
-			Doc: "one-launch SOFT_MAX of few long rows (arguments as softmax_{m}_v4_k*, then partial, chunk, nchunks as softmax_part_{m}_v4, then counters): " +
-				"block (x, y) holds chunk x of row y (< nrows; no grid stride; chunk a multiple of 4, at most 8*blockDim.x vectors of 4) in registers, writes its max and Σ exp(w - max) to " +
-				"partial[2*(y*nchunks + x)], waits at row y's barrier (counters[8*y], u32, zero at launch and left zero) for the row's other nchunks - 1 blocks, " +
-				"then writes y = exp(w - max)/Σ over its chunk from the combined partials and the sink. Every block of the grid must be resident at once: " +
-				"at most one block (<= 1024 threads) a multiprocessor; v4 alignment as softmax_{m}_v4_k*",
-			Params: append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64}, Param{"nchunks", i32},
-				Param{"counters", ptr}),
-			Axes: []Axis{softmaxMask}},
 	},
 }
 

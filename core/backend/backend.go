@@ -56,15 +56,6 @@ type Backend struct {
 	last   *prepared     // the graph computed last, ready to run again
 	rec    *preparedNode // the node whose launches are being recorded (nil: none)
 	graphs *graphState   // GPU-graph capture (nil: the driver has none)
-
-	zeroed  map[string]zeroedMem  // Zeroed's memory by key
-	retired []vendorapi.DevicePtr // Zeroed memory a larger request replaced (freed by Close)
-}
-
-// zeroedMem is one key's memory of Zeroed.
-type zeroedMem struct {
-	ptr  vendorapi.DevicePtr
-	size uint64
 }
 
 // Open opens vendor's driver (vendorapi.Open) and returns a backend on its
@@ -144,33 +135,6 @@ func (b *Backend) Stream() vendorapi.Stream { return b.stream }
 func (b *Backend) Pool() pool.Pool {
 	b.unrecordable()
 	return b.pool
-}
-
-// Zeroed returns size bytes of device memory for key, zeroed on the
-// backend's stream when first allocated and kept until Close (ops.Device;
-// used under the Compute lock). A larger size than key has replaces its
-// memory with a new zeroed allocation; the old one stays allocated until
-// Close, since recorded launches may still address it.
-func (b *Backend) Zeroed(key string, size uint64) (vendorapi.DevicePtr, error) {
-	if z, ok := b.zeroed[key]; ok && z.size >= size {
-		return z.ptr, nil
-	}
-	p, err := b.drv.Malloc(b.dev, max(size, 1))
-	if err != nil {
-		return 0, fmt.Errorf("ternion: backend %s: %d zeroed bytes for %s: %w", b.name, size, key, err)
-	}
-	if err := b.drv.MemsetAsync(b.stream, p, 0, max(size, 1)); err != nil {
-		_ = b.drv.Free(b.dev, p)
-		return 0, fmt.Errorf("ternion: backend %s: zeroing %d bytes for %s: %w", b.name, size, key, err)
-	}
-	if z, ok := b.zeroed[key]; ok {
-		b.retired = append(b.retired, z.ptr)
-	}
-	if b.zeroed == nil {
-		b.zeroed = map[string]zeroedMem{}
-	}
-	b.zeroed[key] = zeroedMem{ptr: p, size: size}
-	return p, nil
 }
 
 // Args returns the backend's argument buffer, reset (ops.Device; used
@@ -323,13 +287,6 @@ func (b *Backend) Close() error {
 			errs = append(errs, b.drv.Free(b.dev, b.blasWS))
 		}
 	}
-	for _, z := range b.zeroed {
-		b.retired = append(b.retired, z.ptr)
-	}
-	for _, p := range b.retired {
-		errs = append(errs, b.drv.Free(b.dev, p))
-	}
-	b.zeroed, b.retired = nil, nil
 	errs = append(errs, b.pool.Close(), b.drv.StreamDestroy(b.stream))
 	return errors.Join(errs...)
 }

@@ -39,14 +39,6 @@ type Device interface {
 	BLAS() (vendorapi.BLASHandle, error)
 	// Pool hands out temporary device memory ordered on Stream.
 	Pool() pool.Pool
-	// Zeroed returns size bytes of device memory for key that live as
-	// long as the device: zero when first handed out (the zeroing queued
-	// on Stream), the same memory on every later call for key with a size
-	// no larger. Kernels that use it must leave it zero when they end, so
-	// every launch finds it zero with no host work in between: launches
-	// recorded and replayed (or captured in a graph) alike. Unlike Pool,
-	// it keeps a node's launches recordable.
-	Zeroed(key string, size uint64) (vendorapi.DevicePtr, error)
 }
 
 // ErrNotSupported is matched (errors.Is) by the error of an op the device

@@ -27,16 +27,6 @@ func init() {
 // run one a block in the streaming kernel (softmax_wide), 256 to 512
 // threads holding 1 or 2 vectors each (an H200 ran [4096,4096,5] at 3849
 // GiB/s so, 3047 with 128x2-thread blocks of 8 vectors a thread).
-//
-// Rows the plan would split run in one launch instead (softmax_sync), when
-// they can: vectorised, at most half as many rows as the device holds
-// blocks of softmax_sync at once (softmaxSyncSlots: 132 on an H200), and a
-// row cut into min(slots/nrows, its softmaxChunkUnit units) chunks of at
-// most softmaxSyncThreads*softmaxSyncK vectors, so every chunk sits in the
-// registers of one block of up to softmaxSyncThreads threads and the whole
-// grid (nrows*nchunks <= slots blocks) is resident at once, as the kernel's
-// row barriers need (kernels/softmax.cu). [131072,16] on an H200: 8 chunks
-// of 16384 elements a row, 1024 threads of 4 vectors, 128 blocks.
 const (
 	softmaxRegVecs      = 8 * 1024
 	softmaxLongRow      = 4096
@@ -47,10 +37,6 @@ const (
 	softmaxMaxGridY     = 65535
 	softmaxWideThreads  = 512
 	softmaxWideK        = 2
-	softmaxSyncThreads  = 1024
-	softmaxSyncK        = 8   // SOFTMAX_SYNC_K
-	softmaxSyncStride   = 8   // SOFTMAX_SYNC_STRIDE: 32-bit words between two rows' counters
-	softmaxHostSlots    = 132 // what the host device plans softmax_sync for (an H200's SMs)
 )
 
 func softmaxSupports(n *graph.Tensor, _ vendorapi.Props) string {
@@ -91,43 +77,12 @@ func softmaxALiBi(nHead int64, maxBias float32) (nHeadLog2 int32, m0, m1 float32
 	return nHeadLog2, m0, m1
 }
 
-// softmaxSyncSlots is how many blocks of softmax_sync (up to
-// softmaxSyncThreads threads, a few registers under the 64 a thread that
-// __launch_bounds__(1024) allows) a device certainly holds at once, one a
-// multiprocessor: its SMs on NVIDIA, its CUs on AMD's wave64 GCN and CDNA,
-// half its CUs on RDNA (a 1024-thread workgroup may take a whole WGP of two
-// CUs), none on Moore Threads (not established; those rows take the two
-// split launches). The host device runs a row of softmax_sync in one block
-// that waits for none (host/softmax.go), so it plans as an H200, whatever
-// its CPU count: host tests take the path an H200 takes.
-func softmaxSyncSlots(p vendorapi.Props) int {
-	switch {
-	case p.CC == 0:
-		return softmaxHostSlots
-	case p.CC.IsAMD() && p.CC.IsRDNA():
-		return p.SMs / 2
-	case p.CC.IsAMD(), p.CC.IsNVIDIA():
-		return p.SMs
-	}
-	return 0
-}
-
-// softmaxSyncScratch is the size of softmax_sync's Zeroed memory on a
-// device of slots blocks: a 32-byte counter for each of up to slots rows,
-// then the partials (two floats) of up to slots blocks.
-func softmaxSyncScratch(slots int) (counters, size uint64) {
-	counters = uint64(4 * softmaxSyncStride * max(slots, 1))
-	return counters, counters + uint64(8*max(slots, 1))
-}
-
 // softmaxPlan is how a SOFT_MAX runs: the vector width, and either the
 // register kernel's vectors a thread (k; wide: the streaming one-row-a-block
-// form), or the split kernels' chunk (sync: the one-launch kernel's); the
-// launch's block and grid.
+// form), or the split kernels' chunk; the launch's block and grid.
 type softmaxPlan struct {
 	vec     int64
 	split   bool
-	sync    bool
 	wide    bool
 	k       int64
 	block   vendorapi.Dim3
@@ -137,16 +92,12 @@ type softmaxPlan struct {
 }
 
 // softmaxPlanFor plans a SOFT_MAX of nrows rows of ne0 elements on a
-// device of sms multiprocessors, warp threads a warp and slots
-// (softmaxSyncSlots) blocks of softmax_sync at once, reading vec elements
-// a step.
-func softmaxPlanFor(ne0, nrows, vec int64, sms, warp, slots int) softmaxPlan {
+// device of sms multiprocessors and warp threads a warp, reading vec
+// elements a step.
+func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int) softmaxPlan {
 	p := softmaxPlan{vec: vec}
 	per := (ne0 + vec - 1) / vec
 	if per > softmaxRegVecs || (ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1))) {
-		if q, ok := softmaxSyncPlanFor(ne0, nrows, vec, warp, slots); ok {
-			return q
-		}
 		p.split = true
 		units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
 		want := (softmaxBlocksPerSM*int64(max(sms, 1)) + nrows - 1) / nrows
@@ -190,31 +141,8 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp, slots int) softmaxPlan {
 	return p
 }
 
-// softmaxSyncPlanFor plans the one-launch kernel for nrows rows of ne0
-// elements read vec at a time, on a device of slots blocks, or reports that
-// it does not apply: not vectorised, over slots/2 rows, or a chunk that does
-// not fit a block's registers.
-func softmaxSyncPlanFor(ne0, nrows, vec int64, warp, slots int) (softmaxPlan, bool) {
-	if vec != 4 || ne0 < 1 || nrows < 1 || 2*nrows > int64(slots) || nrows > softmaxMaxGridY {
-		return softmaxPlan{}, false
-	}
-	per := ne0 / 4
-	units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
-	chunks := max(1, min(int64(slots)/nrows, units))
-	cv := (per + chunks - 1) / chunks // vectors a chunk
-	if cv > softmaxSyncThreads*softmaxSyncK {
-		return softmaxPlan{}, false
-	}
-	w := int64(max(warp, 1))
-	bx := min(softmaxSyncThreads, (cv+w-1)/w*w)
-	nchunks := (per + cv - 1) / cv
-	return softmaxPlan{vec: 4, sync: true, chunk: 4 * cv, nchunks: nchunks, block: vendorapi.Dim3{X: uint32(bx)},
-		grid: vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nrows)}}, true
-}
-
-// softmaxRun runs SOFT_MAX: the row kernel, the one-launch kernel with its
-// counters and partials in the device's Zeroed memory, or the two split
-// launches with the partials in a pool temporary.
+// softmaxRun runs SOFT_MAX: the row kernel, or the two split launches with
+// the partials in a pool temporary.
 func softmaxRun(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0))
 	if err != nil {
@@ -243,8 +171,7 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 		vec = 4
 	}
 	props := d.Props()
-	slots := softmaxSyncSlots(props)
-	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize, slots)
+	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize)
 	scale, maxBias := n.ParamF32(0), n.ParamF32(1)
 	nHeadLog2, m0, m1 := softmaxALiBi(src.Ne[2], maxBias)
 	args := func() *vendorapi.Args {
@@ -253,15 +180,6 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 	}
 	if p.wide {
 		return launch(d, fmt.Sprintf("softmax_wide_%s_k%d", mt, p.k), p.grid, p.block, 0, args())
-	}
-	if p.sync {
-		off, size := softmaxSyncScratch(slots)
-		scratch, err := d.Zeroed("softmax_sync", size)
-		if err != nil {
-			return err
-		}
-		a := args().Ptr(scratch.Add(off)).I64(p.chunk).I32(int32(p.nchunks)).Ptr(scratch)
-		return launch(d, "softmax_sync_"+mt, p.grid, p.block, 0, a)
 	}
 	if !p.split {
 		name := fmt.Sprintf("softmax_%s_v%d_k%d", mt, vec, p.k)
