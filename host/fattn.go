@@ -232,17 +232,27 @@ func fattnDim(k kernels.Kernel) (int64, error) {
 	return int64(d), nil
 }
 
+// fattnDimRows returns the head size and the row count (axis r) of
+// template kernel k.
+func fattnDimRows(k kernels.Kernel) (int64, int, error) {
+	d, err := fattnDim(k)
+	if err != nil {
+		return 0, 0, err
+	}
+	rows, err := strconv.Atoi(k.Bind["r"])
+	if err != nil || rows <= 0 {
+		return 0, 0, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
+	}
+	return d, rows, nil
+}
+
 func init() {
 	// fattn_vec_d{d}_r{r}(dst, q, k, v, mask, sinks, part, scale, softcap,
 	// max_bias, m0, m1, n_head_log2, gqa, r3, chunk).
 	registerTemplate("fattn_vec", func(k kernels.Kernel) (*hostKernel, error) {
-		d, err := fattnDim(k)
+		d, rows, err := fattnDimRows(k)
 		if err != nil {
 			return nil, err
-		}
-		rows, err := strconv.Atoi(k.Bind["r"])
-		if err != nil || rows <= 0 {
-			return nil, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, true) },
@@ -281,13 +291,9 @@ func init() {
 	// y, z) = chunk x, the gqa heads of kv head y, batch z. Partial maxima
 	// are in log2 units; an all-masked chunk has fattnDecEmpty.
 	registerTemplate("fattn_dec", func(k kernels.Kernel) (*hostKernel, error) {
-		d, err := fattnDim(k)
+		d, rows, err := fattnDimRows(k)
 		if err != nil {
 			return nil, err
-		}
-		rows, err := strconv.Atoi(k.Bind["r"])
-		if err != nil || rows <= 0 {
-			return nil, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {

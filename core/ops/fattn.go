@@ -199,12 +199,21 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 	dim := c.k.Ne[0]
 	rows, grid, chunk := fattnVecGeometry(c.q.Ne[1], int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
 	name := fmt.Sprintf("fattn_vec_d%d_r%d", dim, rows)
+	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
+	return fattnRunSplit(d, c, name, grid, chunk, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
+}
+
+// fattnRunSplit launches the split kernel name of 128-thread blocks on
+// grid, KV chunks of chunk positions along x: with one chunk it writes dst;
+// with several, partials [max, sum, acc[D]] of nrows output rows go to pool
+// scratch and the 128-thread kernel combine merges them on combineGrid.
+func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk, nrows int64, combine string,
+	combineGrid vendorapi.Dim3) error {
 	block := vendorapi.Dim3{X: 128}
 	if grid.X == 1 {
 		return launch(d, name, grid, block, 0, c.args(d, true, 0, uint32(chunk)))
 	}
-	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
-	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (dim + 2) * 4))
+	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (c.k.Ne[0] + 2) * 4))
 	if err != nil {
 		return err
 	}
@@ -213,7 +222,7 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 		return err
 	}
 	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
-	return launch(d, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, block, 0, a)
+	return launch(d, combine, combineGrid, block, 0, a)
 }
 
 // fattnDecGeometry is the decode kernel's launch for GQA ratio gqa, nhkv kv
@@ -248,22 +257,9 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 	dim := c.k.Ne[0]
 	r, grid, chunk := fattnDecGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
 	name := fmt.Sprintf("fattn_dec_d%d_r%d", dim, r)
-	block := vendorapi.Dim3{X: 128}
-	if grid.X == 1 {
-		return launch(d, name, grid, block, 0, c.args(d, true, 0, uint32(chunk)))
-	}
 	nrows := c.q.Ne[2] * c.q.Ne[3]
-	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (dim + 2) * 4))
-	if err != nil {
-		return err
-	}
-	defer part.Free()
-	if err := launch(d, name, grid, block, 0, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
-		return err
-	}
-	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
-	return launch(d, "fattn_dec_combine", vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)},
-		vendorapi.Dim3{X: 128}, 0, a)
+	return fattnRunSplit(d, c, name, grid, chunk, nrows, "fattn_dec_combine",
+		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
 }
 
 // fattnSmemSet remembers the (driver, function) pairs whose dynamic shared
