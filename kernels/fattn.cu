@@ -355,8 +355,23 @@ extern "C" __global__ void fattn_combine(ternion_tensor dst, const float * part,
 #define FATTN_DEC_WARPS 4
 #define FATTN_DEC_U 2
 #define FATTN_DEC_MAXC 256
+// Accumulators of a fattn_dec_combine lane held in registers (chunks w, w+4, ...).
+#define FATTN_DEC_PF 16
 #define FATTN_LOG2E 1.4426950408889634f
 #define FATTN_DEC_EMPTY (-1e30f)
+
+// 2^x for the decode kernel's softmax terms (x <= 0): one ex2.approx on
+// NVIDIA (results below 2^-126 flush to zero, nothing next to the row's
+// maximum term), exp2f elsewhere.
+static __device__ __forceinline__ float fattn_exp2(float x) {
+#if defined(TERNION_VENDOR_CUDA)
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return exp2f(x);
+#endif
+}
 
 // Lanes per KV row (G), rows per warp load (RW) and per warp step (SR).
 template <int D> struct fattn_dec_geometry {
@@ -479,13 +494,17 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
             for (int o = 16; o >= G; o >>= 1) {
                 mx = fmaxf(mx, TERNION_SHFL_XOR(mx, o));
             }
-            const float mn = fmaxf(m[r], mx); // m starts finite: never inf - inf
-            const float f = exp2f(m[r] - mn);
-            m[r] = mn;
-            l[r] *= f;
+            // mx is the same in every lane of the warp (the shuffles above
+            // span it), so is this branch: once the row's maximum settles,
+            // steps skip the rescale. m starts finite: never inf - inf.
+            if (mx > m[r]) {
+                const float f = fattn_exp2(m[r] - mx);
+                m[r] = mx;
+                l[r] *= f;
 #pragma unroll
-            for (int e = 0; e < 8; e++) {
-                acc[r][e] *= f;
+                for (int e = 0; e < 8; e++) {
+                    acc[r][e] *= f;
+                }
             }
         }
 #pragma unroll
@@ -494,7 +513,7 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
             fattn_unpack8(vr[u], vf);
 #pragma unroll
             for (int r = 0; r < R; r++) {
-                const float p = exp2f(sc[u][r] - m[r]);
+                const float p = fattn_exp2(sc[u][r] - m[r]);
                 l[r] += p;
 #pragma unroll
                 for (int e = 0; e < 8; e++) {
@@ -579,57 +598,61 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
 // iq3·n_head + h of nrows, dims 32y..32y+31; 4 warps over the chunks.
 extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * part, const float * sinks, ternion_u32 nchunks,
                                              ternion_u32 nrows) {
-    __shared__ float sW[FATTN_DEC_MAXC];
-    __shared__ float sRed[4][32];
-    __shared__ float sMS[2];
+    // One memory round trip: every warp loads its chunks' accumulators
+    // (the first FATTN_DEC_PF of them into registers) and, at the same
+    // time, every chunk's (max, sum) pair, merged online into the row's
+    // (M, S) by each warp itself, so no block barrier comes before the
+    // weighted sum.
+    constexpr int W = 4, PF = FATTN_DEC_PF;
+    __shared__ float sRed[W][32];
     const ternion_u32 row = blockIdx.x, D = (ternion_u32)dst.ne[0], n_head = (ternion_u32)dst.ne[1];
     const ternion_u32 h = row % n_head, iq3 = row / n_head;
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
     const ternion_u32 d = blockIdx.y * 32 + lane;
+    const bool din = d < D;
     const ternion_i64 stride = (ternion_i64)nrows * (D + 2);
     const float * p = part + (ternion_i64)row * (D + 2);
-    if (w == 0) {
-        const float sink = sinks != nullptr ? sinks[h] * FATTN_LOG2E : FATTN_DEC_EMPTY;
-        float M = sink;
-        for (ternion_u32 c = lane; c < nchunks; c += 32) {
-            M = fmaxf(M, p[c * stride]);
-        }
+    float a[PF];
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            M = fmaxf(M, TERNION_SHFL_XOR(M, o));
-        }
-        float S = 0.0f;
-        for (ternion_u32 c = lane; c < nchunks; c += 32) {
-            S += p[c * stride + 1] * exp2f(p[c * stride] - M);
-        }
+    for (int i = 0; i < PF; i++) {
+        const ternion_u32 c = (ternion_u32)(w + W * i);
+        a[i] = din && c < nchunks ? p[c * stride + 2 + d] : 0.0f;
+    }
+    float M = FATTN_DEC_EMPTY, S = 0.0f;
+    for (ternion_u32 c = lane; c < nchunks; c += 32) {
+        const float2 ms = *(const float2 *)(p + c * stride); // (D + 2)·4 bytes a row: 8-byte aligned
+        const float mn = fmaxf(M, ms.x);
+        S = S * exp2f(M - mn) + ms.y * exp2f(ms.x - mn);
+        M = mn;
+    }
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            S += TERNION_SHFL_XOR(S, o);
-        }
-        if (lane == 0) {
-            if (sinks != nullptr) {
-                S += exp2f(sink - M);
-            }
-            sMS[0] = M;
-            sMS[1] = S == 0.0f ? 0.0f : 1.0f / S;
-        }
+    for (int o = 16; o > 0; o >>= 1) {
+        const float Mo = TERNION_SHFL_XOR(M, o), So = TERNION_SHFL_XOR(S, o), mn = fmaxf(M, Mo);
+        S = S * exp2f(M - mn) + So * exp2f(Mo - mn);
+        M = mn;
     }
-    __syncthreads();
-    for (ternion_u32 c = tid; c < nchunks; c += 128) {
-        sW[c] = exp2f(p[c * stride] - sMS[0]) * sMS[1];
+    if (sinks != nullptr) {
+        const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(M, sink);
+        S = S * exp2f(M - mn) + exp2f(sink - mn);
+        M = mn;
     }
-    __syncthreads();
+    const float inv = S == 0.0f ? 0.0f : 1.0f / S;
     float o = 0.0f;
-    if (d < D) {
-        for (ternion_u32 c = w; c < nchunks; c += 4) {
-            o += sW[c] * p[c * stride + 2 + d];
+#pragma unroll
+    for (int i = 0; i < PF; i++) {
+        const ternion_u32 c = (ternion_u32)(w + W * i);
+        if (c < nchunks) {
+            o += exp2f(p[c * stride] - M) * a[i];
         }
     }
-    sRed[w][lane] = o;
+    for (ternion_u32 c = (ternion_u32)(w + W * PF); din && c < nchunks; c += W) {
+        o += exp2f(p[c * stride] - M) * p[c * stride + 2 + d];
+    }
+    sRed[w][lane] = o * inv;
     __syncthreads();
-    if (w == 0 && d < D) {
+    if (w == 0 && din) {
         float * orow = (float *)((char *)dst.data + h * dst.nb[1] + iq3 * dst.nb[3]);
-        orow[d] = sRed[0][lane] + sRed[1][lane] + sRed[2][lane] + sRed[3][lane];
+        orow[d] = (sRed[0][lane] + sRed[1][lane]) + (sRed[2][lane] + sRed[3][lane]);
     }
 }
 
