@@ -354,7 +354,6 @@ extern "C" __global__ void fattn_combine(ternion_tensor dst, const float * part,
 // are in log2 units (exp2). The block merges its warps at the end.
 #define FATTN_DEC_WARPS 4
 #define FATTN_DEC_U 2
-#define FATTN_DEC_MAXC 256
 // Accumulators of a fattn_dec_combine lane held in registers (chunks w, w+4, ...).
 #define FATTN_DEC_PF 16
 #define FATTN_LOG2E 1.4426950408889634f
@@ -371,6 +370,13 @@ static __device__ __forceinline__ float fattn_exp2(float x) {
 #else
     return exp2f(x);
 #endif
+}
+
+// Merges a partial softmax (max m, sum s; log2 units) into (M, S).
+static __device__ __forceinline__ void fattn_merge_ms(float & M, float & S, float m, float s) {
+    const float mn = fmaxf(M, m);
+    S = S * exp2f(M - mn) + s * exp2f(m - mn);
+    M = mn;
 }
 
 // Lanes per KV row (G), rows per warp load (RW) and per warp step (SR).
@@ -621,20 +627,15 @@ extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * p
     float M = FATTN_DEC_EMPTY, S = 0.0f;
     for (ternion_u32 c = lane; c < nchunks; c += 32) {
         const float2 ms = *(const float2 *)(p + c * stride); // (D + 2)·4 bytes a row: 8-byte aligned
-        const float mn = fmaxf(M, ms.x);
-        S = S * exp2f(M - mn) + ms.y * exp2f(ms.x - mn);
-        M = mn;
+        fattn_merge_ms(M, S, ms.x, ms.y);
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
-        const float Mo = TERNION_SHFL_XOR(M, o), So = TERNION_SHFL_XOR(S, o), mn = fmaxf(M, Mo);
-        S = S * exp2f(M - mn) + So * exp2f(Mo - mn);
-        M = mn;
+        const float Mo = TERNION_SHFL_XOR(M, o), So = TERNION_SHFL_XOR(S, o);
+        fattn_merge_ms(M, S, Mo, So);
     }
     if (sinks != nullptr) {
-        const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(M, sink);
-        S = S * exp2f(M - mn) + exp2f(sink - mn);
-        M = mn;
+        fattn_merge_ms(M, S, sinks[h] * FATTN_LOG2E, 1.0f);
     }
     const float inv = S == 0.0f ? 0.0f : 1.0f / S;
     float o = 0.0f;

@@ -31,7 +31,8 @@ const (
 // fattnDecMaxGQA is the largest GQA ratio fattn_dec is built for (its r axis).
 const fattnDecMaxGQA = 8
 
-// fattnDecMaxChunks is the most KV chunks fattn_dec_combine merges.
+// fattnDecMaxChunks is the most KV chunks the decode geometry splits a
+// sequence into (more only adds combine work).
 const fattnDecMaxChunks = 256
 
 // fattnVecMaxQ is the most query columns the seed sends to its vector kernel.
