@@ -53,9 +53,9 @@ type Backend struct {
 	staging *staging
 	closed  bool
 
-	last   *prepared     // the graph computed last, ready to run again
-	rec    *preparedNode // the node whose launches are being recorded (nil: none)
-	graphs *graphState   // GPU-graph capture (nil: the driver has none)
+	last   *prepared                  // the graph computed last, ready to run again
+	rec    *preparedNode              // the node whose launches are being recorded (nil: none)
+	graphs *capture.Cache[*execGraph] // GPU-graph capture policy and the executable graphs
 }
 
 // Open opens vendor's driver (vendorapi.Open) and returns a backend on its
@@ -92,7 +92,7 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 		_ = d.StreamDestroy(b.stream)
 		return nil, err
 	}
-	b.graphs = newGraphState(d, p, co)
+	b.graphs = newGraphCache(p, co)
 	pinned := !switches.On(o.Env, switches.NoPinned)
 	b.staging = &staging{be: b, pinned: pinned}
 	b.log.Info(fmt.Sprintf("ternion: backend %s: %s (%s), %d SMs, warp %d, VMM pool %v, pinned staging %v", b.name,

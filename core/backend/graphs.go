@@ -32,40 +32,26 @@ type execGraph struct {
 	work *Buffer
 }
 
-// graphState is a backend's GPU-graph state; nil when the driver cannot
-// capture.
-type graphState struct {
-	drv   vendorapi.Graphs
-	cache *capture.Cache[*execGraph]
-}
-
 // GraphStats are the counts of a backend's graph decisions and outcomes.
 type GraphStats = capture.Stats
 
 // GraphStats returns the counts of this backend's graph decisions (eager,
 // capture, replay, update, re-instantiation, fall-backs, failed captures,
-// evictions); zero when the backend does not capture.
+// evictions).
 func (b *Backend) GraphStats() GraphStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.graphs == nil {
-		return GraphStats{}
-	}
-	return b.graphs.cache.Stats()
+	return b.graphs.Stats()
 }
 
-// newGraphState returns the graph state for a backend on a device with
-// props p of driver d, with the policy o (ArchOK is set here: the host
-// device always captures; a GPU when its compute capability allows graphs,
-// as the seed: cc ≥ Ampere on NVIDIA, and every AMD and Moore Threads arch
-// ternion runs on).
-func newGraphState(d vendorapi.Driver, p vendorapi.Props, o capture.Options) *graphState {
-	gd, ok := d.(vendorapi.Graphs)
-	if !ok {
-		return nil
-	}
+// newGraphCache returns the executable-graph cache of a backend on a device
+// with props p, with the policy o. ArchOK is set here: the host device
+// always captures; a GPU when its compute capability allows graphs, as the
+// seed (cc ≥ Ampere on NVIDIA; every AMD and Moore Threads arch ternion
+// runs on).
+func newGraphCache(p vendorapi.Props, o capture.Options) *capture.Cache[*execGraph] {
 	o.ArchOK = p.CC == 0 || arch.GraphsAllowed(p.CC)
-	return &graphState{drv: gd, cache: capture.NewCache[*execGraph](o)}
+	return capture.NewCache[*execGraph](o)
 }
 
 // captureGates serialises capture with the destruction of BLAS handles on
@@ -87,22 +73,16 @@ func captureGate(d vendorapi.Driver, dev int) *sync.RWMutex {
 // launchGraph queues g's nodes (placed, inputs uploaded) as the capture
 // policy decides.
 func (b *Backend) launchGraph(g *graph.Graph) error {
-	if b.graphs == nil {
-		return b.runEager(g)
-	}
 	now := time.Now()
-	for _, e := range b.graphs.cache.Evict(now) {
+	for _, e := range b.graphs.Evict(now) {
 		b.destroyExec(e, "evicted")
 	}
-	v := b.graphs.cache.Decide(g.Nodes(), now)
+	v := b.graphs.Decide(g.Nodes(), now)
 	if v.Decision == capture.Replay {
-		e, ok := b.graphs.cache.Exec(v.Key)
+		e, ok := b.graphs.Exec(v.Key)
 		if ok && e.frees == b.pool.Stats().DriverFrees && e.work == b.work {
 			b.logGraph(v)
-			if err := b.graphs.drv.GraphLaunch(e.exec, b.stream); err != nil {
-				return fmt.Errorf("ternion: backend %s: launching the graph: %w", b.name, err)
-			}
-			return nil
+			return b.graphLaunch(e)
 		}
 		// Memory the graph's launches use went back to the driver (or the
 		// compute buffer was replaced): make the graph again.
@@ -129,7 +109,6 @@ func (b *Backend) logGraph(v capture.Verdict) {
 // of v.Key and launches it. When the capture fails the reason is counted
 // and logged and g runs eagerly.
 func (b *Backend) captureRun(g *graph.Graph, v capture.Verdict) error {
-	gd := b.graphs.drv
 	gate := captureGate(b.drv, b.dev)
 	gate.RLock()
 	cg, err := b.captureLaunches(g)
@@ -138,45 +117,44 @@ func (b *Backend) captureRun(g *graph.Graph, v capture.Verdict) error {
 		b.graphFailed(v, fmt.Errorf("capturing: %w", err))
 		return b.runEager(g)
 	}
-	defer func() { _ = gd.GraphDestroy(cg) }()
+	defer func() { _ = b.drv.GraphDestroy(cg) }()
 	frees := b.pool.Stats().DriverFrees
-	e, have := b.graphs.cache.Exec(v.Key)
+	e, have := b.graphs.Exec(v.Key)
 	if v.Decision == capture.Update && have {
-		uerr := gd.GraphExecUpdate(e.exec, cg)
+		uerr := b.drv.GraphExecUpdate(e.exec, cg)
 		if uerr == nil {
 			e.frees, e.work = frees, b.work
-			b.graphs.cache.Updated(v.Key)
+			b.graphs.Updated(v.Key)
 			return b.graphLaunch(e)
 		}
-		rv := b.graphs.cache.UpdateFailed(v.Key, uerr)
+		rv := b.graphs.UpdateFailed(v.Key, uerr)
 		b.logGraph(rv)
 		b.destroyExec(e, "update failed")
 		if rv.Decision != capture.Reinstantiate {
 			return b.runEager(g)
 		}
 	}
-	exec, err := gd.GraphInstantiate(cg)
+	exec, err := b.drv.GraphInstantiate(cg)
 	if err != nil {
 		b.graphFailed(v, fmt.Errorf("instantiating: %w", err))
 		return b.runEager(g)
 	}
 	e = &execGraph{exec: exec, frees: frees, work: b.work}
-	b.graphs.cache.Captured(v.Key, e)
+	b.graphs.Captured(v.Key, e)
 	return b.graphLaunch(e)
 }
 
 // captureLaunches queues g's launches into a capture of the backend's
 // stream and returns the captured graph. It always ends the capture.
 func (b *Backend) captureLaunches(g *graph.Graph) (vendorapi.Graph, error) {
-	gd := b.graphs.drv
-	if err := gd.BeginCapture(b.stream); err != nil {
+	if err := b.drv.BeginCapture(b.stream); err != nil {
 		return vendorapi.Graph{}, err
 	}
 	runErr := b.runEager(g)
-	cg, endErr := gd.EndCapture(b.stream)
+	cg, endErr := b.drv.EndCapture(b.stream)
 	if runErr != nil || endErr != nil {
 		if endErr == nil {
-			_ = gd.GraphDestroy(cg)
+			_ = b.drv.GraphDestroy(cg)
 		}
 		return vendorapi.Graph{}, errors.Join(runErr, endErr)
 	}
@@ -184,7 +162,7 @@ func (b *Backend) captureLaunches(g *graph.Graph) (vendorapi.Graph, error) {
 }
 
 func (b *Backend) graphLaunch(e *execGraph) error {
-	if err := b.graphs.drv.GraphLaunch(e.exec, b.stream); err != nil {
+	if err := b.drv.GraphLaunch(e.exec, b.stream); err != nil {
 		return fmt.Errorf("ternion: backend %s: launching the graph: %w", b.name, err)
 	}
 	return nil
@@ -192,14 +170,14 @@ func (b *Backend) graphLaunch(e *execGraph) error {
 
 // graphFailed reports a failed capture of v.Key to the policy and the log.
 func (b *Backend) graphFailed(v capture.Verdict, err error) {
-	b.graphs.cache.CaptureFailed(v.Key, err)
+	b.graphs.CaptureFailed(v.Key, err)
 	b.log.Debug("ternion: graph capture failed; running eagerly", slog.String("backend", b.name),
 		slog.String("key", v.Key.String()), slog.String("error", err.Error()))
 }
 
 // destroyExec destroys an executable graph the cache let go of.
 func (b *Backend) destroyExec(e *execGraph, why string) {
-	if err := b.graphs.drv.GraphExecDestroy(e.exec); err != nil {
+	if err := b.drv.GraphExecDestroy(e.exec); err != nil {
 		b.log.Warn("ternion: destroying an executable graph", slog.String("backend", b.name), slog.String("why", why),
 			slog.String("error", err.Error()))
 	}
@@ -207,12 +185,9 @@ func (b *Backend) destroyExec(e *execGraph, why string) {
 
 // closeGraphs destroys every executable graph (Close).
 func (b *Backend) closeGraphs() error {
-	if b.graphs == nil {
-		return nil
-	}
 	var errs []error
-	for _, e := range b.graphs.cache.DropAll() {
-		errs = append(errs, b.graphs.drv.GraphExecDestroy(e.exec))
+	for _, e := range b.graphs.DropAll() {
+		errs = append(errs, b.drv.GraphExecDestroy(e.exec))
 	}
 	return errors.Join(errs...)
 }
