@@ -19,6 +19,7 @@ var allowed = map[string]bool{
 	"github.com/ternion/ternion/internal/half":  true,
 	"github.com/ternion/ternion/internal/le":    true,
 	"github.com/ternion/ternion/internal/align": true,
+	"github.com/ternion/ternion/quant":          true,
 }
 
 // TestImports checks DESIGN.md's rule: core imports vendorapi and arch (and

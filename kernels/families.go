@@ -110,6 +110,7 @@ var Families = []Family{
 	fattnFamily,
 	normFamily,
 	softmaxFamily,
+	quantFamily,
 }
 
 // binOps are the ops of binbcast.cu.

@@ -68,13 +68,13 @@ var (
 		GGML:    "GGML_CUDA_REGISTER_HOST", ReadBy: LayerCore, NoEffectYet: true})
 	// ForceMMQ sends quantized mul_mat to the mmq kernels, never to BLAS.
 	ForceMMQ = boolSwitch(Switch{Name: "TERNION_FORCE_MMQ",
-		Meaning: "quantized mul_mat always uses the mmq kernels, never BLAS",
-		GGML:    "GGML_CUDA_FORCE_MMQ", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+		Meaning: "quantized mul_mat always uses the mmq kernels, never BLAS (ternion has no mmq kernels yet: such a MUL_MAT is refused)",
+		GGML:    "GGML_CUDA_FORCE_MMQ", ReadBy: LayerCore | LayerGPU})
 	// ForceBLAS sends mul_mat to BLAS wherever it can (ggml's FORCE_CUBLAS;
 	// BLAS is cuBLAS, rocBLAS or muBLAS).
 	ForceBLAS = boolSwitch(Switch{Name: "TERNION_FORCE_BLAS",
 		Meaning: "mul_mat uses BLAS wherever it can",
-		GGML:    "GGML_CUDA_FORCE_CUBLAS", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+		GGML:    "GGML_CUDA_FORCE_CUBLAS", ReadBy: LayerCore | LayerGPU})
 	// NoVMM uses the legacy pool instead of the VMM pool; the GPU vendors
 	// already report VMM off in the device properties.
 	NoVMM = boolSwitch(Switch{Name: "TERNION_NO_VMM",

@@ -49,7 +49,7 @@ func TestNoEffectYet(t *testing.T) {
 			got = append(got, strings.TrimPrefix(s.Name, Prefix))
 		}
 	}
-	assert.ElementsMatch(t, []string{"FORCE_MMQ", "FORCE_BLAS", "NO_PEER_COPY", "PEER_MAX_BATCH_SIZE",
+	assert.ElementsMatch(t, []string{"NO_PEER_COPY", "PEER_MAX_BATCH_SIZE",
 		"F16", "ENABLE_UNIFIED_MEMORY", "REGISTER_HOST", "TENSOR_SPLIT"}, got)
 }
 

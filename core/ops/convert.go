@@ -19,6 +19,9 @@ func init() {
 }
 
 func supportsCopy(n *graph.Tensor, _ vendorapi.Props) string {
+	if reason, ok := quantCopySupports(n); ok {
+		return reason
+	}
 	src := n.Src(0)
 	_, fs := floatType(src.Type())
 	_, fd := floatType(n.Type())
@@ -32,15 +35,10 @@ func supportsCopy(n *graph.Tensor, _ vendorapi.Props) string {
 		if src.Layout().IsContiguous() && n.Layout().IsContiguous() {
 			return ""
 		}
-		if src.Type().IsQuantized() {
-			return fmt.Sprintf("a non-contiguous copy of %s (quantized copies come with Wave 2 · 4/7)", src.Type())
-		}
 		if _, ok := rawName(src.Type().BlockBytes()); !ok || !fits32(n.Layout()) {
 			return fmt.Sprintf("a non-contiguous copy of %s", src.Type())
 		}
 		return ""
-	case src.Type().IsQuantized() || n.Type().IsQuantized():
-		return fmt.Sprintf("conversion from %s to %s (quantized CPY comes with Wave 2 · 4/7)", src.Type(), n.Type())
 	}
 	return fmt.Sprintf("no conversion from %s to %s", src.Type(), n.Type())
 }
@@ -89,6 +87,9 @@ func copyTensor(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.
 	}
 	if st == dt && sl.IsContiguous() && dl.IsContiguous() {
 		return d.Driver().CopyDtoDAsync(d.Stream(), dst.Data, s.Data, uint64(dl.Bytes()))
+	}
+	if st != dt && (st.IsQuantized() || dt.IsQuantized()) {
+		return quantCopy(d, dst, dt, s, st)
 	}
 	ts, fs := floatType(st)
 	td, fdst := floatType(dt)

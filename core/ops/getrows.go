@@ -22,11 +22,15 @@ func getrowsType(t tensor.Type) (string, bool) {
 
 func getrowsSupports(n *graph.Tensor, _ vendorapi.Props) string {
 	src := n.Src(0).Type()
-	if _, ok := getrowsType(src); !ok {
-		if src.IsQuantized() {
-			return fmt.Sprintf("GET_ROWS of %s rows (quantized rows come with Wave 2 · 4/7)", src)
+	if src.IsQuantized() {
+		if r := quantDecodable(src); r != "" {
+			return "GET_ROWS: " + r
 		}
-		return fmt.Sprintf("GET_ROWS of %s rows: only f32, f16, bf16 and i32 rows", src)
+		if n.Nb()[0] != 4 {
+			return "GET_ROWS of quantized rows into a dst whose rows are not packed"
+		}
+	} else if _, ok := getrowsType(src); !ok {
+		return fmt.Sprintf("GET_ROWS of %s rows: only f32, f16, bf16, i32 and quantized rows", src)
 	}
 	if !fits32(n.Layout()) || !fits32(n.Src(1).Layout()) {
 		return "more than 2^31 elements"
@@ -42,6 +46,9 @@ func getrowsRun(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, src0, src1 := ds[0], ds[1], ds[2]
+	if n.Src(0).Type().IsQuantized() {
+		return getrowsQuant(d, n, dst, src0, src1)
+	}
 	nrows := n.Layout().Rows()
 	t, _ := getrowsType(n.Src(0).Type())
 	vec := (t == "f32" || t == "i32") && dst.Ne[0]%4 == 0 && dst.Nb[0] == 4 && src0.Nb[0] == 4 &&

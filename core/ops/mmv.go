@@ -8,6 +8,7 @@ import (
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/pool"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -18,16 +19,22 @@ func init() {
 	register(graph.OpMulMat, impl{supports: supportsMulMat, run: runMulMat})
 }
 
-func supportsMulMat(n *graph.Tensor, _ vendorapi.Props) string {
+func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 	a, b := n.Src(0), n.Src(1)
 	if a.Type().IsQuantized() {
-		return fmt.Sprintf("quantized src0 (%s): the quantized mul_mat family comes with Wave 2 · 4/7", a.Type())
-	}
-	if _, ok := floatType(a.Type()); !ok {
-		return fmt.Sprintf("src0 of type %s", a.Type())
-	}
-	if b.Type() != tensor.F32 && b.Type() != a.Type() {
-		return fmt.Sprintf("src1 %s with src0 %s (src1 must be f32 or src0's type)", b.Type(), a.Type())
+		if r := quantDecodable(a.Type()); r != "" {
+			return r
+		}
+		if b.Type() != tensor.F32 {
+			return fmt.Sprintf("src1 %s with quantized src0 %s (src1 must be f32)", b.Type(), a.Type())
+		}
+	} else {
+		if _, ok := floatType(a.Type()); !ok {
+			return fmt.Sprintf("src0 of type %s", a.Type())
+		}
+		if b.Type() != tensor.F32 && b.Type() != a.Type() {
+			return fmt.Sprintf("src1 %s with src0 %s (src1 must be f32 or src0's type)", b.Type(), a.Type())
+		}
 	}
 	if a.Nb()[0] != a.Type().BlockBytes() {
 		return "src0's rows must be packed"
@@ -36,20 +43,49 @@ func supportsMulMat(n *graph.Tensor, _ vendorapi.Props) string {
 	if an[0] > math.MaxInt32 || an[1] > math.MaxInt32 || bn[1] > math.MaxInt32 || bn[2]*bn[3] > math.MaxInt32 {
 		return "a dimension exceeds 2^31"
 	}
+	if path, why := ChooseMulMat(mulMatShape(n, p)); path == 0 {
+		return why
+	}
 	return ""
 }
 
-// runMulMat launches the vector kernel when src1 is one f32 column, else a gemm.
+// mulMatShape gathers what ChooseMulMat needs of node n (switches from the
+// process environment).
+func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
+	return MulMatShape{A: n.Src(0).Type(), B: n.Src(1).Type(), Columns: n.Src(1).Ne()[1],
+		ForceBLAS: switches.On(nil, switches.ForceBLAS), ForceMMQ: switches.On(nil, switches.ForceMMQ), CC: p.CC,
+		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535}
+}
+
+// MulMatPathOf returns the path MUL_MAT node n takes on a device with props
+// p, and why (for `ternion ops perf -v`).
+func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
+	return ChooseMulMat(mulMatShape(n, p))
+}
+
+// runMulMat launches the path ChooseMulMat picks.
 func runMulMat(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
 		return err
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
-	if b.Ne[1] == 1 && n.Src(1).Type() == tensor.F32 && b.Nb[0] == 4 && b.Ne[2] <= 65535 && b.Ne[3] <= 65535 {
-		return runMMV(d, n.Src(0).Type(), dst, a, b)
+	at, bt := n.Src(0).Type(), n.Src(1).Type()
+	path, why := ChooseMulMat(mulMatShape(n, d.Props()))
+	switch path {
+	case PathMMV:
+		if b.Nb[0] == 4 {
+			return runMMV(d, at, dst, a, b)
+		}
+		return runGemm(d, at, bt, dst, a, b)
+	case PathMMVQ:
+		return runMMVQ(d, at, dst, a, b)
+	case PathDequantBLAS:
+		return runDequantGemm(d, at, bt, dst, a, b)
+	case PathBLAS:
+		return runGemm(d, at, bt, dst, a, b)
 	}
-	return runGemm(d, n.Src(0).Type(), n.Src(1).Type(), dst, a, b)
+	return fmt.Errorf("%w: %s", ErrNotSupported, why)
 }
 
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/quant"
 )
 
 // Result holds the memory of every tensor of an evaluated graph.
@@ -45,6 +46,28 @@ type view struct {
 	mem    []byte // from the tensor's first byte
 	decode func([]byte) float64
 	encode func([]byte, float64)
+	rows   *quantRows // quantized types: rows decoded whole, the last one kept
+}
+
+// quantRows decodes the rows of a quantized view, keeping the last one (a
+// reference walks a row's elements in order, so each row decodes once).
+type quantRows struct {
+	f   *quant.Format
+	off int64 // the kept row's byte offset, -1 for none
+	row []float32
+	err error // the first decoding failure
+}
+
+// get returns element i0 of the row at byte offset off.
+func (q *quantRows) get(mem []byte, off, i0 int64) float64 {
+	if off != q.off {
+		q.off = off
+		if err := q.f.Dequantize(q.row, mem[off:]); err != nil {
+			q.err, q.off = err, -1
+			return math.NaN()
+		}
+	}
+	return float64(q.row[i0])
 }
 
 func (r *Result) view(t *graph.Tensor) (view, error) {
@@ -56,8 +79,16 @@ func (r *Result) view(t *graph.Tensor) (view, error) {
 	if !ok {
 		return view{}, fmt.Errorf("%s has no memory", t)
 	}
-	// A type without a codec (quantized) reads as NaN, which fails any
-	// comparison, and is never written.
+	if t.Type().IsQuantized() {
+		f, err := tensor.Format(t.Type())
+		if err != nil {
+			return view{}, err
+		}
+		rows := &quantRows{f: f, off: -1, row: make([]float32, t.Layout().Ne[0])}
+		return view{l: t.Layout(), mem: m[off:], rows: rows, encode: func([]byte, float64) {}}, nil
+	}
+	// A type without a codec reads as NaN, which fails any comparison, and
+	// is never written.
 	dec, err := tensor.Decoder(t.Type())
 	if err != nil {
 		dec = func([]byte) float64 { return math.NaN() }
@@ -69,8 +100,34 @@ func (r *Result) view(t *graph.Tensor) (view, error) {
 	return view{l: t.Layout(), mem: m[off:], decode: dec, encode: enc}, nil
 }
 
-func (v view) get(i [4]int64) float64    { return v.decode(v.mem[v.l.Offset(i):]) }
+func (v view) get(i [4]int64) float64 {
+	if v.rows != nil {
+		return v.rows.get(v.mem, v.l.Offset([4]int64{0, i[1], i[2], i[3]}), i[0])
+	}
+	return v.decode(v.mem[v.l.Offset(i):])
+}
+
 func (v view) set(i [4]int64, x float64) { v.encode(v.mem[v.l.Offset(i):], x) }
+
+// quantizeFrom writes a's elements (row-major) into quantized view v row by
+// row with ggml's reference quantizer of v's format.
+func (v view) quantizeFrom(a view) error {
+	n := v.l.Ne[0]
+	vals := make([]float32, n)
+	k := int64(0)
+	var err error
+	tensor.Each([4]int64{1, v.l.Ne[1], v.l.Ne[2], v.l.Ne[3]}, func(i [4]int64) {
+		for i0 := range n {
+			vals[i0] = float32(a.get(unflat(k, a.l.Ne)))
+			k++
+		}
+		off := v.l.Offset(i)
+		if e := v.rows.f.Quantize(v.mem[off:off+int64(v.rows.f.RowBytes(int(n)))], vals); e != nil && err == nil {
+			err = e
+		}
+	})
+	return err
+}
 
 // unflat is the index of row-major element k in shape ne.
 func unflat(k int64, ne [4]int64) [4]int64 {
@@ -159,6 +216,9 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if dst.rows != nil {
+			return dst.quantizeFrom(a)
+		}
 		for k := range dst.l.Elements() {
 			dst.set(unflat(k, dst.l.Ne), a.get(unflat(k, a.l.Ne)))
 		}
@@ -191,4 +251,29 @@ func (r *Result) Floats(t *graph.Tensor) ([]float64, error) {
 	out := make([]float64, 0, v.l.Elements())
 	tensor.Each(v.l.Ne, func(i [4]int64) { out = append(out, v.get(i)) })
 	return out, nil
+}
+
+func init() {
+	// MUL_MAT_ID: out[:, e, t] = as[:, :, ids[e, t]] · b[:, e % n_b, t]; an
+	// expert out of range gives NaN (as the kernels write).
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
+		s, err := srcViews(src, 3)
+		if err != nil {
+			return err
+		}
+		as, b, ids := s[0], s[1], s[2]
+		tensor.Each(dst.l.Ne, func(i [4]int64) { // i = (row, e, t)
+			expert := int64(ids.get([4]int64{i[1], i[2], 0, 0}))
+			if expert < 0 || expert >= as.l.Ne[2] {
+				dst.set(i, math.NaN())
+				return
+			}
+			var sum float64
+			for k := range as.l.Ne[0] {
+				sum += as.get([4]int64{k, i[0], expert, 0}) * b.get([4]int64{k, i[1] % b.l.Ne[1], i[2], 0})
+			}
+			dst.set(i, sum)
+		})
+		return nil
+	}, graph.OpMulMatID)
 }

@@ -6,12 +6,17 @@ import (
 	"math"
 
 	"github.com/ternion/ternion/internal/half"
+	"github.com/ternion/ternion/quant"
 )
 
 // ToFloat32 decodes a tensor's memory image b (Bytes() bytes laid out as l
-// says) into float32s in row-major element order. Tensors of any plain
-// (not quantized) type and any layout are supported.
+// says) into float32s in row-major element order. Tensors of any plain type
+// and any layout are supported, and quantized tensors whose rows are whole
+// blocks (package quant's formats, bit-exact with ggml's dequantizers).
 func ToFloat32(l Layout, b []byte) ([]float32, error) {
+	if l.Type.IsQuantized() {
+		return quantizedToFloat32(l, b)
+	}
 	read, err := Decoder(l.Type)
 	if err != nil {
 		return nil, err
@@ -26,13 +31,25 @@ func ToFloat32(l Layout, b []byte) ([]float32, error) {
 
 // FromFloat32 encodes v (row-major) as the memory image of a contiguous
 // tensor of layout l, rounding to l's type (F16, BF16: to nearest even;
-// integers: truncating toward zero).
+// integers: truncating toward zero; quantized types: ggml's reference
+// quantizer of the format, where it has one without an importance matrix).
 func FromFloat32(l Layout, v []float32) ([]byte, error) {
 	if !l.IsContiguous() {
 		return nil, fmt.Errorf("tensor: encoding into a non-contiguous %s", l)
 	}
 	if int64(len(v)) != l.Elements() {
 		return nil, fmt.Errorf("tensor: %d values for %s, which holds %d", len(v), l, l.Elements())
+	}
+	if l.Type.IsQuantized() {
+		f, err := Format(l.Type)
+		if err != nil {
+			return nil, err
+		}
+		b := make([]byte, l.Bytes())
+		if err := f.Quantize(b, v); err != nil {
+			return nil, fmt.Errorf("tensor: %s: %w", l, err)
+		}
+		return b, nil
 	}
 	write, err := Encoder(l.Type)
 	if err != nil {
@@ -113,4 +130,39 @@ func Encoder(t Type) (func([]byte, float64), error) {
 		return func(b []byte, x float64) { binary.LittleEndian.PutUint64(b, uint64(int64(x))) }, nil
 	}
 	return nil, fmt.Errorf("tensor: cannot encode floats as %s", t)
+}
+
+// Format is quantized type t's block format (package quant).
+func Format(t Type) (*quant.Format, error) {
+	f, ok := quant.Lookup(int(t))
+	if !ok || !t.IsQuantized() {
+		return nil, fmt.Errorf("tensor: no block format for %s", t)
+	}
+	return f, nil
+}
+
+// quantizedToFloat32 decodes a quantized tensor row by row.
+func quantizedToFloat32(l Layout, b []byte) ([]float32, error) {
+	f, err := Format(l.Type)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) < l.Bytes() {
+		return nil, fmt.Errorf("tensor: %d bytes for %s, which spans %d", len(b), l, l.Bytes())
+	}
+	out := make([]float32, l.Elements())
+	n, rb := l.Ne[0], l.RowSize()
+	k := int64(0)
+	for i3 := range l.Ne[3] {
+		for i2 := range l.Ne[2] {
+			for i1 := range l.Ne[1] {
+				off := l.Offset([MaxDims]int64{0, i1, i2, i3})
+				if err := f.Dequantize(out[k:k+n], b[off:off+rb]); err != nil {
+					return nil, fmt.Errorf("tensor: %s: %w", l, err)
+				}
+				k += n
+			}
+		}
+	}
+	return out, nil
 }

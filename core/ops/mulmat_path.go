@@ -1,0 +1,79 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
+)
+
+// MulMatPath is the kernel path a MUL_MAT takes.
+type MulMatPath int
+
+const (
+	// PathMMV is the vector kernel for float src0 and one f32 column
+	// (kernels/mmv.cu).
+	PathMMV MulMatPath = iota + 1
+	// PathMMVQ is the quantized matrix-vector kernel for up to 8 f32
+	// columns (kernels/quant.cu's mmvq).
+	PathMMVQ
+	// PathBLAS is the vendor gemm on float operands (batched when src1 has
+	// several matrices).
+	PathBLAS
+	// PathDequantBLAS dequantizes a quantized src0 to f16, then runs the
+	// vendor gemm.
+	PathDequantBLAS
+)
+
+var pathNames = map[MulMatPath]string{PathMMV: "mmv", PathMMVQ: "mmvq", PathBLAS: "blas", PathDequantBLAS: "dequant+blas"}
+
+// String is the path's short name (as `ternion ops perf -v` prints it).
+func (p MulMatPath) String() string {
+	if s, ok := pathNames[p]; ok {
+		return s
+	}
+	return fmt.Sprintf("MulMatPath(%d)", int(p))
+}
+
+// MMVQMaxColumns is the most src1 columns the mmvq kernels take (the
+// seed's MMVQ_MAX_BATCH_SIZE).
+const MMVQMaxColumns = 8
+
+// MulMatShape is what the path choice depends on.
+type MulMatShape struct {
+	A, B       tensor.Type // src0 and src1 types
+	Columns    int64       // src1's ne[1]
+	ForceBLAS  bool        // switches.ForceBLAS
+	ForceMMQ   bool        // switches.ForceMMQ
+	CC         arch.CC     // the device's compute capability (0 on host)
+	VectorSrc1 bool        // src1 is f32 (the vector kernels' operand)
+}
+
+// ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
+// empty path and the reason none fits. It follows the seed's order (the
+// vector kernel for one float column, mmvq for ≤ 8 columns of quantized
+// src0, then mmq or BLAS). ternion has no mmq tile kernels yet, so larger
+// quantized products dequantize to f16 and use BLAS — the seed's path when
+// mmq is not chosen — and TERNION_FORCE_MMQ is refused rather than ignored.
+func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
+	if s.A.IsQuantized() {
+		switch {
+		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns:
+			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq", s.Columns, MMVQMaxColumns)
+		case s.ForceMMQ:
+			return 0, switches.ForceMMQ.Name + " is set, and ternion has no mmq kernels yet"
+		case s.ForceBLAS:
+			return PathDequantBLAS, switches.ForceBLAS.Name + ": dequantize src0 to f16, then BLAS"
+		}
+		return PathDequantBLAS, fmt.Sprintf("%d columns > %d and no mmq kernels yet: dequantize src0 to f16, then BLAS",
+			s.Columns, MMVQMaxColumns)
+	}
+	switch {
+	case s.ForceBLAS:
+		return PathBLAS, switches.ForceBLAS.Name
+	case s.VectorSrc1 && s.Columns == 1:
+		return PathMMV, "float src0, one f32 column: the vector kernel"
+	}
+	return PathBLAS, fmt.Sprintf("float src0, %d columns: BLAS", s.Columns)
+}

@@ -1,0 +1,256 @@
+package ops
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// quant.go plans the quantized types' kernels (kernels/quant.cu):
+// dequantizing and quantizing copies, GET_ROWS of quantized rows, and the
+// quantized MUL_MAT paths (mulmat_path.go chooses among them).
+
+// deviceQuantTypes are the formats kernels/quant.cu decodes (its axis q).
+var deviceQuantTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q8_1,
+	tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K, tensor.IQ4_NL, tensor.IQ4_XS,
+	tensor.MXFP4}
+
+// deviceQuantizers are the formats kernels/quant.cu quantizes f32 into:
+// the seed's CPY targets.
+var deviceQuantizers = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.IQ4_NL}
+
+// quantDecodable returns "" when the device kernels decode t, else why not.
+func quantDecodable(t tensor.Type) string {
+	if slices.Contains(deviceQuantTypes, t) {
+		return ""
+	}
+	return fmt.Sprintf("no device kernels decode %s yet (kernels/quant.h has %s)", t, quantNames(deviceQuantTypes))
+}
+
+func quantNames(ts []tensor.Type) string {
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.String()
+	}
+	return s
+}
+
+// quantCopySupports answers supportsCopy for a copy with a quantized side
+// (handled false when neither side is quantized).
+func quantCopySupports(n *graph.Tensor) (reason string, handled bool) {
+	st, dt := n.Src(0).Type(), n.Type()
+	switch {
+	case !st.IsQuantized() && !dt.IsQuantized():
+		return "", false
+	case st == dt:
+		if n.Src(0).Layout().IsContiguous() && n.Layout().IsContiguous() {
+			return "", true
+		}
+		return fmt.Sprintf("a non-contiguous copy of %s", st), true
+	case st.IsQuantized() && dt.IsQuantized():
+		return fmt.Sprintf("no conversion from %s to %s", st, dt), true
+	case st.IsQuantized():
+		if _, ok := floatType(dt); !ok {
+			return fmt.Sprintf("no conversion from %s to %s", st, dt), true
+		}
+		if r := quantDecodable(st); r != "" {
+			return r, true
+		}
+	default:
+		if _, ok := floatType(st); !ok {
+			return fmt.Sprintf("no conversion from %s to %s", st, dt), true
+		}
+		if !slices.Contains(deviceQuantizers, dt) {
+			return fmt.Sprintf("no quantizer into %s on the device (the seed's CPY quantizes into %s)", dt,
+				quantNames(deviceQuantizers)), true
+		}
+	}
+	if !fits32(n.Layout()) || !fits32(n.Src(0).Layout()) {
+		return "more than 2^31 elements", true
+	}
+	return "", true
+}
+
+// quantCopy queues dst = src converted between a quantized type and a float
+// type: dq_{q}_{f32|f16} or qz_{q} directly when the shapes match and the
+// float side's rows are packed, else through a contiguous f32 temporary.
+func quantCopy(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.TensorDesc, st tensor.Type) error {
+	if st.IsQuantized() {
+		td, _ := floatType(dt)
+		if s.Ne == dst.Ne && dst.Nb[0] == dt.BlockBytes() && (td == "f32" || td == "f16") {
+			return dequantize(d, dst, td, s, st)
+		}
+		tmp, buf, err := contiguousTemp(d, tensor.F32, s.Ne)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		if err := dequantize(d, tmp, "f32", s, st); err != nil {
+			return err
+		}
+		return copyTensor(d, dst, dt, tmp, tensor.F32)
+	}
+	if st == tensor.F32 && s.Ne == dst.Ne && s.Nb[0] == 4 {
+		return quantize(d, dst, dt, s)
+	}
+	tmp, buf, err := contiguousTemp(d, tensor.F32, dst.Ne)
+	if err != nil {
+		return err
+	}
+	defer buf.Free()
+	if err := copyTensor(d, tmp, tensor.F32, s, st); err != nil {
+		return err
+	}
+	return quantize(d, dst, dt, tmp)
+}
+
+// dequantize launches dq_{q}_{td}: dst (td, packed rows) = src (of q), one shape.
+func dequantize(d Device, dst vendorapi.TensorDesc, td string, s vendorapi.TensorDesc, q tensor.Type) error {
+	groups := s.Ne[0] / 8
+	n := groups * s.Ne[1] * s.Ne[2] * s.Ne[3]
+	if n == 0 {
+		return nil
+	}
+	grid, block := flatGeometry(n)
+	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(groups)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n)
+	return launch(d, "dq_"+q.String()+"_"+td, grid, block, 0, args)
+}
+
+// quantize launches qz_{q}: dst (of q) = src (f32, packed rows), one shape.
+func quantize(d Device, dst vendorapi.TensorDesc, q tensor.Type, s vendorapi.TensorDesc) error {
+	blocks := s.Ne[0] / q.BlockSize()
+	n := blocks * s.Ne[1] * s.Ne[2] * s.Ne[3]
+	if n == 0 {
+		return nil
+	}
+	grid, block := flatGeometry(n)
+	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(blocks)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n)
+	return launch(d, "qz_"+q.String(), grid, block, 0, args)
+}
+
+// getrowsQuant launches getrows_{q}: dst rows (f32) = src0 rows (of q)
+// picked by src1.
+func getrowsQuant(d Device, n *graph.Tensor, dst, src0, src1 vendorapi.TensorDesc) error {
+	groups := dst.Ne[0] / 8
+	count := groups * n.Layout().Rows()
+	if count == 0 {
+		return nil
+	}
+	grid, block := flatGeometry(count)
+	args := d.Args().Tensor(dst).Tensor(src0).Tensor(src1).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).
+		FastDiv(fd(groups)).I64(count)
+	return launch(d, "getrows_"+n.Src(0).Type().String(), grid, block, 0, args)
+}
+
+// mmvqRows is how many rows (one warp each) an mmvq block computes.
+const mmvqRows = 4
+
+// runMMVQ launches mmvq_{q} for src1's ne11 ≤ 8 f32 columns (packed rows,
+// 16-byte aligned: otherwise copied into a contiguous temporary first).
+func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	if !mmvqSrc1OK(b) {
+		tmp, buf, err := contiguousTemp(d, tensor.F32, b.Ne)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		if err := copyTensor(d, tmp, tensor.F32, b, tensor.F32); err != nil {
+			return err
+		}
+		b = tmp
+	}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqRows - 1) / mmvqRows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
+	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
+		I32(int32(b.Ne[1]))
+	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
+}
+
+// mmvqSrc1OK reports whether mmvq can read src1 as it is: packed f32 rows,
+// 16-byte aligned.
+func mmvqSrc1OK(b vendorapi.TensorDesc) bool {
+	return b.Nb[0] == 4 && aligned(b, 16)
+}
+
+// runDequantGemm dequantizes src0 to f16 into a temporary and multiplies
+// with the vendor BLAS (the seed's dequantize → cuBLAS path).
+func runDequantGemm(d Device, at, bt tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	tmp, buf, err := contiguousTemp(d, tensor.F16, a.Ne)
+	if err != nil {
+		return err
+	}
+	defer buf.Free()
+	if err := dequantize(d, tmp, "f16", a, at); err != nil {
+		return err
+	}
+	return runGemm(d, tensor.F16, bt, dst, tmp, b)
+}
+
+func init() { register(graph.OpMulMatID, impl{supports: supportsMulMatID, run: runMulMatID}) }
+
+// mmvqIDType is the mmvq_id_{q} name of a src0 type, if it has one.
+func mmvqIDType(t tensor.Type) (string, bool) {
+	if t.IsQuantized() {
+		return t.String(), quantDecodable(t) == ""
+	}
+	return floatType(t)
+}
+
+func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
+	as, b := n.Src(0), n.Src(1)
+	if _, ok := mmvqIDType(as.Type()); !ok {
+		if as.Type().IsQuantized() {
+			return quantDecodable(as.Type())
+		}
+		return fmt.Sprintf("src0 of type %s", as.Type())
+	}
+	if b.Type() != tensor.F32 {
+		return fmt.Sprintf("src1 %s (must be f32)", b.Type())
+	}
+	if as.Nb()[0] != as.Type().BlockBytes() {
+		return "src0's rows must be packed"
+	}
+	if !as.Type().IsQuantized() && (as.Ne()[0]%8 != 0 || as.Nb()[1]%16 != 0 || as.Nb()[2]%16 != 0) {
+		return "float src0 rows must be a multiple of 8 values and 16-byte aligned"
+	}
+	if b.Ne()[0]%8 != 0 {
+		return "ne[0] must be a multiple of 8"
+	}
+	if n.Ne()[1] > 65535 || n.Ne()[2] > 65535 {
+		return "more than 65535 experts used or tokens"
+	}
+	return ""
+}
+
+// runMulMatID launches mmvq_id_{q}: one warp per (row, expert slot, token).
+// Every token reads its experts' rows anew, which is the fastest order for
+// a few tokens and costs weight traffic for many (the seed groups tokens
+// by expert there; ternion does not yet).
+func runMulMatID(d Device, n *graph.Tensor) error {
+	ds, err := descs(n, n.Src(0), n.Src(1), n.Src(2))
+	if err != nil {
+		return err
+	}
+	dst, a, b, ids := ds[0], ds[1], ds[2], ds[3]
+	if !mmvqSrc1OK(b) {
+		tmp, buf, err := contiguousTemp(d, tensor.F32, b.Ne)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		if err := copyTensor(d, tmp, tensor.F32, b, tensor.F32); err != nil {
+			return err
+		}
+		b = tmp
+	}
+	q, _ := mmvqIDType(n.Src(0).Type())
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqRows - 1) / mmvqRows), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
+	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
+	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids))
+}

@@ -1,0 +1,127 @@
+package optest
+
+import (
+	"math/rand/v2"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+)
+
+// cases_quant.go holds the cases of the quantized types (Wave 2 · 4/7):
+// MUL_MAT with quantized src0 on every path, GET_ROWS of quantized rows,
+// and CPY between f32 and the quantized types, named as test-backend-ops
+// names them.
+
+// quantTypes are the quantized formats with device kernels.
+var quantTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q8_1,
+	tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K, tensor.IQ4_NL, tensor.IQ4_XS,
+	tensor.MXFP4}
+
+// cpyQuantTargets are the formats CPY quantizes f32 into (the seed's).
+var cpyQuantTargets = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.IQ4_NL}
+
+// quantCpyNMSE is test-backend-ops' bound for a CPY into a quantized type:
+// about one quantized value off by one step among all of them (device and
+// reference quantizers may round a value on the boundary differently).
+// iq4_nl's device quantizer fits its scale in one pass where the reference
+// (ggml's CPU quantizer) searches, so its bound is test-backend-ops' 0.005.
+func quantCpyNMSE(t tensor.Type, ne [4]int64) float64 {
+	step := 1.0 / 8
+	switch t {
+	case tensor.IQ4_NL:
+		return 0.005
+	case tensor.Q5_0, tensor.Q5_1:
+		step /= 2
+	case tensor.Q8_0:
+		step /= 16
+	}
+	return step * step / (0.25 * float64(ne[0]*ne[1]*ne[2]*ne[3]))
+}
+
+// quantCpyCase is test_cpy into a quantized type, with its bound.
+func quantCpyCase(ts, td tensor.Type, ne [4]int64, perm [4]int) Case {
+	c := cpyCase(ts, td, ne, perm, noPerm)
+	if td.IsQuantized() && ts != td {
+		c.MaxNMSE = quantCpyNMSE(td, ne)
+	}
+	return c
+}
+
+// mulMatIDCase is test_mul_mat_id: nMats expert matrices [k, m] of ta,
+// each of n tokens using nUsed distinct experts chosen at random; src1 has
+// one row per token (bcast) or one per expert used.
+func mulMatIDCase(ta, tb tensor.Type, nMats, nUsed int64, bcast bool, m, n, k int64) Case {
+	nb := nUsed
+	if bcast {
+		nb = 1
+	}
+	return Case{Name: name("MUL_MAT_ID", "type_a", ta, "type_b", tb, "n_mats", nMats, "n_used", nUsed, "b", bcast,
+		"m", m, "n", n, "k", k, "o", 1), Op: graph.OpMulMatID, MaxNMSE: nmseMulMat,
+		FLOPs: float64(2 * m * k * nUsed * n),
+		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
+			as := input(ctx, r, ta, [4]int64{k, m, nMats, 1})
+			ids := make([]int32, 0, nUsed*n)
+			for range n {
+				perm := r.Perm(int(nMats))
+				for _, e := range perm[:nUsed] {
+					ids = append(ids, int32(e))
+				}
+			}
+			b := input(ctx, r, tb, [4]int64{k, nb, n, 1})
+			return as.MulMatID(b, ctx.FromInts(ids, nUsed, n))
+		}}
+}
+
+func init() { register(quantTests, quantPerfs) }
+
+// quantTests are the correctness cases of the quantized types.
+func quantTests() []Case {
+	var out []Case
+	id := [4]int{0, 1, 2, 3}
+	for _, t := range quantTypes {
+		for n := int64(1); n <= 9; n++ { // mmvq up to 8 columns, then dequantize + BLAS
+			out = append(out, mulMatCase(t, tensor.F32, 16, n, 256, [2]int64{1, 1}, [2]int64{1, 1}, id))
+		}
+		out = append(out,
+			mulMatCase(t, tensor.F32, 16, 1, 256, [2]int64{2, 3}, [2]int64{1, 2}, id),
+			mulMatCase(t, tensor.F32, 16, 16, 256, [2]int64{2, 3}, [2]int64{1, 2}, id),
+			mulMatCase(t, tensor.F32, 16, 4, 512, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 2, 1, 3}),
+			getrowsCase(t, 256, 5, 4, 1, 1, false),
+			getrowsCase(t, 256, 5, 4, 2, 3, true),
+			quantCpyCase(t, tensor.F32, [4]int64{256, 4, 4, 4}, noPerm),
+			quantCpyCase(t, tensor.F16, [4]int64{256, 2, 3, 4}, noPerm))
+	}
+	for _, t := range []tensor.Type{tensor.F32, tensor.F16, tensor.BF16, tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q6_K,
+		tensor.IQ4_XS, tensor.MXFP4} {
+		for _, n := range []int64{1, 4, 32} {
+			out = append(out, mulMatIDCase(t, tensor.F32, 4, 2, false, 16, n, 256),
+				mulMatIDCase(t, tensor.F32, 8, 3, true, 24, n, 512))
+		}
+	}
+	for _, t := range cpyQuantTargets {
+		out = append(out,
+			quantCpyCase(tensor.F32, t, [4]int64{256, 4, 4, 4}, noPerm),
+			quantCpyCase(tensor.F32, t, [4]int64{256, 2, 3, 4}, [4]int{0, 2, 1, 3}),
+			quantCpyCase(tensor.F16, t, [4]int64{256, 2, 3, 4}, noPerm))
+	}
+	return out
+}
+
+// quantPerfs are the speed cases of issue 4/7 (a 14336-wide FFN down
+// projection) and the quantizing and dequantizing copies.
+func quantPerfs() []Case {
+	var out []Case
+	id := [4]int{0, 1, 2, 3}
+	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q6_K, tensor.IQ4_XS} {
+		for _, n := range []int64{1, 8, 512} {
+			out = append(out, mulMatCase(t, tensor.F32, 4096, n, 14336, [2]int64{1, 1}, [2]int64{1, 1}, id))
+		}
+	}
+	out = append(out,
+		mulMatIDCase(tensor.Q4_0, tensor.F32, 128, 8, false, 768, 1, 2048),
+		mulMatIDCase(tensor.Q4_0, tensor.F32, 128, 8, false, 768, 512, 2048),
+		quantCpyCase(tensor.F32, tensor.Q4_0, [4]int64{8192, 512, 2, 1}, noPerm),
+		quantCpyCase(tensor.Q4_0, tensor.F32, [4]int64{8192, 512, 2, 1}, noPerm),
+		getrowsCase(tensor.Q4_0, 4096, 32000, 512, 1, 1, false))
+	return out
+}

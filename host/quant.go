@@ -1,0 +1,339 @@
+package host
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/ternion/ternion/internal/half"
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/quant"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// quant.go implements kernels/quant.cu with the block formats of package
+// quant (bit-exact with ggml's CPU code).
+
+// quantFormat is the format a quant.cu kernel's axis q names.
+func quantFormat(k kernels.Kernel) (*quant.Format, error) {
+	name := k.Bind["q"]
+	for _, f := range quant.Formats() {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("kernel %s: package quant has no format %q", k.Name, name)
+}
+
+// quantBuf is the buffer of a tensor of format f: rows of ne[0] values in
+// whole blocks (nb[0] the block's bytes), rows placed by nb[1..3].
+func quantBuf(param string, t vendorapi.TensorDesc, f *quant.Format) buffer {
+	if t.Ne[0]%int64(f.BlockElems) != 0 {
+		return buffer{param: param, bad: fmt.Sprintf("ne[0] = %d is not a multiple of %s's block of %d", t.Ne[0], f.Name, f.BlockElems)}
+	}
+	if t.Nb[0] != int64(f.BlockBytes) {
+		return buffer{param: param, bad: fmt.Sprintf("nb[0] = %d is not %s's block of %d bytes", t.Nb[0], f.Name, f.BlockBytes)}
+	}
+	blocks := t
+	blocks.Ne[0] = t.Ne[0] / int64(f.BlockElems)
+	b := tensorBuf(param, blocks, 1)
+	b.align = 1
+	return b
+}
+
+// quantRow decodes values [e, e+8) of the row at m[off:] (whole blocks of f)
+// into v, through one decoded block kept in blk.
+func quantRow(f *quant.Format, m []byte, off int64, e int64, blk []float32, v []float32) {
+	b := e / int64(f.BlockElems)
+	start := off + b*int64(f.BlockBytes)
+	_ = f.Dequantize(blk, m[start:start+int64(f.BlockBytes)]) // lengths are whole blocks by construction
+	copy(v, blk[e%int64(f.BlockElems):][:8])
+}
+
+// putF32s and putF16s store 8 values packed at d.
+func putF32s(d []byte, v []float32) {
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(d[4*i:], math.Float32bits(x))
+	}
+}
+
+func putF16s(d []byte, v []float32) {
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(d[2*i:], half.F16FromF32(x))
+	}
+}
+
+// rowOf splits row r into (i1, i2, i3) with the fast divisions by ne[1], ne[2].
+func rowOf(r uint32, d1, d2 vendorapi.FastDiv) (int64, int64, int64) {
+	q := d1.Div(r)
+	i3 := d2.Div(q)
+	return int64(r - q*d1.D), int64(q - i3*d2.D), int64(i3)
+}
+
+func init() {
+	// dq_{q}_{td}(dst, src, groups, ne1, ne2, n).
+	registerTemplate("dq", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		size, put := uint64(4), putF32s
+		if k.Bind["td"] == "f16" {
+			size, put = 2, putF16s
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				return []buffer{tensorBuf("dst", a.TensorAt(0), size), quantBuf("src", a.TensorAt(1), f)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, src := a.TensorAt(0), a.TensorAt(1)
+				groups, ne1, ne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
+				blk, v := make([]float32, f.BlockElems), make([]float32, 8)
+				b.gridStride(a.I64At(5), func(g int64) {
+					row := groups.Div(uint32(g))
+					e := (int64(g) - int64(row)*int64(groups.D)) * 8
+					i1, i2, i3 := rowOf(row, ne1, ne2)
+					quantRow(f, m[1], i1*src.Nb[1]+i2*src.Nb[2]+i3*src.Nb[3], e, blk, v)
+					put(m[0][i1*dst.Nb[1]+i2*dst.Nb[2]+i3*dst.Nb[3]+e*int64(size):], v)
+				})
+			},
+		}, nil
+	})
+	// getrows_{q}(dst, src0, src1, ne10, ne11, groups, n).
+	registerTemplate("getrows_q", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				return []buffer{tensorBuf("dst", a.TensorAt(0), 4), quantBuf("src0", a.TensorAt(1), f),
+					tensorBuf("src1", a.TensorAt(2), 4)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, src0, src1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
+				ne10, ne11, groups := a.FastDivAt(3), a.FastDivAt(4), a.FastDivAt(5)
+				blk, v := make([]float32, f.BlockElems), make([]float32, 8)
+				b.gridStride(a.I64At(6), func(g int64) {
+					row := groups.Div(uint32(g))
+					e := (int64(g) - int64(row)*int64(groups.D)) * 8
+					i10, i11, i12 := rowOf(row, ne10, ne11)
+					i01 := int64(int32(binary.LittleEndian.Uint32(m[2][i10*src1.Nb[0]+i11*src1.Nb[1]+i12*src1.Nb[2]:])))
+					clear(v)
+					if i01 >= 0 && i01 < src0.Ne[1] {
+						quantRow(f, m[1], i01*src0.Nb[1]+i11*src0.Nb[2]+i12*src0.Nb[3], e, blk, v)
+					}
+					putF32s(m[0][i10*dst.Nb[1]+i11*dst.Nb[2]+i12*dst.Nb[3]+e*4:], v)
+				})
+			},
+		}, nil
+	})
+	// qz_{q}(dst, src, blocks, ne1, ne2, n).
+	registerTemplate("qz", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		put := func(d []byte, x []float32) { _ = f.Quantize(d, x) } // one whole block by construction
+		if f.Name == "iq4_nl" {
+			put = quantizeIQ4NLCopy
+		} else if !f.CanQuantize() {
+			return nil, fmt.Errorf("kernel %s: package quant cannot quantize %s", k.Name, f.Name)
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				return []buffer{quantBuf("dst", a.TensorAt(0), f), vecRows("src", a.TensorAt(1), 4, 4)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, src := a.TensorAt(0), a.TensorAt(1)
+				blocks, ne1, ne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
+				x := make([]float32, f.BlockElems)
+				b.gridStride(a.I64At(5), func(kb int64) {
+					row := blocks.Div(uint32(kb))
+					ib := int64(kb) - int64(row)*int64(blocks.D)
+					i1, i2, i3 := rowOf(row, ne1, ne2)
+					s := m[1][i1*src.Nb[1]+i2*src.Nb[2]+i3*src.Nb[3]+ib*int64(4*f.BlockElems):]
+					for j := range x {
+						x[j] = math.Float32frombits(binary.LittleEndian.Uint32(s[4*j:]))
+					}
+					put(m[0][i1*dst.Nb[1]+i2*dst.Nb[2]+i3*dst.Nb[3]+ib*dst.Nb[0]:][:f.BlockBytes], x)
+				})
+			},
+		}, nil
+	})
+	// mmvq_{q}(dst, src0, src1, r2, r3, ncols): one warp a row, blockDim.y
+	// rows a block; each dot product summed in float64.
+	registerTemplate("mmvq", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				bufs := []buffer{tensorBuf("dst", a.TensorAt(0), 4), quantBuf("src0", a.TensorAt(1), f),
+					vecRows("src1", a.TensorAt(2), 4, 16)}
+				if n := a.I32At(5); n < 1 || n > 8 {
+					bufs[2].bad = fmt.Sprintf("ncols = %d is not in 1..8", n)
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
+				r2, r3, ncols := a.FastDivAt(3), a.FastDivAt(4), int64(a.I32At(5))
+				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
+				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+				w := make([]float32, s0.Ne[0])
+				for ty := range int64(b.dim.Y) {
+					row := int64(b.idx.X)*int64(b.dim.Y) + ty
+					if row >= s0.Ne[1] {
+						continue
+					}
+					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+					for c := range ncols {
+						y := c*s1.Nb[1] + i12*s1.Nb[2] + i13*s1.Nb[3]
+						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:],
+							math.Float32bits(float32(dotF32(w, m[2][y:]))))
+					}
+				}
+			},
+		}, nil
+	})
+}
+
+// rowDecoder decodes a row of k values of a src0 type: a quant format, or
+// f32/f16/bf16 (mmvq_id's float instantiations); also its buffer.
+type rowDecoder struct {
+	decode func(dst []float32, row []byte)
+	bytes  func(k int64) int64
+	buf    func(param string, t vendorapi.TensorDesc) buffer
+}
+
+// rowDecoderOf is the decoder of kernel k's axis q.
+func rowDecoderOf(k kernels.Kernel) (rowDecoder, error) {
+	if t, ok := elemTypes[k.Bind["q"]]; ok {
+		return rowDecoder{
+			decode: func(dst []float32, row []byte) {
+				for i := range dst {
+					dst[i] = t.load(row[uint64(i)*t.size:])
+				}
+			},
+			bytes: func(n int64) int64 { return n * int64(t.size) },
+			buf:   func(p string, d vendorapi.TensorDesc) buffer { return vecRows(p, d, t.size, 16) },
+		}, nil
+	}
+	f, err := quantFormat(k)
+	if err != nil {
+		return rowDecoder{}, err
+	}
+	return rowDecoder{
+		decode: func(dst []float32, row []byte) { _ = f.Dequantize(dst, row) }, // whole blocks by construction
+		bytes:  func(n int64) int64 { return int64(f.RowBytes(int(n))) },
+		buf:    func(p string, d vendorapi.TensorDesc) buffer { return quantBuf(p, d, f) },
+	}, nil
+}
+
+// dotF32 is Σ w[i]·y[i] in float64 over f32 values y packed at b.
+func dotF32(w []float32, b []byte) float64 {
+	var sum float64
+	for i, wi := range w {
+		sum += float64(wi) * float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+	}
+	return sum
+}
+
+func init() {
+	// mmvq_id_{q}(dst, src0, src1, ids): one warp a row, blockDim.y rows a
+	// block, block column (e, t) = (blockIdx.y, blockIdx.z).
+	registerTemplate("mmvq_id", func(k kernels.Kernel) (*hostKernel, error) {
+		rd, err := rowDecoderOf(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				return []buffer{tensorBuf("dst", a.TensorAt(0), 4), rd.buf("src0", a.TensorAt(1)),
+					vecRows("src1", a.TensorAt(2), 4, 16), tensorBuf("ids", a.TensorAt(3), 4)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, s1, ids := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2), a.TensorAt(3)
+				e, t := int64(b.idx.Y), int64(b.idx.Z)
+				expert := int64(int32(binary.LittleEndian.Uint32(m[3][e*ids.Nb[0]+t*ids.Nb[1]:])))
+				w := make([]float32, s0.Ne[0])
+				for ty := range int64(b.dim.Y) {
+					row := int64(b.idx.X)*int64(b.dim.Y) + ty
+					if row >= s0.Ne[1] {
+						continue
+					}
+					out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
+					if expert < 0 || expert >= s0.Ne[2] {
+						binary.LittleEndian.PutUint32(out, 0x7fc00000)
+						continue
+					}
+					x := row*s0.Nb[1] + expert*s0.Nb[2]
+					rd.decode(w, m[1][x:x+rd.bytes(s0.Ne[0])])
+					y := (e%s1.Ne[1])*s1.Nb[1] + t*s1.Nb[2]
+					binary.LittleEndian.PutUint32(out, math.Float32bits(float32(dotF32(w, m[2][y:]))))
+				}
+			},
+		}, nil
+	})
+}
+
+// iq4nlLevels are ggml's kvalues_iq4nl.
+var iq4nlLevels = [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
+
+// iq4nlIndex is the index of the level nearest to x, the lower on a tie
+// (ggml's best_index_int8).
+func iq4nlIndex(x float32) int {
+	if x <= iq4nlLevels[0] {
+		return 0
+	}
+	if x >= iq4nlLevels[15] {
+		return 15
+	}
+	lo, hi := 0, 15
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if x < iq4nlLevels[mid] {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if x-iq4nlLevels[lo] < iq4nlLevels[hi]-x {
+		return lo
+	}
+	return hi
+}
+
+// quantizeIQ4NLCopy is qz_iq4_nl's quantizer, the seed's CPY into iq4_nl
+// (quant's iq4_nl quantizer is ggml's CPU one, which searches scales): d
+// from the value of largest magnitude, nearest levels, then the
+// least-squares scale Σw·q·x / Σw·q² with weights w = x².
+func quantizeIQ4NLCopy(b []byte, x []float32) {
+	var amax, vmax float32
+	for _, v := range x {
+		if a := float32(math.Abs(float64(v))); amax < a {
+			amax, vmax = a, v
+		}
+	}
+	d := vmax / iq4nlLevels[0]
+	var id float32
+	if d != 0 {
+		id = 1 / d
+	}
+	var sumqx, sumq2 float32
+	for j := range 16 {
+		i0, i1 := iq4nlIndex(x[j]*id), iq4nlIndex(x[16+j]*id)
+		b[2+j] = byte(i0 | i1<<4)
+		v0, v1 := iq4nlLevels[i0], iq4nlLevels[i1]
+		w0, w1 := x[j]*x[j], x[16+j]*x[16+j]
+		sumqx += w0*v0*x[j] + w1*v1*x[16+j]
+		sumq2 += w0*v0*v0 + w1*v1*v1
+	}
+	if sumq2 > 0 {
+		d = sumqx / sumq2
+	}
+	binary.LittleEndian.PutUint16(b, half.F16FromF32(d))
+}

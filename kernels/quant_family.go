@@ -1,0 +1,43 @@
+package kernels
+
+// quantTypes are the block formats quant.h decodes on the device.
+var quantTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_1", "ternion_q4_1"},
+	{"q5_0", "ternion_q5_0"}, {"q5_1", "ternion_q5_1"}, {"q8_0", "ternion_q8_0"}, {"q8_1", "ternion_q8_1"},
+	{"q2_K", "ternion_q2_K"}, {"q3_K", "ternion_q3_K"}, {"q4_K", "ternion_q4_K"}, {"q5_K", "ternion_q5_K"},
+	{"q6_K", "ternion_q6_K"}, {"q8_K", "ternion_q8_K"}, {"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"},
+	{"mxfp4", "ternion_mxfp4"}}}
+
+// quantizers are the formats the device quantizes f32 into (the seed's CPY
+// targets).
+var quantizers = Axis{Name: "q", Values: []Value{{"q4_0", "quantize_q4_0"}, {"q4_1", "quantize_q4_1"},
+	{"q5_0", "quantize_q5_0"}, {"q5_1", "quantize_q5_1"}, {"q8_0", "quantize_q8_0"}, {"iq4_nl", "quantize_iq4_nl"}}}
+
+// quantFamily is kernels/quant.cu: ggml's quantized formats on the device.
+var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: dequantize, GET_ROWS, quantize, MUL_MAT for up to 8 columns",
+	Templates: []Template{
+		{Name: "dq_{q}_{td}", Body: "dq<{q}, {td}>",
+			Doc: "dst ({td}, packed rows, src's shape) = src ({q}) dequantized; n groups of 8 values; groups, ne1, ne2 divide by ne[0]/8, ne[1], ne[2]",
+			Params: []Param{{"dst", tensor}, {"src", tensor}, {"groups", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
+				{"n", i64}},
+			Axes: []Axis{quantTypes, {Name: "td", Values: []Value{{"f32", "float"}, {"f16", "ternion_f16"}}}}},
+		{Name: "getrows_{q}", Body: "getrows_q<{q}>",
+			Doc: "dst row (i10, i11, i12) (f32) = src0 row (src1[i10, i11, i12], i11, i12) of {q} dequantized, zeros for an index out of range; n groups of 8 values",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"ne10", fastdiv}, {"ne11", fastdiv},
+				{"groups", fastdiv}, {"n", i64}},
+			Axes: []Axis{quantTypes}},
+		{Name: "qz_{q}", Body: "qz<{q}>",
+			Doc: "dst ({q}, src's shape) = src (f32, packed rows) quantized block by block as the seed's CPY does; n blocks; blocks, ne1, ne2 divide by ne[0]/32, ne[1], ne[2]",
+			Params: []Param{{"dst", tensor}, {"src", tensor}, {"blocks", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
+				{"n", i64}},
+			Axes: []Axis{quantizers}},
+		{Name: "mmvq_{q}", Body: "mmvq<{q}>",
+			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols ≤ 8, src0 of {q}, src1 f32 rows packed and 16-byte aligned; one warp a row, blockDim.y rows a block; grid (rows/blockDim.y, ne12, ne13)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv},
+				{"ncols", i32}},
+			Axes: []Axis{quantTypes}},
+		{Name: "mmvq_id_{q}", Body: "mmvq_id<{q}>",
+			Doc:    "MUL_MAT_ID: dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of {q} (f32/f16/bf16 rows 16-byte aligned), src1 f32 rows packed and 16-byte aligned; NaN rows for an expert out of range; one warp a row; grid (rows/blockDim.y, n_used, n_tokens)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"ids", tensor}},
+			Axes: []Axis{{Name: "q", Values: append(append([]Value{}, quantTypes.Values...),
+				Value{"f32", "ternion_qf32"}, Value{"f16", "ternion_qf16"}, Value{"bf16", "ternion_qbf16"})}}},
+	}}
