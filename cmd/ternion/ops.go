@@ -31,6 +31,7 @@ func (a *app) ops(args []string) int {
 	pattern := fs.String("p", "", "only cases whose name matches this regular expression")
 	device := fs.String("d", "", "device: host, cuda, cuda:0, hip:1, ... (default: the first GPU device, else host)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
+	verbose := fs.Bool("v", false, "perf: print the kernel path each MUL_MAT case took, and why")
 	seed := fs.Uint64("seed", 0, "test: the random seed of the inputs (default: a fresh one, printed)")
 	minTime := fs.Duration("time", time.Second, "perf: time each case for at least this long")
 	runs := fs.Int("runs", 1, "test: compute each case's graph this many times, every output checked (with graphs on, run 2 captures a GPU graph and later runs replay it)")
@@ -83,7 +84,7 @@ func (a *app) ops(args []string) int {
 	}
 	defer dev.Close()
 	if mode == "perf" {
-		return a.perf(dev, cases, *minTime, *asJSON)
+		return a.perf(dev, cases, *minTime, *asJSON, *verbose)
 	}
 	if *seed == 0 {
 		*seed = newSeed()
@@ -216,7 +217,7 @@ const (
 )
 
 // perf times cases on dev and prints ggml-style lines.
-func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Duration, asJSON bool) int {
+func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Duration, asJSON, verbose bool) int {
 	bytes, flops := float64(perfBytes), perfFLOPs
 	if dev.Driver().Vendor() == "host" {
 		bytes, flops = bytes/1000, flops/1000
@@ -242,6 +243,9 @@ func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Durat
 			fmt.Fprintf(a.stdout, "  %s: %8d runs - %10.2f us/run - %8.2f TFLOPS\n", c.Name, r.Runs, r.USRun, r.TFLOPs)
 		default:
 			fmt.Fprintf(a.stdout, "  %s: %8d runs - %10.2f us/run - %8.2f GB/s\n", c.Name, r.Runs, r.USRun, r.GBs)
+		}
+		if verbose && r.Path != "" {
+			fmt.Fprintf(a.stdout, "    path %s\n", r.Path)
 		}
 	}
 	gs := dev.GraphStats()

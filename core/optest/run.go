@@ -239,6 +239,7 @@ type PerfResult struct {
 	USRun  float64 `json:"us_run"`  // microseconds per run
 	GBs    float64 `json:"gb_s"`    // GiB/s moved (memory-bound cases), 2^30 bytes as ggml prints
 	TFLOPs float64 `json:"tflop_s"` // for cases with FLOPs
+	Path   string  `json:"path,omitempty"` // MUL_MAT: the kernel path and why (ops.ChooseMulMat)
 	Err    string  `json:"error,omitempty"`
 }
 
@@ -265,6 +266,10 @@ func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTim
 	if err != nil {
 		res.Err = err.Error()
 		return res
+	}
+	if out.Op() == graph.OpMulMat {
+		p, why := ops.MulMatPathOf(out, dev.Props())
+		res.Path = p.String() + ": " + why
 	}
 	if err := dev.SupportsGraph(g); err != nil {
 		res.Err = err.Error()
