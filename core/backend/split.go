@@ -77,13 +77,16 @@ type splitTensor struct {
 
 // CanSplit returns "" when t can be placed in a split buffer, else why
 // not: a split tensor is a contiguous matrix (ne[2] = ne[3] = 1, as the
-// seed's row-split mul_mat asserts), not a view, not placed yet.
+// seed's row-split mul_mat asserts), a leaf (not computed, not a view),
+// not placed yet.
 func CanSplit(t *graph.Tensor) string {
 	switch {
 	case t == nil || t.Failed():
 		return "a nil tensor or one from a failed op"
 	case t.ViewSrc() != nil:
 		return fmt.Sprintf("%s is a view: only whole tensors are split", t)
+	case t.Op() != graph.OpNone:
+		return fmt.Sprintf("%s is computed (%s): only leaves (weights) are split", t, t.Op())
 	case !t.Layout().IsContiguous():
 		return fmt.Sprintf("%s is not contiguous: split tensors are", t)
 	case t.Dim(2) != 1 || t.Dim(3) != 1:
