@@ -21,6 +21,7 @@ import (
 	"github.com/ternion/ternion/host"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
+	"github.com/ternion/ternion/vendorapi/faulty"
 )
 
 // envOf is a switches.Lookup over a map (nothing from the process).
@@ -444,4 +445,62 @@ func TestSplitNotCaptured(t *testing.T) {
 		found = found || strings.Contains(l, "node 0 (MUL_MAT) reads a split buffer")
 	}
 	assert.True(t, found, "the reason is logged:\n%s", strings.Join(logs.lines, "\n"))
+}
+
+// TestSplitMulMatFaults fails one driver call of the row-split path at a
+// time: Compute returns an error naming the op and the device, and the
+// backend computes the same graph correctly afterwards.
+func TestSplitMulMatFaults(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rule faulty.Rule
+		env  map[string]string
+		want string
+	}{
+		{"the peer copy of src1", faulty.Fail("CopyPeerAsync", 1, vendorapi.ErrInvalidValue), nil, "device 1: src1 columns 0..128"},
+		{"the 2D peer copy of the result", faulty.Fail("Copy2DPeerAsync", 1, vendorapi.ErrInvalidValue), nil, "device 1: gathering its rows of dst"},
+		{"a temporary on device 1", faulty.Rule{Method: "VMMCreate", Kind: vendorapi.ErrOutOfMemory}, nil, "device 1: src1"},
+		{"the staging memory", faulty.Rule{Method: "HostAlloc", Kind: vendorapi.ErrOutOfMemory}, map[string]string{switches.NoPeerCopy.Name: "1"},
+			"device 1: staging its rows of dst"},
+		{"the done event", faulty.Rule{Method: "EventRecord", Kind: vendorapi.ErrInvalidValue}, nil, "device 1"},
+		{"peer access off for 130 columns", faulty.Fail("DisablePeerAccess", 1, vendorapi.ErrInvalidValue), nil, "peer access 0 → 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hd, err := host.New(host.Options{Devices: 2, MemoryLimit: 256 << 20})
+			require.NoError(t, err)
+			defer hd.Close()
+			fd := faulty.New(hd)
+			b := newSplitOn(t, fd, []float64{1, 1}, c.env)
+			r := rand.New(rand.NewPCG(8, 8))
+			const m, k, n = 256, 16, 130
+			a, x := randFloats(r, m*k), randFloats(r, k*n)
+			want := mulMat(t, b, false, tensor.F32, a, m, k, x, n, 1)
+
+			weights := graph.NewContext()
+			w := weights.FromFloats(a, k, m)
+			buf, err := b.AllocSplit(w)
+			require.NoError(t, err)
+			defer buf.Free()
+			ctx := graph.NewContext()
+			y := w.MulMat(ctx.FromFloats(x, k, n))
+			g, err := ctx.Build(y)
+			require.NoError(t, err)
+			rule := c.rule
+			if rule.Method == "EventRecord" {
+				// This Compute records the upload's event, the ready event, then device 1's done event.
+				rule.Nth = fd.Calls("EventRecord") + 3
+			}
+			require.NoError(t, fd.Add(rule))
+			err = b.Compute(g)
+			require.Error(t, err, "%v", fd.Counts())
+			assert.True(t, faulty.Injected(err), "%v", err)
+			assert.ErrorContains(t, err, "MUL_MAT with src0 split over 2 devices")
+			assert.ErrorContains(t, err, c.want)
+			fd.Reset()
+			require.NoError(t, b.Compute(g))
+			got, err := y.Floats()
+			require.NoError(t, err)
+			assert.LessOrEqual(t, nmse(got, want), 1e-10)
+		})
+	}
 }
