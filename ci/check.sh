@@ -2,7 +2,10 @@
 # ci/check.sh CELL... - ternion's CI matrix; every CI system calls this script.
 #
 #   host          gofmt check, go vet ./..., go test -race ./... (the README's
-#                 test command under the race detector; needs a C compiler)
+#                 test command under the race detector; needs a C compiler),
+#                 then ternion ops test --split on 2, 3 and 4 simulated host
+#                 devices (TERNION_HOST_DEVICES; uneven, a device without rows,
+#                 by memory)
 #   cuda          CUDA 11.8 headers + link stubs via ci/gpu-sdk.sh cuda-lean
 #                 (~0.8 GB download, Debian 12, root), then go vet, go build
 #                 and go test -c (links every test binary, runs none) with
@@ -136,6 +139,9 @@ cell_host() {
   step go vet ./...
   # shellcheck disable=SC2086
   step go test -race ${GO_TEST_FLAGS:-} ./...
+  step env TERNION_HOST_DEVICES=2 go run ./cmd/ternion ops test -d host --split 0.7,0.3
+  step env TERNION_HOST_DEVICES=3 go run ./cmd/ternion ops test -d host --split 1,0,1
+  step env TERNION_HOST_DEVICES=4 go run ./cmd/ternion ops test -d host --split default
 }
 
 cell_cuda() {

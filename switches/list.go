@@ -82,13 +82,13 @@ var (
 		GGML:    "GGML_CUDA_NO_VMM", ReadBy: LayerCore | LayerGPU})
 	// NoPeerCopy copies between devices through the host.
 	NoPeerCopy = boolSwitch(Switch{Name: "TERNION_NO_PEER_COPY",
-		Meaning: "copies between devices go through the host instead of peer copies",
-		GGML:    "GGML_CUDA_NO_PEER_COPY", ReadBy: LayerCore | LayerGPU, NoEffectYet: true})
+		Meaning: "the row-split MUL_MAT copies between devices through pinned host memory instead of peer copies",
+		GGML:    "GGML_CUDA_NO_PEER_COPY", ReadBy: LayerCore | LayerGPU})
 	// PeerMaxBatchSize enables peer access only for batches of at most this
 	// many rows.
 	PeerMaxBatchSize = intSwitch(Switch{Name: "TERNION_PEER_MAX_BATCH_SIZE",
 		Meaning: "enable peer access only for batches of at most N rows",
-		GGML:    "GGML_CUDA_PEER_MAX_BATCH_SIZE", ReadBy: LayerCore | LayerGPU, NoEffectYet: true},
+		GGML:    "GGML_CUDA_PEER_MAX_BATCH_SIZE", ReadBy: LayerCore | LayerGPU},
 		128, 0, math.MaxInt32)
 	// F16 uses half-precision intermediates in dequantize and mul_mat_vec.
 	F16 = boolSwitch(Switch{Name: "TERNION_F16",
@@ -97,7 +97,7 @@ var (
 	// TensorSplit is each device's proportion of a split tensor's rows.
 	TensorSplit = define(Switch{Name: "TERNION_TENSOR_SPLIT",
 		Meaning: "each device's proportion of a split tensor's rows, e.g. 0.7,0.3 or 3/1",
-		Default: "by total memory", GGML: "--tensor-split", ReadBy: LayerCore, NoEffectYet: true},
+		Default: "by total memory", GGML: "--tensor-split", ReadBy: LayerCore},
 		KindProportions, parseProportions, nil)
 )
 

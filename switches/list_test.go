@@ -49,8 +49,7 @@ func TestNoEffectYet(t *testing.T) {
 			got = append(got, strings.TrimPrefix(s.Name, Prefix))
 		}
 	}
-	assert.ElementsMatch(t, []string{"NO_PEER_COPY", "PEER_MAX_BATCH_SIZE",
-		"F16", "ENABLE_UNIFIED_MEMORY", "REGISTER_HOST", "TENSOR_SPLIT"}, got)
+	assert.ElementsMatch(t, []string{"F16", "ENABLE_UNIFIED_MEMORY", "REGISTER_HOST"}, got)
 }
 
 func TestFind(t *testing.T) {
@@ -63,8 +62,12 @@ func TestFind(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	assert.Equal(t, "enable peer access only for batches of at most N rows; default 128 [GGML_CUDA_PEER_MAX_BATCH_SIZE] "+NoEffectYetNote,
+	assert.Equal(t, "enable peer access only for batches of at most N rows; default 128 [GGML_CUDA_PEER_MAX_BATCH_SIZE]",
 		PeerMaxBatchSize.Describe())
+	assert.Equal(t, "use the legacy best-fit pool instead of the VMM pool (the GPU vendors already report VMM off); default off [GGML_CUDA_NO_VMM]",
+		NoVMM.Describe())
+	assert.Equal(t, "half-precision intermediates in the dequantize and mul_mat_vec kernels; default off [GGML_CUDA_F16] "+NoEffectYetNote,
+		F16.Describe())
 	assert.Equal(t, "compile the kernels at run time (NVRTC, hipRTC) even when an embedded code object would run; default off",
 		ForceRTC.Describe())
 	assert.True(t, strings.HasPrefix(HSAOverride.Describe(), "ROCm's own: "))

@@ -133,7 +133,8 @@ func listParser(values []string) func(string) ([]string, error) {
 
 // parseProportions reads ggml's --tensor-split syntax: non-negative numbers
 // separated by commas or slashes, e.g. "0.7,0.3" or "3/1"; each device's
-// share is its number over the sum. All zeros mean the default split.
+// share is its number over the sum. core/split refuses a sum that is not
+// positive and more numbers than devices.
 func parseProportions(v string) ([]float64, error) {
 	parts := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '/' })
 	if len(parts) == 0 {

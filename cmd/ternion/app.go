@@ -23,10 +23,12 @@ const (
 // tests run commands against buffers, a fake environment and fake probes.
 type app struct {
 	stdout, stderr io.Writer
-	lookupEnv      func(string) (string, bool) // os.LookupEnv
-	environ        func() []string             // os.Environ
-	probe          func() []vendorapi.Probe    // vendorapi.OpenAll
-	vendors        func() []string             // vendorapi.Vendors
+	lookupEnv      func(string) (string, bool)            // os.LookupEnv
+	environ        func() []string                        // os.Environ
+	probe          func() []vendorapi.Probe               // vendorapi.OpenAll
+	vendors        func() []string                        // vendorapi.Vendors
+	open           func(string) (vendorapi.Driver, error) // vendorapi.Open
+	tensorSplit    []float64                              // ops test --split: the backends' Options.TensorSplit
 }
 
 // newApp returns the CLI wired to the process: real environment and registry.
@@ -38,6 +40,7 @@ func newApp(stdout, stderr io.Writer) *app {
 		environ:   os.Environ,
 		probe:     vendorapi.OpenAll,
 		vendors:   vendorapi.Vendors,
+		open:      vendorapi.Open,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/split"
+	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/internal/quote"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
@@ -37,7 +38,7 @@ type deviceRow struct {
 	Integrated     bool           `json:"integrated"`
 	PCIBusID       string         `json:"pci_bus_id,omitempty"`
 	Override       string         `json:"override,omitempty"` // e.g. HSA_OVERRIDE_GFX_VERSION=10.3.0
-	TensorSplit    float64        `json:"tensor_split"`       // default row split: where this device's share starts (ggml: by total memory)
+	TensorSplit    float64        `json:"tensor_split"`       // the row split in effect (TERNION_TENSOR_SPLIT, else by total memory): where this device's share starts
 	Features       *arch.Features `json:"features"`           // null for the host device
 	Notes          []string       `json:"notes,omitempty"`    // what a user must know to trust the row
 }
@@ -48,7 +49,13 @@ type vendorReport struct {
 	Opened   bool                // the driver opened and counted its devices
 	Problems []string            // one line each: "cuda: driver not found (libcuda.so.1)", "cuda: 0 devices"
 	Features []vendorapi.Feature // FeatureLister output, nil when the driver has none
-	Split    []float64           // default tensor split of the vendor's devices
+	Split    []float64           // tensor split of the vendor's devices: where each device's share starts
+	// SplitSet is the TERNION_TENSOR_SPLIT in effect ("" when unset: the
+	// split by total memory), SplitShares its shares ("0:0.700 1:0.300")
+	// and SplitRounding the row rounding of a split tensor.
+	SplitSet      string
+	SplitShares   string
+	SplitRounding int64
 }
 
 // inventory is everything ternion devices prints, gathered once.
@@ -73,9 +80,12 @@ func (inv inventory) problems() []string {
 }
 
 // collect turns the outcome of opening every vendor into rows and problem
-// lines. It never drops a vendor or a device silently: a failure becomes a line.
-func collect(vendors []string, probes []vendorapi.Probe) inventory {
+// lines. It never drops a vendor or a device silently: a failure becomes a
+// line. The tensor split is TERNION_TENSOR_SPLIT read through lookup when
+// it is set, else the default by total memory.
+func collect(vendors []string, probes []vendorapi.Probe, lookup switches.Lookup) inventory {
 	inv := inventory{Vendors: vendors}
+	props, propsSet, propsErr := switches.Get(lookup, switches.TensorSplit)
 	for _, p := range probes {
 		r := vendorReport{Vendor: p.Vendor}
 		if p.Err != nil || p.Driver == nil {
@@ -101,7 +111,19 @@ func collect(vendors []string, probes []vendorapi.Probe) inventory {
 			r.Opened = true
 		}
 		var starts []float64
-		if n > 0 {
+		switch {
+		case n == 0:
+		case propsSet && propsErr == nil:
+			raw, _ := lookup(switches.TensorSplit.Name)
+			s, err := split.ForDriver(p.Driver, props)
+			if err != nil {
+				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("tensor split %s=%s: %w", switches.TensorSplit.Name, raw, err)))
+				break
+			}
+			starts = s.Starts()
+			r.SplitSet, r.SplitShares, r.SplitRounding = raw, s.String(), s.Rounding(tensor.F32)
+		case propsSet: // malformed: reported with the switches
+		default:
 			if starts, err = split.Default(p.Driver); err != nil {
 				r.Problems = append(r.Problems, problemLine(p.Vendor, fmt.Errorf("tensor split: %w", err)))
 			}
@@ -215,7 +237,7 @@ func (a *app) devices(args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	inv := collect(a.vendors(), a.probe())
+	inv := collect(a.vendors(), a.probe(), a.lookupEnv)
 	settings := switches.Settings(a.lookupEnv, a.environ())
 	if *asJSON {
 		if err := writeDevicesJSON(a.stdout, inv); err != nil {
@@ -286,6 +308,11 @@ func writeDevicesText(w io.Writer, inv inventory, settings []switches.Setting, a
 		}
 	}
 	for _, r := range inv.Reports {
+		if r.SplitSet != "" {
+			fmt.Fprintf(w, "tensor split in effect (%s, %s=%s): shares of a split tensor's rows %s, boundaries rounded down to %d rows\n",
+				r.Vendor, switches.TensorSplit.Name, r.SplitSet, r.SplitShares, r.SplitRounding)
+			continue
+		}
 		if len(r.Split) > 1 {
 			parts := make([]string, len(r.Split))
 			for i, f := range r.Split {

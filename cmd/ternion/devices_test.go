@@ -445,7 +445,7 @@ func TestCollectHostDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := collect([]string{"host"}, []vendorapi.Probe{{Vendor: "host", Driver: d}})
+	inv := collect([]string{"host"}, []vendorapi.Probe{{Vendor: "host", Driver: d}}, func(string) (string, bool) { return "", false })
 	if !inv.opened() || len(inv.problems()) != 0 || len(inv.Devices) != 2 {
 		t.Fatalf("inventory: %+v", inv)
 	}
@@ -457,5 +457,36 @@ func TestCollectHostDriver(t *testing.T) {
 	}
 	if len(inv.Reports) != 1 || !slices.Contains(inv.Reports[0].Features, vendorapi.Feature{Name: "DEVICES", Value: "2"}) {
 		t.Errorf("host build switches: %+v", inv.Reports)
+	}
+}
+
+func TestDevicesTensorSplit(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		devices     int
+		want        string // a line of stdout
+		problem     string // a line about the vendor
+	}{
+		{"0.7,0.3", "0.7,0.3", 2, "tensor split in effect (host, TERNION_TENSOR_SPLIT=0.7,0.3): shares of a split tensor's rows 0:0.700 1:0.300, boundaries rounded down to 64 rows", ""},
+		{"a device without rows", "1,0,1", 3, "tensor split in effect (host, TERNION_TENSOR_SPLIT=1,0,1): shares of a split tensor's rows 0:0.500 1:0.000 2:0.500", ""},
+		{"more devices than exist", "1,1,1", 2, "", "host: tensor split TERNION_TENSOR_SPLIT=1,1,1: bad tensor split: 1,1,1 names 3 devices, only 2 exist"},
+		{"all zero", "0,0", 2, "", "does not sum to a positive finite value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := devicesApp(map[string]string{"TERNION_TENSOR_SPLIT": tc.value}, vendorapi.Probe{Vendor: "host", Driver: hostFake(tc.devices)})
+			stdout, _, status := runCLI(t, a, "devices")
+			if status != exitOK {
+				t.Errorf("status %d", status)
+			}
+			if tc.want != "" && !strings.Contains(stdout, tc.want) {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout)
+			}
+			if tc.problem != "" && !strings.Contains(stdout, tc.problem) {
+				t.Errorf("stdout lacks %q:\n%s", tc.problem, stdout)
+			}
+			if strings.Contains(stdout, "default tensor split") {
+				t.Errorf("the default split is not in effect:\n%s", stdout)
+			}
+		})
 	}
 }

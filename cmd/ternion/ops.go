@@ -14,10 +14,9 @@ import (
 	"github.com/ternion/ternion/core/optest"
 	"github.com/ternion/ternion/internal/quote"
 	"github.com/ternion/ternion/switches"
-	"github.com/ternion/ternion/vendorapi"
 )
 
-const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N]"
+const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N] [--split LIST|default]"
 
 // ops runs `ternion ops test` or `ternion ops perf`.
 func (a *app) ops(args []string) int {
@@ -26,7 +25,7 @@ func (a *app) ops(args []string) int {
 		return exitUsage
 	}
 	mode := args[0]
-	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N]")
+	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N] [--split LIST|default]")
 	op := fs.String("o", "", "only cases of this op (ggml's name: ADD, MUL_MAT, CPY, ...)")
 	pattern := fs.String("p", "", "only cases whose name matches this regular expression")
 	device := fs.String("d", "", "device: host, cuda, cuda:0, hip:1, ... (default: the first GPU device, else host)")
@@ -36,6 +35,9 @@ func (a *app) ops(args []string) int {
 	minTime := fs.Duration("time", time.Second, "perf: time each case for at least this long")
 	runs := fs.Int("runs", 1, "test: compute each case's graph this many times, every output checked (with graphs on, run 2 captures a GPU graph and later runs replay it)")
 	graphs := fs.String("graphs", "on", "on: Compute captures and replays GPU graphs as the capture policy decides; off: every node launches eagerly (as "+switches.DisableGraphs.Name+"=1)")
+	splitOver := fs.String("split", "", "test: the MUL_MAT cases with src0 split by rows over every device of the driver (with -d host, set "+
+		switches.HostDevices.Name+"=N), as ggml's --tensor-split: proportions such as 0.7,0.3, or default ("+
+		switches.TensorSplit.Name+", else by total memory)")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return flagStatus(err)
@@ -44,6 +46,21 @@ func (a *app) ops(args []string) int {
 		fmt.Fprintf(a.stderr, "ternion ops %s: unexpected argument %s\n", mode, quote.Q(pos[0]))
 		fs.Usage()
 		return exitUsage
+	}
+	if *splitOver != "" {
+		if mode != "test" || (*op != "" && *op != "MUL_MAT") {
+			fmt.Fprintf(a.stderr, "ternion ops %s: --split runs the MUL_MAT test cases (ops test, -o MUL_MAT or no -o)\n", mode)
+			return exitUsage
+		}
+		*op = "MUL_MAT"
+		if *splitOver != "default" {
+			props, _, err := switches.Get(func(string) (string, bool) { return *splitOver, true }, switches.TensorSplit)
+			if err != nil {
+				fmt.Fprintf(a.stderr, "ternion ops %s: --split %s: %v\n", mode, quote.Q(*splitOver), err)
+				return exitUsage
+			}
+			a.tensorSplit = props
+		}
 	}
 	switch *graphs {
 	case "on":
@@ -93,7 +110,17 @@ func (a *app) ops(args []string) int {
 		fmt.Fprintf(a.stderr, "ternion ops %s: --runs %d: want 1 or more\n", mode, *runs)
 		return exitUsage
 	}
-	return a.test(dev, cases, *seed, *runs, *asJSON)
+	if *splitOver != "" {
+		s, err := dev.Split()
+		if err != nil {
+			fmt.Fprintf(a.stderr, "ternion ops %s: --split: %v\n", mode, err)
+			return exitFail
+		}
+		if !*asJSON {
+			fmt.Fprintf(a.stdout, "ternion ops test: src0 of MUL_MAT split over %d devices (%s): %s\n", s.Devices(), s.Source(), s)
+		}
+	}
+	return a.test(dev, cases, *seed, *runs, *asJSON, *splitOver != "")
 }
 
 // newSeed is a fresh random seed for the op tests when none is given: 63
@@ -107,7 +134,7 @@ var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // first GPU device any compiled-in vendor has when spec is empty (host when
 // there is none).
 func (a *app) openDevice(spec string) (*backend.Backend, error) {
-	opts := backend.Options{Logger: quietLogger, Env: a.lookupEnv}
+	opts := backend.Options{Logger: quietLogger, Env: a.lookupEnv, TensorSplit: a.tensorSplit}
 	if spec == "" {
 		for _, p := range a.probe() {
 			if p.Vendor == "host" || p.Err != nil {
@@ -128,7 +155,7 @@ func (a *app) openDevice(spec string) (*backend.Backend, error) {
 		}
 		dev = n
 	}
-	d, err := vendorapi.Open(vendor)
+	d, err := a.open(vendor)
 	if err != nil {
 		return nil, fmt.Errorf("device %s: %w", quote.Q(spec), err)
 	}
@@ -157,7 +184,7 @@ type testReport struct {
 
 // test checks cases on dev against the host device (or, on the host device,
 // against the float64 reference) and prints one line per case.
-func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, runs int, asJSON bool) int {
+func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, runs int, asJSON, split bool) int {
 	rep := testReport{Device: describeDevice(dev), Reference: "float64 reference (core/ref)", Seed: seed}
 	var ref *backend.Backend
 	if dev.Driver().Vendor() != "host" {
@@ -175,7 +202,11 @@ func (a *app) test(dev *backend.Backend, cases []optest.Case, seed uint64, runs 
 	}
 	width := len(strconv.Itoa(len(cases)))
 	for i, c := range cases {
-		r := optest.CheckRuns(c, dev, ref, seed+uint64(i), runs)
+		check := optest.CheckRuns
+		if split {
+			check = optest.CheckSplit
+		}
+		r := check(c, dev, ref, seed+uint64(i), runs)
 		rep.Results = append(rep.Results, r)
 		switch r.Outcome() {
 		case optest.Passed:
@@ -286,5 +317,5 @@ func (a *app) mainJob() int {
 		}
 	}
 	fmt.Fprintln(a.stdout)
-	return a.test(dev, short, newSeed(), 1, false)
+	return a.test(dev, short, newSeed(), 1, false, false)
 }

@@ -27,6 +27,12 @@ type Options struct {
 	// Env reads the TERNION_ switches; nil means os.LookupEnv (as switches
 	// treats a nil Lookup).
 	Env switches.Lookup
+	// TensorSplit is each device's proportion of a split tensor's rows
+	// (ggml's --tensor-split, e.g. {0.7, 0.3}); nil means
+	// TERNION_TENSOR_SPLIT, and when that is unset the split by each
+	// device's total memory. Checked when a split buffer is first made
+	// (Backend.Split).
+	TensorSplit []float64
 }
 
 // Backend is one device of a driver with the state ggml keeps per device:
@@ -40,6 +46,7 @@ type Backend struct {
 	props  vendorapi.Props
 	name   string
 	log    *slog.Logger
+	opts   Options
 	stream vendorapi.Stream
 	pool   pool.Pool
 
@@ -56,6 +63,8 @@ type Backend struct {
 	last   *prepared                  // the graph computed last, ready to run again
 	rec    *preparedNode              // the node whose launches are being recorded (nil: none)
 	graphs *capture.Cache[*execGraph] // GPU-graph capture policy and the executable graphs
+
+	multi multiDevice // the other devices' backends and events of split ops (split.go)
 }
 
 // Open opens vendor's driver (vendorapi.Open) and returns a backend on its
@@ -82,7 +91,7 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{drv: d, dev: dev, props: p, name: fmt.Sprintf("%s:%d", d.Vendor(), dev), log: o.Logger,
+	b := &Backend{drv: d, dev: dev, props: p, name: fmt.Sprintf("%s:%d", d.Vendor(), dev), log: o.Logger, opts: o,
 		funcs: map[string]vendorapi.Function{}}
 	if b.stream, err = d.StreamCreate(dev); err != nil {
 		return nil, err
@@ -92,6 +101,7 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 		_ = d.StreamDestroy(b.stream)
 		return nil, err
 	}
+	co.IsSplit = readsSplit
 	b.graphs = newGraphCache(p, co)
 	pinned := !switches.On(o.Env, switches.NoPinned)
 	b.staging = &staging{be: b, pinned: pinned}
@@ -245,8 +255,15 @@ func (b *Backend) OffloadOp(n *graph.Tensor) bool {
 func (b *Backend) Synchronize() error { return b.drv.StreamSynchronize(b.stream) }
 
 // Supports returns nil when node n can run here, else an error matching
-// ops.ErrNotSupported that names the op, its types and the reason.
-func (b *Backend) Supports(n *graph.Tensor) error { return ops.Supports(n, b.props) }
+// ops.ErrNotSupported that names the op, its types and the reason. A node
+// that reads a split tensor (AllocSplit) runs only as the row-split
+// MUL_MAT's src0 (supportsSplit).
+func (b *Backend) Supports(n *graph.Tensor) error {
+	if err := ops.Supports(n, b.props); err != nil {
+		return err
+	}
+	return b.supportsSplit(n)
+}
 
 // SupportsGraph returns nil when every node of g can run here, else the
 // error Supports returns for the first node that cannot.
@@ -276,7 +293,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.work.Free())
 		b.work = nil
 	}
-	errs = append(errs, b.staging.close(), b.closeGraphs())
+	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeMulti())
 	if b.hasBLAS {
 		// Not while another backend of the device captures (graphs.go).
 		gate := captureGate(b.drv, b.dev)

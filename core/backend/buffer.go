@@ -200,6 +200,17 @@ func placed(t *graph.Tensor) (*Buffer, uint64, error) {
 // usable returns nil when t's memory is a live buffer of this backend's
 // device that holds all of t, else why not.
 func (b *Backend) usable(t *graph.Tensor) error {
+	if m, st := splitOf(t); m != nil {
+		switch {
+		case st == nil || t.ViewSrc() != nil:
+			return fmt.Errorf("%s is a view of a split tensor", t)
+		case t.Op() != graph.OpNone:
+			return fmt.Errorf("%s is computed into a split buffer: only weights (leaves) are split", t)
+		case m.Freed():
+			return fmt.Errorf("%s is in a freed split buffer", t)
+		}
+		return nil // where it is read, Supports checks (supportsSplit)
+	}
 	buf, off, err := placed(t)
 	if err != nil {
 		return err

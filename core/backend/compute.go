@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ternion/ternion/core/graph"
-	"github.com/ternion/ternion/core/ops"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -82,7 +81,7 @@ func (b *Backend) runEager(g *graph.Graph) error {
 	defer func() { b.rec = nil }()
 	for i, nodes := 0, g.Nodes(); i < len(nodes); {
 		b.rec = &p.nodes[i] // a fused chain's launches are its first node's
-		k, err := ops.RunFused(b, nodes, i, p.uses)
+		k, err := b.runNode(nodes, i, p.uses)
 		if err != nil {
 			return fmt.Errorf("ternion: backend %s: %w", b.name, err)
 		}

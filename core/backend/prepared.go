@@ -102,7 +102,7 @@ func (b *Backend) replay(g *graph.Graph) error {
 	for i := 0; i < len(nodes); i++ {
 		n, pn := nodes[i], &p.nodes[i]
 		if !pn.recordable {
-			k, err := ops.RunFused(b, nodes, i, p.uses)
+			k, err := b.runNode(nodes, i, p.uses)
 			if err != nil {
 				b.last = nil
 				return fmt.Errorf("ternion: backend %s: %w", b.name, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/ternion/ternion/core/backend"
@@ -67,6 +68,20 @@ func Check(c Case, dev, refDev *backend.Backend, seed uint64) Result {
 // captures a GPU graph and the later ones replay it), every run's output
 // compared with the reference.
 func CheckRuns(c Case, dev, refDev *backend.Backend, seed uint64, runs int) Result {
+	return checkRuns(c, dev, refDev, seed, runs, false)
+}
+
+// CheckSplit is CheckRuns with the src0 of every MUL_MAT node of c in a
+// split buffer of dev (backend.AllocSplit: its rows over every device of
+// dev's driver by dev's tensor split), compared with the same reference
+// and threshold as the case unsplit. A case without a MUL_MAT whose src0
+// can be split (a view, a batch of matrices) is not supported, with the
+// reason.
+func CheckSplit(c Case, dev, refDev *backend.Backend, seed uint64, runs int) Result {
+	return checkRuns(c, dev, refDev, seed, runs, true)
+}
+
+func checkRuns(c Case, dev, refDev *backend.Backend, seed uint64, runs int, split bool) Result {
 	res := Result{Case: c.Name, MaxNMSE: c.MaxNMSE, Seed: seed}
 	fail := func(s Status, format string, args ...any) Result {
 		res.status, res.Status, res.Reason = s, s.String(), fmt.Sprintf(format, args...)
@@ -75,6 +90,17 @@ func CheckRuns(c Case, dev, refDev *backend.Backend, seed uint64, runs int) Resu
 	g, out, err := build(c, seed)
 	if err != nil {
 		return fail(Failed, "building the graph: %v", err)
+	}
+	if split {
+		srcs, why := splittable(g)
+		if why != "" {
+			return fail(NotSupported, "%s", why)
+		}
+		buf, err := dev.AllocSplit(srcs...)
+		if err != nil {
+			return fail(Failed, "%v", err)
+		}
+		defer buf.Free()
 	}
 	if err := dev.SupportsGraph(g); err != nil {
 		var ue *ops.UnsupportedError
@@ -126,6 +152,29 @@ func CheckRuns(c Case, dev, refDev *backend.Backend, seed uint64, runs int) Resu
 	}
 	res.status, res.Status = Passed, Passed.String()
 	return res
+}
+
+// splittable returns the src0 of every MUL_MAT node of g, or why one
+// cannot be split (or there is none).
+func splittable(g *graph.Graph) ([]*graph.Tensor, string) {
+	var out []*graph.Tensor
+	for _, n := range g.Nodes() {
+		if n.Op() != graph.OpMulMat {
+			continue
+		}
+		s := n.Src(0)
+		if slices.Contains(out, s) {
+			continue
+		}
+		if why := backend.CanSplit(s); why != "" {
+			return nil, "src0 cannot be split: " + why
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, "no MUL_MAT to split"
+	}
+	return out, ""
 }
 
 // build makes c's graph from seed.
