@@ -254,3 +254,17 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
 	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids))
 }
+
+// The row step of the row-split MUL_MAT for the quantized types: mmvq for
+// up to 8 columns, else dequantize + BLAS (the choice ChooseMulMat makes,
+// FORCE_MMQ aside, which Supports refuses before a split runs).
+func init() {
+	for _, t := range deviceQuantTypes {
+		RegisterRows(t, func(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+			if b.Ne[1] <= MMVQMaxColumns {
+				return runMMVQ(d, at, dst, a, b)
+			}
+			return runDequantGemm(d, at, tensor.F32, dst, a, b)
+		})
+	}
+}
