@@ -36,9 +36,20 @@ func quantBuf(param string, t vendorapi.TensorDesc, f *quant.Format) buffer {
 	}
 	blocks := t
 	blocks.Ne[0] = t.Ne[0] / int64(f.BlockElems)
-	b := tensorBuf(param, blocks, 1)
-	b.align = 1
+	b := tensorBuf(param, blocks, uint64(f.BlockBytes))
+	b.align = quantAlign(f) // quant.h's QUANT_ALIGN: its loads fault on a row start less aligned
 	return b
+}
+
+// quantAlign is gcd(block bytes, 4), the alignment quant.h's loads need.
+func quantAlign(f *quant.Format) uint64 {
+	switch {
+	case f.BlockBytes%4 == 0:
+		return 4
+	case f.BlockBytes%2 == 0:
+		return 2
+	}
+	return 1
 }
 
 // quantRow decodes values [e, e+8) of the row at m[off:] (whole blocks of f)
@@ -134,9 +145,11 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		put := func(d []byte, x []float32) { _ = f.Quantize(d, x) } // one whole block by construction
+		// One whole block at a time by construction; iq4_nl with the seed's
+		// CPY quantizer, not ggml's CPU one.
+		put := func(d []byte, x []float32) { _ = f.Quantize(d, x) }
 		if f.Name == "iq4_nl" {
-			put = quantizeIQ4NLCopy
+			put = func(d []byte, x []float32) { _ = quant.QuantizeIQ4NLOnePass(d, x) }
 		} else if !f.CanQuantize() {
 			return nil, fmt.Errorf("kernel %s: package quant cannot quantize %s", k.Name, f.Name)
 		}
@@ -278,62 +291,4 @@ func init() {
 			},
 		}, nil
 	})
-}
-
-// iq4nlLevels are ggml's kvalues_iq4nl.
-var iq4nlLevels = [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
-
-// iq4nlIndex is the index of the level nearest to x, the lower on a tie
-// (ggml's best_index_int8).
-func iq4nlIndex(x float32) int {
-	if x <= iq4nlLevels[0] {
-		return 0
-	}
-	if x >= iq4nlLevels[15] {
-		return 15
-	}
-	lo, hi := 0, 15
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if x < iq4nlLevels[mid] {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	if x-iq4nlLevels[lo] < iq4nlLevels[hi]-x {
-		return lo
-	}
-	return hi
-}
-
-// quantizeIQ4NLCopy is qz_iq4_nl's quantizer, the seed's CPY into iq4_nl
-// (quant's iq4_nl quantizer is ggml's CPU one, which searches scales): d
-// from the value of largest magnitude, nearest levels, then the
-// least-squares scale Σw·q·x / Σw·q² with weights w = x².
-func quantizeIQ4NLCopy(b []byte, x []float32) {
-	var amax, vmax float32
-	for _, v := range x {
-		if a := float32(math.Abs(float64(v))); amax < a {
-			amax, vmax = a, v
-		}
-	}
-	d := vmax / iq4nlLevels[0]
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
-	var sumqx, sumq2 float32
-	for j := range 16 {
-		i0, i1 := iq4nlIndex(x[j]*id), iq4nlIndex(x[16+j]*id)
-		b[2+j] = byte(i0 | i1<<4)
-		v0, v1 := iq4nlLevels[i0], iq4nlLevels[i1]
-		w0, w1 := x[j]*x[j], x[16+j]*x[16+j]
-		sumqx += w0*v0*x[j] + w1*v1*x[16+j]
-		sumq2 += w0*v0*v0 + w1*v1*v1
-	}
-	if sumq2 > 0 {
-		d = sumqx / sumq2
-	}
-	binary.LittleEndian.PutUint16(b, half.F16FromF32(d))
 }

@@ -225,23 +225,29 @@ static __device__ __forceinline__ void qz(ternion_tensor dst, ternion_tensor src
     }
 }
 
-// Adds the dot products of the row x (of Q, k values) with up to 8 f32
-// columns y[c] (16-byte aligned) to sum[c], lanes of one warp striding over
-// groups of 8 values.
+// Adds the dot products of the row x (of Q, k values, k a multiple of 32)
+// with up to 8 f32 columns y[c] (16-byte aligned) to sum[c]: lanes of one
+// warp take runs of 32 values (a q4_0 block, an eighth of a q4_K block), so
+// the loads of a block's scale and of its quants shared by two groups of 8
+// are made once.
 template <typename Q>
 static __device__ __forceinline__ void mmvq_dot(const unsigned char * x, const char * const * y, int ncols, ternion_i64 k,
                                                 float * sum) {
-    constexpr int GPB = Q::QK / 8; // groups per block
-    const ternion_i64 groups = k / 8;
-    for (ternion_i64 g = threadIdx.x; g < groups; g += TERNION_WARP_SIZE) {
-        float v[8];
-        Q::dq8(x + (g / GPB) * Q::BYTES, (int)(g % GPB) * 8, v);
+    const ternion_i64 runs = k / 32;
+    for (ternion_i64 r = threadIdx.x; r < runs; r += TERNION_WARP_SIZE) {
 #pragma unroll
-        for (int c = 0; c < 8; c++) {
-            if (c < ncols) {
-                const float4 * yc = (const float4 *)y[c] + 2 * g;
-                const float4 a = yc[0], b = yc[1];
-                sum[c] += v[0] * a.x + v[1] * a.y + v[2] * a.z + v[3] * a.w + v[4] * b.x + v[5] * b.y + v[6] * b.z + v[7] * b.w;
+        for (int q = 0; q < 4; q++) {
+            const ternion_i64 e = 32 * r + 8 * q;
+            float v[8];
+            Q::dq8(x + (e / Q::QK) * Q::BYTES, (int)(e % Q::QK), v);
+#pragma unroll
+            for (int c = 0; c < 8; c++) {
+                if (c < ncols) {
+                    const float4 * yc = (const float4 *)y[c] + e / 4;
+                    const float4 a = yc[0], b = yc[1];
+                    sum[c] += v[0] * a.x + v[1] * a.y + v[2] * a.z + v[3] * a.w + v[4] * b.x + v[5] * b.y + v[6] * b.z +
+                              v[7] * b.w;
+                }
             }
         }
     }

@@ -9,18 +9,19 @@
 #pragma once
 #include "vendor.h"
 
+// The f16 at p (2-byte aligned: every block with an f16 has an even size).
 static __device__ __forceinline__ float quant_f16(const unsigned char * p) {
-    return ternion_f16_to_f32((ternion_f16)(p[0] | (p[1] << 8)));
+    return ternion_f16_to_f32(*(const ternion_f16 *)p);
 }
 
-// 8 bytes at p as two little-endian words: two 4-byte loads where p is
-// 4-byte aligned, four 2-byte loads where it is 2-byte aligned, else bytes.
+// 8 bytes at p as two little-endian words, read with loads of A bytes (A
+// is the alignment p is known to have: 4, 2 or 1).
+template <int A>
 static __device__ __forceinline__ void quant_load8(const unsigned char * p, ternion_u32 & lo, ternion_u32 & hi) {
-    const unsigned long long a = (unsigned long long)p;
-    if ((a & 3) == 0) {
+    if (A >= 4) {
         lo = ((const ternion_u32 *)p)[0];
         hi = ((const ternion_u32 *)p)[1];
-    } else if ((a & 1) == 0) {
+    } else if (A == 2) {
         const unsigned short * h = (const unsigned short *)p;
         lo = h[0] | ((ternion_u32)h[1] << 16);
         hi = h[2] | ((ternion_u32)h[3] << 16);
@@ -30,6 +31,10 @@ static __device__ __forceinline__ void quant_load8(const unsigned char * p, tern
     }
 }
 
+// The alignment of every 8-byte run a format's dq8 reads when rows start
+// 4-byte aligned (ggml's rows do; the planner checks): gcd(BYTES, 4).
+#define QUANT_ALIGN(bytes) ((bytes) % 4 == 0 ? 4 : (bytes) % 2 == 0 ? 2 : 1)
+
 // Byte i (0..7) of the pair (lo, hi).
 static __device__ __forceinline__ ternion_u32 quant_byte(ternion_u32 lo, ternion_u32 hi, int i) {
     return ((i < 4 ? lo : hi) >> (8 * (i & 3))) & 0xffu;
@@ -37,11 +42,11 @@ static __device__ __forceinline__ ternion_u32 quant_byte(ternion_u32 lo, ternion
 
 // q4_0: f16 d; u8 qs[16]: value j = d·((qs[j] & 15) - 8), value j+16 = d·((qs[j] >> 4) - 8).
 struct ternion_q4_0 {
-    static constexpr int QK = 32, BYTES = 18;
+    static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
         ternion_u32 lo, hi;
-        quant_load8(b + 2 + (j & 15), lo, hi);
+        quant_load8<A>(b + 2 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * (float)((int)((quant_byte(lo, hi, i) >> sh) & 15u) - 8);
@@ -50,11 +55,11 @@ struct ternion_q4_0 {
 
 // q4_1: f16 d, m; u8 qs[16]: value = d·q + m.
 struct ternion_q4_1 {
-    static constexpr int QK = 32, BYTES = 20;
+    static constexpr int QK = 32, BYTES = 20, A = QUANT_ALIGN(20);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b), m = quant_f16(b + 2);
         ternion_u32 lo, hi;
-        quant_load8(b + 4 + (j & 15), lo, hi);
+        quant_load8<A>(b + 4 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * (float)((quant_byte(lo, hi, i) >> sh) & 15u) + m;
@@ -68,12 +73,12 @@ static __device__ __forceinline__ ternion_u32 quant_qh(const unsigned char * p) 
 
 // q5_0: f16 d; u32 qh; u8 qs[16]: value = d·((nibble | bit j of qh << 4) - 16).
 struct ternion_q5_0 {
-    static constexpr int QK = 32, BYTES = 22;
+    static constexpr int QK = 32, BYTES = 22, A = QUANT_ALIGN(22);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
         const ternion_u32 qh = quant_qh(b + 2);
         ternion_u32 lo, hi;
-        quant_load8(b + 6 + (j & 15), lo, hi);
+        quant_load8<A>(b + 6 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
@@ -85,12 +90,12 @@ struct ternion_q5_0 {
 
 // q5_1: f16 d, m; u32 qh; u8 qs[16]: value = d·(nibble | bit j of qh << 4) + m.
 struct ternion_q5_1 {
-    static constexpr int QK = 32, BYTES = 24;
+    static constexpr int QK = 32, BYTES = 24, A = QUANT_ALIGN(24);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b), m = quant_f16(b + 2);
         const ternion_u32 qh = quant_qh(b + 4);
         ternion_u32 lo, hi;
-        quant_load8(b + 8 + (j & 15), lo, hi);
+        quant_load8<A>(b + 8 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
@@ -102,21 +107,25 @@ struct ternion_q5_1 {
 
 // q8_0: f16 d; i8 qs[32]: value = d·qs[j].
 struct ternion_q8_0 {
-    static constexpr int QK = 32, BYTES = 34;
+    static constexpr int QK = 32, BYTES = 34, A = QUANT_ALIGN(34);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
+        ternion_u32 lo, hi;
+        quant_load8<A>(b + 2 + j, lo, hi);
 #pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)b[2 + j + i];
+        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
     }
 };
 
 // q8_1: f16 d, s (d·Σqs); i8 qs[32]: value = d·qs[j].
 struct ternion_q8_1 {
-    static constexpr int QK = 32, BYTES = 36;
+    static constexpr int QK = 32, BYTES = 36, A = QUANT_ALIGN(36);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
+        ternion_u32 lo, hi;
+        quant_load8<A>(b + 4 + j, lo, hi);
 #pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)b[4 + j + i];
+        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
     }
 };
 
@@ -124,13 +133,13 @@ struct ternion_q8_1 {
 // dmin. Value e (n = e/128, s = (e%128)/32, l = e%32) is 2 bits at shift 2s
 // of qs[32n + l], scaled by scales[8n + 2s + l/16].
 struct ternion_q2_K {
-    static constexpr int QK = 256, BYTES = 84;
+    static constexpr int QK = 256, BYTES = 84, A = QUANT_ALIGN(84);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, s = (j % 128) / 32, l = j % 32;
         const ternion_u32 sc = b[8 * n + 2 * s + l / 16];
         const float dl = quant_f16(b + 80) * (float)(sc & 15u), ml = quant_f16(b + 82) * (float)(sc >> 4);
         ternion_u32 lo, hi;
-        quant_load8(b + 16 + 32 * n + l, lo, hi);
+        quant_load8<A>(b + 16 + 32 * n + l, lo, hi);
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = dl * (float)((quant_byte(lo, hi, i) >> (2 * s)) & 3u) - ml;
     }
@@ -140,7 +149,7 @@ struct ternion_q2_K {
 // Value e (n, s, l as q2_K) is 2 bits of qs[32n + l] minus 4 unless bit
 // 4n + s of hmask[l] is set, times d·(scale[8n + 2s + l/16] - 32).
 struct ternion_q3_K {
-    static constexpr int QK = 256, BYTES = 110;
+    static constexpr int QK = 256, BYTES = 110, A = QUANT_ALIGN(110);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, s = (j % 128) / 32, l = j % 32, is = 8 * n + 2 * s + l / 16;
         const unsigned char * scales = b + 96;
@@ -149,8 +158,8 @@ struct ternion_q3_K {
         const float dl = quant_f16(b + 108) * (float)((lo4 | (hi2 << 4)) - 32);
         const int m = 1 << (4 * n + s);
         ternion_u32 lo, hi, hlo, hhi;
-        quant_load8(b + 32 + 32 * n + l, lo, hi);
-        quant_load8(b + l, hlo, hhi);
+        quant_load8<A>(b + 32 + 32 * n + l, lo, hi);
+        quant_load8<A>(b + l, hlo, hhi);
 #pragma unroll
         for (int i = 0; i < 8; i++) {
             const int q = (int)((quant_byte(lo, hi, i) >> (2 * s)) & 3u) - ((quant_byte(hlo, hhi, i) & m) ? 0 : 4);
@@ -175,14 +184,14 @@ static __device__ __forceinline__ void quant_scale_min_k4(int is, const unsigned
 // is the low (r < 32) or high nibble of qs[32c + r%32], times d·sc - dmin·m
 // of sub-block 2c + r/32.
 struct ternion_q4_K {
-    static constexpr int QK = 256, BYTES = 144;
+    static constexpr int QK = 256, BYTES = 144, A = QUANT_ALIGN(144);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int c = j / 64, r = j % 64;
         float sc, m;
         quant_scale_min_k4(2 * c + r / 32, b + 4, sc, m);
         const float d = quant_f16(b) * sc, dm = quant_f16(b + 2) * m;
         ternion_u32 lo, hi;
-        quant_load8(b + 16 + 32 * c + r % 32, lo, hi);
+        quant_load8<A>(b + 16 + 32 * c + r % 32, lo, hi);
         const int sh = r < 32 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * (float)((quant_byte(lo, hi, i) >> sh) & 15u) - dm;
@@ -192,15 +201,15 @@ struct ternion_q4_K {
 // q5_K: f16 d, dmin; u8 scales[12]; u8 qh[32]; u8 qs[128]: q4_K's nibble
 // plus 16 when bit 2c + r/32 of qh[r%32] is set.
 struct ternion_q5_K {
-    static constexpr int QK = 256, BYTES = 176;
+    static constexpr int QK = 256, BYTES = 176, A = QUANT_ALIGN(176);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int c = j / 64, r = j % 64, l = r % 32, bit = 2 * c + r / 32;
         float sc, m;
         quant_scale_min_k4(bit, b + 4, sc, m);
         const float d = quant_f16(b) * sc, dm = quant_f16(b + 2) * m;
         ternion_u32 lo, hi, hlo, hhi;
-        quant_load8(b + 48 + 32 * c + l, lo, hi);
-        quant_load8(b + 16 + l, hlo, hhi);
+        quant_load8<A>(b + 48 + 32 * c + l, lo, hi);
+        quant_load8<A>(b + 16 + l, hlo, hhi);
         const int sh = r < 32 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
@@ -215,13 +224,13 @@ struct ternion_q5_K {
 // nibble when g >= 2), 2 high bits at shift 2g of qh[32n + l], minus 32,
 // times d·scales[8n + 2g + l/16].
 struct ternion_q6_K {
-    static constexpr int QK = 256, BYTES = 210;
+    static constexpr int QK = 256, BYTES = 210, A = QUANT_ALIGN(210);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, g = (j % 128) / 32, l = j % 32;
         const float d = quant_f16(b + 208) * (float)(signed char)b[192 + 8 * n + 2 * g + l / 16];
         ternion_u32 lo, hi, hlo, hhi;
-        quant_load8(b + 64 * n + 32 * (g & 1) + l, lo, hi);
-        quant_load8(b + 128 + 32 * n + l, hlo, hhi);
+        quant_load8<A>(b + 64 * n + 32 * (g & 1) + l, lo, hi);
+        quant_load8<A>(b + 128 + 32 * n + l, hlo, hhi);
         const int sh = g >= 2 ? 4 : 0;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
@@ -233,11 +242,13 @@ struct ternion_q6_K {
 
 // q8_K: f32 d; i8 qs[256]; i16 bsums[16]: value = d·qs[j].
 struct ternion_q8_K {
-    static constexpr int QK = 256, BYTES = 292;
+    static constexpr int QK = 256, BYTES = 292, A = QUANT_ALIGN(292);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
-        const float d = __int_as_float((int)(b[0] | (b[1] << 8) | (b[2] << 16) | ((ternion_u32)b[3] << 24)));
+        const float d = *(const float *)b;
+        ternion_u32 lo, hi;
+        quant_load8<A>(b + 4 + j, lo, hi);
 #pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)b[4 + j + i];
+        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
     }
 };
 
@@ -249,11 +260,11 @@ static __device__ __forceinline__ float quant_iq4nl(ternion_u32 q) {
 
 // iq4_nl: f16 d; u8 qs[16]: value = d·levels[nibble] (q4_0's nibble order).
 struct ternion_iq4_nl {
-    static constexpr int QK = 32, BYTES = 18;
+    static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
         ternion_u32 lo, hi;
-        quant_load8(b + 2 + (j & 15), lo, hi);
+        quant_load8<A>(b + 2 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
@@ -264,14 +275,14 @@ struct ternion_iq4_nl {
 // e/32 has the 6-bit scale ls (4 low bits from scales_l, 2 high from
 // scales_h) and value d·(ls - 32)·levels[nibble of qs[16ib + e%16]].
 struct ternion_iq4_xs {
-    static constexpr int QK = 256, BYTES = 136;
+    static constexpr int QK = 256, BYTES = 136, A = QUANT_ALIGN(136);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int ib = j / 32, r = j % 32;
         const ternion_u32 sh16 = b[2] | (b[3] << 8);
         const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((sh16 >> (2 * ib)) & 3) << 4);
         const float d = quant_f16(b) * (float)(ls - 32);
         ternion_u32 lo, hi;
-        quant_load8(b + 8 + 16 * ib + (r & 15), lo, hi);
+        quant_load8<A>(b + 8 + 16 * ib + (r & 15), lo, hi);
         const int sh = r < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
@@ -283,14 +294,14 @@ struct ternion_iq4_xs {
 // 8, 12} and their negatives (ggml's kvalues_mxfp4, doubled, and
 // GGML_E8M0_TO_FP32_HALF).
 struct ternion_mxfp4 {
-    static constexpr int QK = 32, BYTES = 17;
+    static constexpr int QK = 32, BYTES = 17, A = QUANT_ALIGN(17);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const signed char levels[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
         const ternion_u32 e = b[0];
         // 2^(e-128): a normal float for e >= 2, else the subnormal 2^(e-128).
         const float d = e >= 2 ? __int_as_float((int)((e - 1) << 23)) : __int_as_float((int)(0x00200000u << e));
         ternion_u32 lo, hi;
-        quant_load8(b + 1 + (j & 15), lo, hi);
+        quant_load8<A>(b + 1 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * (float)levels[(quant_byte(lo, hi, i) >> sh) & 15u];
@@ -300,21 +311,21 @@ struct ternion_mxfp4 {
 // Float "formats" for the kernels that take any src0 type (MUL_MAT_ID): 8
 // values of f32, f16 or bf16 as one block.
 struct ternion_qf32 {
-    static constexpr int QK = 8, BYTES = 32;
+    static constexpr int QK = 8, BYTES = 32, A = QUANT_ALIGN(32);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int, float * v) {
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = ((const float *)b)[i];
     }
 };
 struct ternion_qf16 {
-    static constexpr int QK = 8, BYTES = 16;
+    static constexpr int QK = 8, BYTES = 16, A = QUANT_ALIGN(16);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int, float * v) {
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = ternion_f16_to_f32(((const ternion_f16 *)b)[i]);
     }
 };
 struct ternion_qbf16 {
-    static constexpr int QK = 8, BYTES = 16;
+    static constexpr int QK = 8, BYTES = 16, A = QUANT_ALIGN(16);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int, float * v) {
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = __int_as_float((int)((ternion_u32)((const unsigned short *)b)[i] << 16));

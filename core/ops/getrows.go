@@ -29,6 +29,9 @@ func getrowsSupports(n *graph.Tensor, _ vendorapi.Props) string {
 		if n.Nb()[0] != 4 {
 			return "GET_ROWS of quantized rows into a dst whose rows are not packed"
 		}
+		if r := quantRows(n.Src(0)); r != "" {
+			return "GET_ROWS of " + r
+		}
 	} else if _, ok := getrowsType(src); !ok {
 		return fmt.Sprintf("GET_ROWS of %s rows: only f32, f16, bf16, i32 and quantized rows", src)
 	}

@@ -28,6 +28,9 @@ func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 		if b.Type() != tensor.F32 {
 			return fmt.Sprintf("src1 %s with quantized src0 %s (src1 must be f32)", b.Type(), a.Type())
 		}
+		if r := quantRows(a); r != "" {
+			return "src0: " + r
+		}
 	} else {
 		if _, ok := floatType(a.Type()); !ok {
 			return fmt.Sprintf("src0 of type %s", a.Type())

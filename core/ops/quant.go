@@ -22,6 +22,32 @@ var deviceQuantTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tens
 // the seed's CPY targets.
 var deviceQuantizers = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.IQ4_NL}
 
+// quantAlign is the alignment quant.h's loads of format t need of a row
+// start: gcd(block bytes, 4) (its QUANT_ALIGN).
+func quantAlign(t tensor.Type) int64 {
+	switch b := t.BlockBytes(); {
+	case b%4 == 0:
+		return 4
+	case b%2 == 0:
+		return 2
+	}
+	return 1
+}
+
+// quantRows returns "" when tensor x's rows (of a quantized type) start
+// aligned as quant.h's loads need (ggml's tensors always do), else why not.
+func quantRows(x *graph.Tensor) string {
+	a := quantAlign(x.Type())
+	ok := x.ViewOffset()%a == 0
+	for i := 1; i < 4; i++ {
+		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%a == 0)
+	}
+	if !ok {
+		return fmt.Sprintf("%s rows that do not start %d-byte aligned (a view at an odd offset)", x.Type(), a)
+	}
+	return ""
+}
+
 // quantDecodable returns "" when the device kernels decode t, else why not.
 func quantDecodable(t tensor.Type) string {
 	if slices.Contains(deviceQuantTypes, t) {
@@ -62,6 +88,9 @@ func quantCopySupports(n *graph.Tensor) (reason string, handled bool) {
 		if r := quantDecodable(st); r != "" {
 			return r, true
 		}
+		if r := quantRows(n.Src(0)); r != "" {
+			return r, true
+		}
 	default:
 		if _, ok := floatType(st); !ok {
 			return fmt.Sprintf("no conversion from %s to %s", st, dt), true
@@ -69,6 +98,9 @@ func quantCopySupports(n *graph.Tensor) (reason string, handled bool) {
 		if !slices.Contains(deviceQuantizers, dt) {
 			return fmt.Sprintf("no quantizer into %s on the device (the seed's CPY quantizes into %s)", dt,
 				quantNames(deviceQuantizers)), true
+		}
+		if r := quantRows(n); r != "" {
+			return r, true
 		}
 	}
 	if !fits32(n.Layout()) || !fits32(n.Src(0).Layout()) {
@@ -215,6 +247,11 @@ func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
 	}
 	if as.Nb()[0] != as.Type().BlockBytes() {
 		return "src0's rows must be packed"
+	}
+	if as.Type().IsQuantized() {
+		if r := quantRows(as); r != "" {
+			return "src0: " + r
+		}
 	}
 	if !as.Type().IsQuantized() && (as.Ne()[0]%8 != 0 || as.Nb()[1]%16 != 0 || as.Nb()[2]%16 != 0) {
 		return "float src0 rows must be a multiple of 8 values and 16-byte aligned"

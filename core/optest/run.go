@@ -284,10 +284,10 @@ func compare(got, want []float64) (float64, string) {
 // PerfResult is one case's timing.
 type PerfResult struct {
 	Case   string  `json:"case"`
-	Runs   int     `json:"runs"`    // op runs timed
-	USRun  float64 `json:"us_run"`  // microseconds per run
-	GBs    float64 `json:"gb_s"`    // GiB/s moved (memory-bound cases), 2^30 bytes as ggml prints
-	TFLOPs float64 `json:"tflop_s"` // for cases with FLOPs
+	Runs   int     `json:"runs"`           // op runs timed
+	USRun  float64 `json:"us_run"`         // microseconds per run
+	GBs    float64 `json:"gb_s"`           // GiB/s moved (memory-bound cases), 2^30 bytes as ggml prints
+	TFLOPs float64 `json:"tflop_s"`        // for cases with FLOPs
 	Path   string  `json:"path,omitempty"` // MUL_MAT: the kernel path and why (ops.ChooseMulMat)
 	Err    string  `json:"error,omitempty"`
 }

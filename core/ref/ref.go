@@ -110,8 +110,13 @@ func (v view) get(i [4]int64) float64 {
 func (v view) set(i [4]int64, x float64) { v.encode(v.mem[v.l.Offset(i):], x) }
 
 // quantizeFrom writes a's elements (row-major) into quantized view v row by
-// row with ggml's reference quantizer of v's format.
+// row with ggml's reference quantizer of v's format; iq4_nl with the
+// one-pass quantizer the seed's CPY uses (ggml's CPU one searches scales).
 func (v view) quantizeFrom(a view) error {
+	put := v.rows.f.Quantize
+	if v.rows.f.Name == "iq4_nl" {
+		put = quant.QuantizeIQ4NLOnePass
+	}
 	n := v.l.Ne[0]
 	vals := make([]float32, n)
 	k := int64(0)
@@ -122,7 +127,7 @@ func (v view) quantizeFrom(a view) error {
 			k++
 		}
 		off := v.l.Offset(i)
-		if e := v.rows.f.Quantize(v.mem[off:off+int64(v.rows.f.RowBytes(int(n)))], vals); e != nil && err == nil {
+		if e := put(v.mem[off:off+int64(v.rows.f.RowBytes(int(n)))], vals); e != nil && err == nil {
 			err = e
 		}
 	})
