@@ -37,7 +37,9 @@ func convertTypes(k kernels.Kernel) (ts, td elemType, err error) {
 }
 
 func init() {
-	// cvt_{ts}_{td}(dst, src, sne0..2, dne0..2, n).
+	// Every kernel of convert.cu takes dslot last: when not null, the device
+	// word holding dst's data pointer (indirect).
+	// cvt_{ts}_{td}(dst, src, sne0..2, dne0..2, n, dslot).
 	registerTemplate("cvt", func(k kernels.Kernel) (*hostKernel, error) {
 		ts, td, err := convertTypes(k)
 		if err != nil {
@@ -45,7 +47,7 @@ func init() {
 		}
 		return elementKernel(td.size, ts.size, "converts", func(d, s []byte) { td.store(d, ts.load(s)) }), nil
 	})
-	// cvt_rows_{ts}_{td}(dst, src, sne1, sne2, dne1, dne2, nrows).
+	// cvt_rows_{ts}_{td}(dst, src, sne1, sne2, dne1, dne2, nrows, dslot).
 	registerTemplate("cvt_rows", func(k kernels.Kernel) (*hostKernel, error) {
 		ts, td, err := convertTypes(k)
 		if err != nil {
@@ -53,7 +55,8 @@ func init() {
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{vecRows("dst", a.TensorAt(0), td.size, td.size), vecRows("src", a.TensorAt(1), ts.size, ts.size)}
+				return []buffer{indirect(vecRows("dst", a.TensorAt(0), td.size, td.size), a.PtrAt(7)),
+					vecRows("src", a.TensorAt(1), ts.size, ts.size)}
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, src := a.TensorAt(0), a.TensorAt(1)
@@ -67,10 +70,10 @@ func init() {
 			},
 		}, nil
 	})
-	// rows4_b32(dst, src, sne1, sne2, dne1, dne2, nrows).
+	// rows4_b32(dst, src, sne1, sne2, dne1, dne2, nrows, dslot).
 	register("rows4_b32", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
-			return []buffer{vecRows("dst", a.TensorAt(0), 4, 16), vecRows("src", a.TensorAt(1), 4, 16)}
+			return []buffer{indirect(vecRows("dst", a.TensorAt(0), 4, 16), a.PtrAt(7)), vecRows("src", a.TensorAt(1), 4, 16)}
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
 			dst, src := a.TensorAt(0), a.TensorAt(1)
@@ -82,7 +85,7 @@ func init() {
 			})
 		},
 	})
-	// cvt_tile_{ts}_{td}(dst, src, c, na, nbatch).
+	// cvt_tile_{ts}_{td}(dst, src, c, na, nbatch, dslot).
 	registerTemplate("cvt_tile", func(k kernels.Kernel) (*hostKernel, error) {
 		ts, td, err := convertTypes(k)
 		if err != nil {
@@ -98,7 +101,7 @@ func init() {
 				if a.TensorAt(0).Ne != a.TensorAt(1).Ne {
 					dst.bad = "dst and src differ in shape"
 				}
-				return []buffer{dst, src}
+				return []buffer{indirect(dst, a.PtrAt(5)), src}
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, src, c, na := a.TensorAt(0), a.TensorAt(1), int(a.I32At(2)), a.FastDivAt(3)

@@ -24,14 +24,15 @@ func tensorOffset(i uint32, t vendorapi.TensorDesc, d0, d1, d2 vendorapi.FastDiv
 
 // elementKernel is the host side of a kernel that moves element i of src
 // (in src's shape) to element i of dst (in dst's shape) for i < n, with
-// arguments (dst, src, sne0..2, dne0..2, n): cpy_{T} and cvt_{ts}_{td}.
+// arguments (dst, src, sne0..2, dne0..2, n, dslot): cpy_{T} and
+// cvt_{ts}_{td}. A non-null dslot holds dst's data pointer (indirect).
 // move writes one destination element (dsize bytes) from one source
 // element (ssize bytes); verb says what the kernel does in the error for
 // too many elements.
 func elementKernel(dsize, ssize uint64, verb string, move func(d, s []byte)) *hostKernel {
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
-			dst, src := tensorBuf("dst", a.TensorAt(0), dsize), tensorBuf("src", a.TensorAt(1), ssize)
+			dst, src := indirect(tensorBuf("dst", a.TensorAt(0), dsize), a.PtrAt(9)), tensorBuf("src", a.TensorAt(1), ssize)
 			if n := a.I64At(8); n > math.MaxInt32 {
 				dst.bad = fmt.Sprintf("n = %d: the kernel %s fewer than 2^31 elements", n, verb)
 			}
@@ -51,7 +52,7 @@ func elementKernel(dsize, ssize uint64, verb string, move func(d, s []byte)) *ho
 }
 
 func init() {
-	// cpy_{T}(dst, src, sne0..2, dne0..2, n): raw element copies.
+	// cpy_{T}(dst, src, sne0..2, dne0..2, n, dslot): raw element copies.
 	registerTemplate("cpy", func(k kernels.Kernel) (*hostKernel, error) {
 		size := cpyElemSize[k.Bind["T"]]
 		if size == 0 {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -57,6 +58,17 @@ type buffer struct {
 	size  uint64 // bytes; 0 touches nothing
 	align uint64
 	bad   string // why the argument describes no valid range ("" when it does)
+	// slot, when not 0, is the address of an 8-byte device word holding the
+	// range's start (pointer indirection: a copy kernel's dslot): ptr is
+	// ignored and the word is read when the kernel runs, as a GPU reads it.
+	slot vendorapi.DevicePtr
+}
+
+// indirect returns b with its start read from the device word at slot when
+// the kernel runs (b as it is when slot is 0).
+func indirect(b buffer, slot vendorapi.DevicePtr) buffer {
+	b.slot = slot
+	return b
 }
 
 // direct holds the implementations of entry points a .cu file writes, by
@@ -337,21 +349,40 @@ func (d *Driver) checkKernel(n *node) *vendorapi.Error {
 	return nil
 }
 
-// prepareKernel resolves a kernel node's buffers. The caller holds memMu.
-func (d *Driver) prepareKernel(n *node, dspan func(string, int, vendorapi.DevicePtr, uint64, uint64) ([]byte, *vendorapi.Error)) (func() error, *vendorapi.Error) {
+// prepareKernel resolves a kernel node's buffers. A buffer whose start is
+// in a device word (buffer.slot) has the word checked, and is resolved only
+// when exec says the kernel runs now: the word may be written by work queued
+// before it. The caller holds memMu.
+func (d *Driver) prepareKernel(n *node, exec bool, dspan spanFunc) (func() error, *vendorapi.Error) {
 	k := n.impl
 	bufs := k.buffers(n.args)
 	mem := make([][]byte, len(bufs))
+	deferred := false
 	for i, b := range bufs {
 		what := "kernel " + n.fn.Name + " argument " + b.param
 		if b.bad != "" {
 			return nil, invalid(n.call, n.dev, "%s: %s", what, b.bad)
+		}
+		if b.slot != 0 {
+			w, err := dspan(what+" (its pointer slot)", n.dev, b.slot, 8, 8)
+			if err != nil {
+				return nil, err
+			}
+			if !exec {
+				deferred = true
+				continue
+			}
+			b.ptr = vendorapi.DevicePtr(binary.LittleEndian.Uint64(w))
+			what += " (through its pointer slot)"
 		}
 		m, err := dspan(what, n.dev, b.ptr, b.size, b.align)
 		if err != nil {
 			return nil, err
 		}
 		mem[i] = m
+	}
+	if deferred {
+		return nil, nil
 	}
 	return func() error {
 		if err := runBlocks(n.grid, n.block, func(b block) { k.block(mem, n.args, b) }); err != nil {

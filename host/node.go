@@ -184,7 +184,7 @@ func (d *Driver) prepare(n *node, exec bool) (func() error, *vendorapi.Error) {
 			return nil
 		}, nil
 	case nodeKernel:
-		return d.prepareKernel(n, dspan)
+		return d.prepareKernel(n, exec, dspan)
 	case nodeGemm, nodeGemmStrided, nodeGemmBatched:
 		return d.prepareGemm(n, exec, dspan)
 	case nodeFault:

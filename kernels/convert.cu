@@ -12,11 +12,13 @@ template <typename TS, typename TD> struct ternion_copy_convert {
 
 // Element i of src (in src's shape) converted to element i of dst (in dst's
 // shape), for i < n (n < 2^31; grid-stride loop): ggml's CPY between f32,
-// f16 and bf16, any shapes of equal size and any strides.
+// f16 and bf16, any shapes of equal size and any strides. Every kernel of
+// this file writes through ternion_copy_dst(dst, dslot) (index.h).
 template <typename TS, typename TD>
 static __device__ __forceinline__ void cvt(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne0, ternion_fastdiv sne1,
                                            ternion_fastdiv sne2, ternion_fastdiv dne0, ternion_fastdiv dne1, ternion_fastdiv dne2,
-                                           ternion_i64 n) {
+                                           ternion_i64 n, void * const * dslot) {
+    dst.data = ternion_copy_dst(dst, dslot);
     ternion_copy_elements<ternion_copy_convert<TS, TD> >(dst, src, sne0, sne1, sne2, dne0, dne1, dne2, n);
 }
 
@@ -25,7 +27,8 @@ static __device__ __forceinline__ void cvt(ternion_tensor dst, ternion_tensor sr
 // (x) and threads (y) index rows, threads (x) the elements of a row.
 template <typename TS, typename TD>
 static __device__ __forceinline__ void cvt_rows(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne1, ternion_fastdiv sne2,
-                                                ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows) {
+                                                ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows, void * const * dslot) {
+    dst.data = ternion_copy_dst(dst, dslot);
     const ternion_i64 ne0 = dst.ne[0];
     for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;
          row += (ternion_i64)gridDim.x * blockDim.y) {
@@ -50,7 +53,8 @@ static __device__ __forceinline__ void cvt_rows(ternion_tensor dst, ternion_tens
 // Row r of src to row r of dst for r < nrows, rows of 4-byte elements, a
 // multiple of 4 long and 16-byte aligned in both: 16-byte loads and stores.
 extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne1, ternion_fastdiv sne2,
-                                                 ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows) {
+                                                 ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows, void * const * dslot) {
+    dst.data = ternion_copy_dst(dst, dslot);
     const ternion_i64 n4 = dst.ne[0] / 4;
     for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;
          row += (ternion_i64)gridDim.x * blockDim.y) {
@@ -87,7 +91,9 @@ extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ter
 // the kernel is otherwise bound by its 64-bit address arithmetic (measured
 // 2.4x slower on the H200, bench/experiments/variants.cu).
 template <typename TS, typename TD>
-static __device__ __forceinline__ void cvt_tile(ternion_tensor dst, ternion_tensor src, int c, ternion_fastdiv na, ternion_i64 nbatch) {
+static __device__ __forceinline__ void cvt_tile(ternion_tensor dst, ternion_tensor src, int c, ternion_fastdiv na, ternion_i64 nbatch,
+                                                void * const * dslot) {
+    dst.data = ternion_copy_dst(dst, dslot);
     __shared__ float tile[TERNION_TILE_Z][TERNION_TILE][TERNION_TILE + 1];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const ternion_i64 nc = c == 1 ? dst.ne[1] : c == 2 ? dst.ne[2] : dst.ne[3], n0 = dst.ne[0];

@@ -34,6 +34,15 @@ static __device__ __forceinline__ ternion_i64 ternion_row_offset(ternion_u32 r, 
     return i1 * t.nb[1] + i2 * t.nb[2] + i3 * t.nb[3];
 }
 
+// The data pointer a copy kernel writes through: dst.data, or, when dslot is
+// not null, the pointer stored at dslot. dslot is a slot of the backend's CPY
+// pointer array, refreshed before every launch of a captured graph, so that
+// a replayed copy writes where its destination is now (the seed's
+// cpy_dest_ptrs); the offsets within dst are dst's strides as ever.
+static __device__ __forceinline__ void * ternion_copy_dst(const ternion_tensor & dst, void * const * dslot) {
+    return dslot != nullptr ? *dslot : dst.data;
+}
+
 // The grid-stride loop over the elements of two tensors of one element count
 // n (n < 2^31), each in its own shape and strides: Copy::apply(d, s) copies
 // element i of src (at s) to element i of dst (at d). sne* and dne* divide by

@@ -124,6 +124,11 @@ var (
 	GraphRetry = intSwitch(Switch{Name: "TERNION_GRAPH_RETRY",
 		Meaning: "calls a graph runs eagerly after falling back (it kept changing, or capture failed) before graphs are tried again; -1 never (the seed)",
 		ReadBy:  LayerCore}, 32, -1, math.MaxInt32)
+	// GraphNoCopyIndirection compares CPY destinations like any pointer
+	// instead of passing them through the backend's CPY pointer array.
+	GraphNoCopyIndirection = boolSwitch(Switch{Name: "TERNION_GRAPH_NO_CPY_INDIRECTION",
+		Meaning: "CPY destinations are not passed through the backend's pointer array but compared like any pointer: a KV-cache write that moves each token updates the graph (the seed always uses the array)",
+		ReadBy:  LayerCore})
 )
 
 // The GPU vendors' own switches, and ROCm's override they report.

@@ -63,6 +63,7 @@ type Backend struct {
 	last   *prepared                  // the graph computed last, ready to run again
 	rec    *preparedNode              // the node whose launches are being recorded (nil: none)
 	graphs *capture.Cache[*execGraph] // GPU-graph capture policy and the executable graphs
+	cpy    cpyPtrs                    // the CPY pointer array (cpyptrs.go)
 
 	multi multiDevice // the other devices' backends and events of split ops (split.go)
 }
@@ -103,6 +104,10 @@ func New(d vendorapi.Driver, dev int, o Options) (*Backend, error) {
 	}
 	co.IsSplit = readsSplit
 	b.graphs = newGraphCache(p, co)
+	// CPY destinations go through the pointer array where graphs may be
+	// captured (as the seed: only with use_cuda_graph).
+	gopts := b.graphs.Options()
+	b.cpy.on = gopts.CopyIndirection && gopts.ArchOK && !gopts.Disabled
 	pinned := !switches.On(o.Env, switches.NoPinned)
 	b.staging = &staging{be: b, pinned: pinned}
 	b.log.Info(fmt.Sprintf("ternion: backend %s: %s (%s), %d SMs, warp %d, VMM pool %v, pinned staging %v", b.name,
@@ -293,7 +298,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.work.Free())
 		b.work = nil
 	}
-	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeMulti())
+	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeCopyPtrs(), b.closeMulti())
 	if b.hasBLAS {
 		// Not while another backend of the device captures (graphs.go).
 		gate := captureGate(b.drv, b.dev)

@@ -78,6 +78,7 @@ func (b *Backend) runEager(g *graph.Graph) error {
 	}
 	b.last = nil
 	p := newPrepared(g, b.work)
+	b.cpy.next = 0
 	defer func() { b.rec = nil }()
 	for i, nodes := 0, g.Nodes(); i < len(nodes); {
 		b.rec = &p.nodes[i] // a fused chain's launches are its first node's

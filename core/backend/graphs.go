@@ -11,6 +11,7 @@ import (
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/capture"
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/ops"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -30,6 +31,10 @@ type execGraph struct {
 	frees uint64
 	// work is the compute buffer the graph's nodes were placed in.
 	work *Buffer
+	// ptrs is the CPY pointer array the graph's copies read their
+	// destinations from (0: none do); a graph made with an array since
+	// replaced by a larger one is captured again.
+	ptrs vendorapi.DevicePtr
 }
 
 // GraphStats are the counts of a backend's graph decisions and outcomes.
@@ -48,9 +53,13 @@ func (b *Backend) GraphStats() GraphStats {
 // with props p, with the policy o. ArchOK is set here: the host device
 // always captures; a GPU when its compute capability allows graphs, as the
 // seed (cc ≥ Ampere on NVIDIA; every AMD and Moore Threads arch ternion
-// runs on).
+// runs on). Which CPY can use the CPY pointer array is ops.CopyIndirect's
+// answer unless o says otherwise.
 func newGraphCache(p vendorapi.Props, o capture.Options) *capture.Cache[*execGraph] {
 	o.ArchOK = p.CC == 0 || arch.GraphsAllowed(p.CC)
+	if o.CopyIndirect == nil {
+		o.CopyIndirect = ops.CopyIndirect
+	}
 	return capture.NewCache[*execGraph](o)
 }
 
@@ -71,8 +80,12 @@ func captureGate(d vendorapi.Driver, dev int) *sync.RWMutex {
 }
 
 // launchGraph queues g's nodes (placed, inputs uploaded) as the capture
-// policy decides.
+// policy decides, after the upload of the CPY pointer array (cpyptrs.go),
+// which every launch of the call, a replay's included, reads.
 func (b *Backend) launchGraph(g *graph.Graph) error {
+	if err := b.refreshCopyPtrs(g.Nodes()); err != nil {
+		return err
+	}
 	now := time.Now()
 	for _, e := range b.graphs.Evict(now) {
 		b.destroyExec(e, "evicted")
@@ -80,14 +93,19 @@ func (b *Backend) launchGraph(g *graph.Graph) error {
 	v := b.graphs.Decide(g.Nodes(), now)
 	if v.Decision == capture.Replay {
 		e, ok := b.graphs.Exec(v.Key)
-		if ok && e.frees == b.pool.Stats().DriverFrees && e.work == b.work {
+		stalePtrs := ok && e.ptrs != 0 && e.ptrs != b.cpy.arr
+		if ok && e.frees == b.pool.Stats().DriverFrees && e.work == b.work && !stalePtrs {
 			b.logGraph(v)
 			return b.graphLaunch(e)
 		}
 		// Memory the graph's launches use went back to the driver (or the
-		// compute buffer was replaced): make the graph again.
-		v = capture.Verdict{Decision: capture.Update, Key: v.Key,
-			Reason: "memory the executable graph uses was given back to the driver: captured again"}
+		// compute buffer or the CPY pointer array was replaced): make the
+		// graph again.
+		reason := "memory the executable graph uses was given back to the driver: captured again"
+		if stalePtrs {
+			reason = "the CPY pointer array the executable graph reads was replaced by a larger one: captured again"
+		}
+		v = capture.Verdict{Decision: capture.Update, Key: v.Key, Reason: reason}
 	}
 	b.logGraph(v)
 	switch v.Decision {
@@ -123,13 +141,12 @@ func (b *Backend) captureRun(g *graph.Graph, v capture.Verdict) error {
 	if v.Decision == capture.Update && have {
 		uerr := b.drv.GraphExecUpdate(e.exec, cg)
 		if uerr == nil {
-			e.frees, e.work = frees, b.work
+			e.frees, e.work, e.ptrs = frees, b.work, b.cpy.usesCopyPtrs()
 			b.graphs.Updated(v.Key)
 			return b.graphLaunch(e)
 		}
-		rv := b.graphs.UpdateFailed(v.Key, uerr)
+		rv := b.graphs.UpdateFailed(v.Key, uerr) // the old executable comes back from Evict, destroyed then
 		b.logGraph(rv)
-		b.destroyExec(e, "update failed")
 		if rv.Decision != capture.Reinstantiate {
 			return b.runEager(g)
 		}
@@ -139,7 +156,7 @@ func (b *Backend) captureRun(g *graph.Graph, v capture.Verdict) error {
 		b.graphFailed(v, fmt.Errorf("instantiating: %w", err))
 		return b.runEager(g)
 	}
-	e = &execGraph{exec: exec, frees: frees, work: b.work}
+	e = &execGraph{exec: exec, frees: frees, work: b.work, ptrs: b.cpy.usesCopyPtrs()}
 	b.graphs.Captured(v.Key, e)
 	return b.graphLaunch(e)
 }

@@ -66,10 +66,10 @@ func BenchmarkKeyOf1000(b *testing.B) {
 
 func BenchmarkSnapshot1000(b *testing.B) {
 	nodes := chain(b, 1000, base1)
-	buf := Snapshot(nil, nodes)
+	buf := Snapshot(nil, nodes, true)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = Snapshot(buf[:0], nodes)
+		buf = Snapshot(buf[:0], nodes, true)
 	}
 }
 

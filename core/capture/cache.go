@@ -114,9 +114,10 @@ var (
 //  2. !Options.ArchOK → Eager.
 //  3. Graphs disabled for good by an earlier fall-back (Retry < 0) → Eager.
 //  4. Node gates, as the seed: a node that reads a split buffer, MUL_MAT_ID
-//     with ne[2] ≠ 1, ADD whose src1 has ne[1] > 1 (batched), a CPY that
-//     cannot use pointer indirection → Eager, naming the node. Views and
-//     empty nodes pass.
+//     with ne[2] ≠ 1, ADD whose src1 has ne[1] > 1 (batched), with
+//     Options.CopyIndirection a CPY that cannot use pointer indirection
+//     (Options.CopyIndirect) → Eager, naming the node. Views and empty
+//     nodes pass.
 //  5. A cache-wide fall-back after thrashing shapes still running → Eager.
 //  6. History of the graph's shape: its properties are snapshotted;
 //     a fall-back of this shape still running → Eager; an executable graph
@@ -161,7 +162,7 @@ func (c *Cache[E]) Decide(nodes []*graph.Tensor, now time.Time) Verdict {
 	e.tick, e.lastUse = c.tick, now
 	first, what, fresh := -1, "", false
 	if !hit {
-		first, what, fresh = e.snapshot(nodes)
+		first, what, fresh = e.snapshot(nodes, o.CopyIndirection)
 	}
 	if first >= 0 {
 		e.same = 1
@@ -255,7 +256,7 @@ func (c *Cache[E]) scan(nodes []*graph.Tensor) (key Key, gate string, hit bool) 
 	match := last != nil && len(last.props) == len(nodes)
 	h := uint64(len(nodes))
 	for i, n := range nodes {
-		if match && !last.props[i].matches(n, last.nodes[i] == n) {
+		if match && !last.props[i].matches(n, last.nodes[i] == n, c.opts.CopyIndirection) {
 			match = false
 			for _, m := range nodes[:i] {
 				h = mix(h, nodeWord(m))
@@ -287,7 +288,7 @@ func (c *Cache[E]) gate(i int, n *graph.Tensor) string {
 		return fmt.Sprintf("node %d (%s) has ne[2]=%d != 1: the seed does not capture it", i, op, n.Dim(2))
 	case op == graph.OpAdd && n.Src(1) != nil && n.Src(1).Dim(1) > 1 && launches(n):
 		return fmt.Sprintf("node %d (%s) has src1 ne[1]=%d > 1: batched, the seed does not capture it", i, op, n.Src(1).Dim(1))
-	case op == graph.OpCpy && o.CopyIndirect != nil && !o.CopyIndirect(n) && launches(n):
+	case op == graph.OpCpy && o.CopyIndirection && o.CopyIndirect != nil && !o.CopyIndirect(n) && launches(n):
 		return fmt.Sprintf("node %d (%s %s → %s) cannot use pointer indirection: the seed does not capture it",
 			i, op, n.Src(0).Type(), n.Type())
 	}
@@ -306,23 +307,23 @@ func empty(n *graph.Tensor) bool {
 	return ne[0] == 0 || ne[1] == 0 || ne[2] == 0 || ne[3] == 0
 }
 
-// snapshot records the properties of nodes in e, returning the first node
-// whose properties changed (-1 when none did) and what changed; fresh is
-// true when e had no properties yet.
-func (e *entry[E]) snapshot(nodes []*graph.Tensor) (first int, what string, fresh bool) {
+// snapshot records the properties of nodes in e (ci: copy indirection),
+// returning the first node whose properties changed (-1 when none did) and
+// what changed; fresh is true when e had no properties yet.
+func (e *entry[E]) snapshot(nodes []*graph.Tensor, ci bool) (first int, what string, fresh bool) {
 	if len(e.props) != len(nodes) {
-		e.props = Snapshot(e.props[:0], nodes)
+		e.props = Snapshot(e.props[:0], nodes, ci)
 		e.nodes = append(e.nodes[:0], nodes...)
 		return 0, "", true
 	}
 	first = -1
 	for i, n := range nodes {
-		if e.props[i].matches(n, e.nodes[i] == n) {
+		if e.props[i].matches(n, e.nodes[i] == n, ci) {
 			e.nodes[i] = n
 			continue
 		}
 		var p Props
-		p.set(n)
+		p.set(n, ci)
 		if first < 0 {
 			first, what = i, p.Diff(&e.props[i])
 		}

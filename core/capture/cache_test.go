@@ -87,6 +87,10 @@ var policyCases = []struct {
 		{s: spec{f16: true}, want: Eager, reason: "node 4 (CPY f32 → f16) cannot use pointer indirection"},
 		{s: base, want: Capture},
 	}, nil},
+	{"CPY without indirection when indirection is off: compared, not gated", seed(noF16Copy, noIndirection), []step{
+		{s: spec{f16: true}, want: Capture},
+		{s: spec{f16: true, pos: 5}, want: Update, reason: "node 4 (CPY): data pointer changed"},
+	}, nil},
 	{"identical second run replays", seed(), []step{
 		{s: base, want: Capture, reason: "a new shape: capturing"},
 		{s: base, want: Replay, reason: "same properties"},
@@ -98,11 +102,29 @@ var policyCases = []struct {
 		{s: moved2, want: Update, reason: "node 0 (ADD): data pointer changed"},
 		{s: moved2, want: Replay},
 	}, &Stats{Capture: 1, Update: 1, Replay: 2, Graphs: 1, Shapes: 1}},
-	{"CPY destination change updates (no pointer indirection yet)", seed(), []step{
+	{"CPY destination change replays (pointer indirection)", seed(), []step{
+		{s: base, want: Capture},
+		{s: spec{pos: 5}, want: Replay, reason: "same properties"},
+		{s: spec{pos: 6}, want: Replay},
+		{s: spec{pos: 200, f16: false}, want: Replay},
+	}, &Stats{Capture: 1, Replay: 3, Graphs: 1, Shapes: 1}},
+	{"CPY destination moved by single elements replays (pointer indirection)", seed(), []step{
+		{s: spec{pos: 1}, want: Capture},
+		{s: spec{pos: 1, skew: 1}, want: Replay, reason: "same properties"},
+		{s: spec{pos: 1, skew: 2}, want: Replay},
+		{s: spec{pos: 3, skew: 5}, want: Replay},
+	}, nil},
+	{"CPY destination change updates without pointer indirection", seed(noIndirection), []step{
 		{s: base, want: Capture},
 		{s: spec{pos: 5}, want: Update, reason: "node 4 (CPY): data pointer changed"},
 		{s: spec{pos: 5}, want: Replay},
 	}, nil},
+	{"CPY destination change replays, defaults after warm-up", defaults(), []step{
+		{s: spec{pos: 0}, want: Eager, reason: "warming up 1/2"},
+		{s: spec{pos: 1}, want: Capture},
+		{s: spec{pos: 2}, want: Replay},
+		{s: spec{pos: 3}, want: Replay},
+	}, &Stats{Eager: 1, Capture: 1, Replay: 2, Graphs: 1, Shapes: 1}},
 	{"SCALE parameter change updates", seed(), []step{
 		{s: base, want: Capture},
 		{s: scaled3, want: Update, reason: "node 2 (SCALE): op params changed"},

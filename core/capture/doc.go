@@ -7,7 +7,9 @@
 // TERNION_DISABLE_GRAPHS switch, the device arch gate, the node gates (a node
 // reading a split buffer, MUL_MAT_ID with ne[2] ≠ 1, a batched ADD, a CPY that
 // cannot use pointer indirection), node-property matching that tells a replay
-// from an update, and the fall-back after consecutive updates. Beyond the
+// from an update (a CPY's destination left to the caller's CPY pointer
+// array, Options.CopyIndirection, so a KV-cache write that moves every token
+// replays), and the fall-back after consecutive updates. Beyond the
 // seed, each behind its own switch: a warm-up before the first capture,
 // several executable graphs per backend keyed by the graph's shape, idle
 // eviction, and a fall-back that ends after a number of eager calls instead
@@ -36,6 +38,9 @@
 //     the first capture that evicts).
 //   - The split-buffer gate asks Options.IsSplit about every node that
 //     launches work (the seed looks at src0's buffer only).
+//   - With copy indirection off (TERNION_GRAPH_NO_CPY_INDIRECTION), a CPY
+//     is compared like any node and gates nothing (the seed always
+//     indirects, and gates the CPYs it cannot).
 //
 // A Cache keeps the nodes of the last call of each shape, so that a graph
 // computed again as the same node objects is matched by its pointers alone

@@ -51,6 +51,7 @@ type spec struct {
 	rows  int64               // x's ne[1], the batch (ADD's src1 too)
 	kv    int64               // the KV length the attention reads
 	pos   int64               // the KV-cache row the CPY writes
+	skew  int64               // elements the CPY's destination is shifted by within the row
 	scale float32             // SCALE's factor
 	base  vendorapi.DevicePtr // the compute buffer's address
 	extra bool                // a ninth node
@@ -91,7 +92,7 @@ func build(t testing.TB, s spec) []*graph.Tensor {
 	}
 	nb1 := kcache.Nb()[1]
 	y := x.Add(bias).Mul(w).Scale(scale)
-	cpy := y.Cpy(kcache.View(s.pos*nb1, []int64{8, rows}, []int64{nb1}))
+	cpy := y.Cpy(kcache.View(s.pos*nb1+s.skew*kcache.Nb()[0], []int64{8, rows}, []int64{nb1}))
 	out := kcache.View(0, []int64{8, kv}, []int64{nb1}).MulMat(y).Softmax()
 	if s.extra {
 		out = out.Sqr()
@@ -151,3 +152,6 @@ func splitOpts(o *Options) {
 func noF16Copy(o *Options) {
 	o.CopyIndirect = func(n *graph.Tensor) bool { return n.Type() != tensor.F16 }
 }
+
+// noIndirection turns CPY pointer indirection off.
+func noIndirection(o *Options) { o.CopyIndirection = false }

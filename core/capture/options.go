@@ -41,9 +41,19 @@ type Options struct {
 	// IsSplit reports that node n reads a split buffer (a tensor split
 	// across devices); nil: no buffer is split.
 	IsSplit func(n *graph.Tensor) bool
+	// CopyIndirection is the seed's CPY pointer indirection: the caller
+	// passes every CPY's destination through a device array it refreshes
+	// before each call's launches, replays included, so a CPY's destination
+	// pointers are left out of its properties (Props) and a KV-cache write
+	// whose destination moves every token replays; a CPY that cannot use
+	// the array (CopyIndirect) keeps the graph eager, as in the seed. Off
+	// (TERNION_GRAPH_NO_CPY_INDIRECTION): a CPY's destination is compared
+	// like any pointer, a moved one updates the graph, and no CPY keeps a
+	// graph eager.
+	CopyIndirection bool
 	// CopyIndirect reports that CPY node n can take its destination through
-	// pointer indirection, so that a moving destination (a KV-cache write)
-	// needs no update; nil: every CPY can.
+	// pointer indirection; nil: every CPY can. Read only with
+	// CopyIndirection.
 	CopyIndirect func(n *graph.Tensor) bool
 }
 
@@ -54,35 +64,40 @@ const (
 
 // SeedOptions returns the seed's policy: capture on the first run, one
 // executable graph, never evicted, four consecutive captures or updates and
-// graphs are disabled for good, as are they after a failed capture. ArchOK is
-// false: the caller sets it.
+// graphs are disabled for good, as are they after a failed capture; CPY
+// destinations through pointer indirection. ArchOK is false: the caller
+// sets it.
 func SeedOptions() Options {
-	return Options{Warmup: 0, MaxGraphs: 1, Idle: 0, MaxUpdates: seedMaxUpdates, Retry: -1}
+	return Options{Warmup: 0, MaxGraphs: 1, Idle: 0, MaxUpdates: seedMaxUpdates, Retry: -1, CopyIndirection: true}
 }
 
 // DefaultOptions returns the policy beyond the seed, with the defaults of its
 // switches: capture on the second identical run, 8 executable graphs keyed by
 // shape, evicted after 10 s unused, and after 4 consecutive captures or
-// updates (or a failed capture) 32 eager calls before trying again. ArchOK is
-// false: the caller sets it.
+// updates (or a failed capture) 32 eager calls before trying again; CPY
+// destinations through pointer indirection, as the seed. ArchOK is false:
+// the caller sets it.
 func DefaultOptions() Options {
 	return Options{
-		Warmup:     switches.GraphWarmup.DefaultValue(),
-		MaxGraphs:  switches.GraphCache.DefaultValue(),
-		Idle:       time.Duration(switches.GraphIdleSeconds.DefaultValue()) * time.Second,
-		MaxUpdates: seedMaxUpdates,
-		Retry:      switches.GraphRetry.DefaultValue(),
+		Warmup:          switches.GraphWarmup.DefaultValue(),
+		MaxGraphs:       switches.GraphCache.DefaultValue(),
+		Idle:            time.Duration(switches.GraphIdleSeconds.DefaultValue()) * time.Second,
+		MaxUpdates:      seedMaxUpdates,
+		Retry:           switches.GraphRetry.DefaultValue(),
+		CopyIndirection: !switches.GraphNoCopyIndirection.DefaultValue(),
 	}
 }
 
 // OptionsFromEnv returns DefaultOptions with the switches read through
 // lookup (os.LookupEnv in production; nil means os.LookupEnv):
 // TERNION_DISABLE_GRAPHS, TERNION_GRAPH_WARMUP, TERNION_GRAPH_CACHE,
-// TERNION_GRAPH_IDLE_S and TERNION_GRAPH_RETRY. A malformed value is an error
-// naming the variable (switches.Error), with the defaults returned.
+// TERNION_GRAPH_IDLE_S, TERNION_GRAPH_RETRY and
+// TERNION_GRAPH_NO_CPY_INDIRECTION. A malformed value is an error naming the
+// variable (switches.Error), with the defaults returned.
 func OptionsFromEnv(lookup switches.Lookup) (Options, error) {
 	o := DefaultOptions()
 	o.Disabled = switches.On(lookup, switches.DisableGraphs)
+	o.CopyIndirection = !switches.On(lookup, switches.GraphNoCopyIndirection)
 	var idle int
 	for _, r := range []struct {
 		s   switches.Of[int]
@@ -96,7 +111,7 @@ func OptionsFromEnv(lookup switches.Lookup) (Options, error) {
 		v, err := switches.Int(lookup, r.s)
 		if err != nil {
 			d := DefaultOptions()
-			d.Disabled = o.Disabled
+			d.Disabled, d.CopyIndirection = o.Disabled, o.CopyIndirection
 			return d, err
 		}
 		*r.dst = v

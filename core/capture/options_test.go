@@ -16,8 +16,9 @@ func env(m map[string]string) switches.Lookup {
 }
 
 func TestSeedAndDefaultOptions(t *testing.T) {
-	assert.Equal(t, Options{Warmup: 0, MaxGraphs: 1, Idle: 0, MaxUpdates: 4, Retry: -1}, SeedOptions())
-	assert.Equal(t, Options{Warmup: 1, MaxGraphs: 8, Idle: 10 * time.Second, MaxUpdates: 4, Retry: 32}, DefaultOptions())
+	assert.Equal(t, Options{Warmup: 0, MaxGraphs: 1, Idle: 0, MaxUpdates: 4, Retry: -1, CopyIndirection: true}, SeedOptions())
+	assert.Equal(t, Options{Warmup: 1, MaxGraphs: 8, Idle: 10 * time.Second, MaxUpdates: 4, Retry: 32, CopyIndirection: true},
+		DefaultOptions())
 }
 
 func TestOptionsFromEnv(t *testing.T) {
@@ -26,11 +27,12 @@ func TestOptionsFromEnv(t *testing.T) {
 	assert.Equal(t, DefaultOptions(), o, "unset switches: the defaults")
 
 	o, err = OptionsFromEnv(env(map[string]string{
-		switches.DisableGraphs.Name:    "1",
-		switches.GraphWarmup.Name:      "0",
-		switches.GraphCache.Name:       "3",
-		switches.GraphIdleSeconds.Name: "0",
-		switches.GraphRetry.Name:       "-1",
+		switches.DisableGraphs.Name:          "1",
+		switches.GraphWarmup.Name:            "0",
+		switches.GraphCache.Name:             "3",
+		switches.GraphIdleSeconds.Name:       "0",
+		switches.GraphRetry.Name:             "-1",
+		switches.GraphNoCopyIndirection.Name: "1",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, Options{Disabled: true, Warmup: 0, MaxGraphs: 3, Idle: 0, MaxUpdates: 4, Retry: -1}, o)

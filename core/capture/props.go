@@ -16,13 +16,13 @@ import (
 //   - every pointer and parameter of a view node (VIEW, RESHAPE, PERMUTE,
 //     TRANSPOSE launch nothing; the nodes that read a view see its address
 //     as a source; VIEW's parameters are its byte offset);
-//   - with copyIndirection, a CPY's destination (its own data and src1),
-//     which the caller would pass through pointer indirection, refreshed on
-//     every call, replays included (the seed's CPY pointer array; a CPY's
-//     src0 pointer is compared all the same). ternion's copy kernels take
-//     their destination directly today, so copyIndirection is false and a
-//     CPY is compared like any node: a KV-cache write whose destination
-//     moves updates the graph.
+//   - with copy indirection (Options.CopyIndirection), a CPY's destination
+//     (its own data and src1), which the caller passes through its CPY
+//     pointer array, refreshed on every call, replays included (the seed's
+//     cpy_dest_ptrs): a KV-cache write whose destination moves every token
+//     replays (core/ops never picks a copy kernel by the address of a
+//     destination it passes that way); src0 is compared all the same.
+//     Without it a CPY is compared like any node.
 //
 // Beyond the seed's properties (op, data, ne, nb, source data pointers and
 // SCALE's parameters), Props holds the node's type, every op's parameters
@@ -42,17 +42,12 @@ type Props struct {
 	Leaves uint64                            // fingerprint of the leaf sources' types and shapes
 }
 
-// copyIndirection tells whether CPY destinations go through pointer
-// indirection (see Props). Turn it on only together with copy kernels that
-// read their destination from a device array the backend refreshes on every
-// call: a replay with a stale destination would write the wrong memory.
-const copyIndirection = false
-
 // PropsOf returns the properties of node n (pointers are zero until n is
-// placed).
-func PropsOf(n *graph.Tensor) Props {
+// placed), with a CPY's destination left to pointer indirection when
+// copyIndirect is set (Options.CopyIndirection).
+func PropsOf(n *graph.Tensor, copyIndirect bool) Props {
 	var p Props
-	p.set(n)
+	p.set(n, copyIndirect)
 	return p
 }
 
@@ -62,10 +57,10 @@ func addr(t *graph.Tensor) vendorapi.DevicePtr {
 	return d
 }
 
-// set fills p (which must be zero) from n.
-func (p *Props) set(n *graph.Tensor) {
+// set fills p (which must be zero) from n; ci: copy indirection.
+func (p *Props) set(n *graph.Tensor, ci bool) {
 	p.Op, p.Type, p.Ne, p.Nb = n.Op(), n.Type(), n.Ne(), n.Nb()
-	view, cpy := p.Op.IsView(), copyIndirection && p.Op == graph.OpCpy
+	view, cpy := p.Op.IsView(), ci && p.Op == graph.OpCpy
 	if !view {
 		p.Params = n.Params()
 	}
@@ -88,14 +83,15 @@ func (p *Props) set(n *graph.Tensor) {
 	}
 }
 
-// matches reports whether p are n's properties: p == PropsOf(n), without
-// building PropsOf(n) (the replay path's inner loop). same tells that p was
-// taken from this very node: a node is not modified once built (core/backend's
-// replay of a prepared graph assumes it too), so only its pointers, which
-// move when it or its sources are placed again, need comparing.
-func (p *Props) matches(n *graph.Tensor, same bool) bool {
+// matches reports whether p are n's properties: p == PropsOf(n, ci),
+// without building PropsOf(n, ci) (the replay path's inner loop). same tells
+// that p was taken from this very node: a node is not modified once built
+// (core/backend's replay of a prepared graph assumes it too), so only its
+// pointers, which move when it or its sources are placed again, need
+// comparing.
+func (p *Props) matches(n *graph.Tensor, same, ci bool) bool {
 	op := p.Op
-	view, cpy := op.IsView(), copyIndirection && op == graph.OpCpy
+	view, cpy := op.IsView(), ci && op == graph.OpCpy
 	srcs := int(p.Srcs)
 	if !same {
 		if op != n.Op() || p.Type != n.Type() || p.Ne != n.Ne() || p.Nb != n.Nb() {
@@ -178,12 +174,13 @@ func mix(h, x uint64) uint64 {
 	return bits.RotateLeft64((h^x)*0x9e3779b97f4a7c15, 27)
 }
 
-// Snapshot appends the properties of each node to dst and returns it; when
-// dst has room for them (Snapshot(dst[:0], nodes)), nothing is allocated.
-func Snapshot(dst []Props, nodes []*graph.Tensor) []Props {
+// Snapshot appends the properties of each node (PropsOf(n, copyIndirect))
+// to dst and returns it; when dst has room for them (Snapshot(dst[:0],
+// nodes, ci)), nothing is allocated.
+func Snapshot(dst []Props, nodes []*graph.Tensor, copyIndirect bool) []Props {
 	for _, n := range nodes {
 		dst = append(dst, Props{})
-		dst[len(dst)-1].set(n)
+		dst[len(dst)-1].set(n, copyIndirect)
 	}
 	return dst
 }

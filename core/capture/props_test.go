@@ -21,7 +21,7 @@ func TestPropsOf(t *testing.T) {
 	require.Equal(t, []graph.Op{graph.OpAdd, graph.OpMul, graph.OpScale, graph.OpView, graph.OpCpy, graph.OpView,
 		graph.OpMulMat, graph.OpSoftMax}, ops, "the graph the tests expect")
 
-	add := PropsOf(nodes[0])
+	add := PropsOf(nodes[0], false)
 	data, _ := nodes[0].Data()
 	x, _ := nodes[0].Src(0).Data()
 	bias, _ := nodes[0].Src(1).Data()
@@ -32,26 +32,34 @@ func TestPropsOf(t *testing.T) {
 	assert.Equal(t, nodes[0].Nb(), add.Nb)
 	assert.NotZero(t, add.Leaves, "x and bias are leaves")
 
-	scale := PropsOf(nodes[2])
+	scale := PropsOf(nodes[2], false)
 	assert.Equal(t, nodes[2].Params(), scale.Params)
 	assert.Zero(t, scale.Leaves, "SCALE reads a node")
 
-	view := PropsOf(nodes[3])
+	view := PropsOf(nodes[3], false)
 	assert.Zero(t, view.Data, "a view's pointers are exempt")
 	assert.Zero(t, view.Src)
 	assert.Zero(t, view.Params, "VIEW's parameters are its offset")
 	assert.Equal(t, nodes[3].Ne(), view.Ne)
 
-	cpy := PropsOf(nodes[4])
+	cpy := PropsOf(nodes[4], false)
 	src0, _ := nodes[4].Src(0).Data()
 	dst, _ := nodes[4].Data()
 	src1, _ := nodes[4].Src(1).Data()
 	assert.Equal(t, dst, cpy.Data, "without pointer indirection a CPY's destination is compared")
 	assert.Equal(t, [graph.MaxSrc]vendorapi.DevicePtr{src0, src1}, cpy.Src, "src0 and src1 (the destination) are compared")
+
+	cpy = PropsOf(nodes[4], true)
+	assert.Zero(t, cpy.Data, "with pointer indirection the destination is not compared")
+	assert.Equal(t, [graph.MaxSrc]vendorapi.DevicePtr{src0}, cpy.Src, "src0 is compared, src1 (the destination) is not")
+	assert.Equal(t, PropsOf(nodes[0], false), PropsOf(nodes[0], true), "indirection changes only CPY nodes")
+	for _, s := range []spec{{pos: 3}, {pos: 3, skew: 1}} {
+		assert.Equal(t, cpy, PropsOf(build(t, s)[4], true), "a destination moved to %+v matches", s)
+	}
 }
 
 func TestPropsDiff(t *testing.T) {
-	p := PropsOf(build(t, base)[0])
+	p := PropsOf(build(t, base)[0], false)
 	for _, tc := range []struct {
 		name string
 		mod  func(q *Props)
@@ -91,7 +99,7 @@ func TestLeafLayout(t *testing.T) {
 	m1, m2 := a.Mul(b1), a.Mul(b2)
 	require.NoError(t, m1.Place(out, 0))
 	require.NoError(t, m2.Place(out, 0))
-	p1, p2 := PropsOf(m1), PropsOf(m2)
+	p1, p2 := PropsOf(m1, false), PropsOf(m2, false)
 	assert.Equal(t, p1.Src, p2.Src)
 	assert.Equal(t, p1.Ne, p2.Ne)
 	assert.Equal(t, "leaf source layout", p1.Diff(&p2))
@@ -99,12 +107,12 @@ func TestLeafLayout(t *testing.T) {
 
 func TestSnapshotAllocatesNothing(t *testing.T) {
 	nodes := chain(t, 100, base1)
-	buf := Snapshot(nil, nodes)
+	buf := Snapshot(nil, nodes, true)
 	require.Len(t, buf, 100)
 	for i, n := range nodes {
-		assert.Equal(t, PropsOf(n), buf[i])
+		assert.Equal(t, PropsOf(n, true), buf[i])
 	}
-	allocs := testing.AllocsPerRun(10, func() { buf = Snapshot(buf[:0], nodes) })
+	allocs := testing.AllocsPerRun(10, func() { buf = Snapshot(buf[:0], nodes, true) })
 	assert.Zero(t, allocs)
 }
 
@@ -117,22 +125,25 @@ func TestKeyOfAllocatesNothing(t *testing.T) {
 // the definition: matches(n) is PropsOf(n) == p, for every node of graphs
 // that differ in each way the policy tests.
 func TestMatchesAgreesWithPropsOf(t *testing.T) {
-	specs := []spec{base, moved2, scaled3, {pos: 5}, {rows: 7}, {kv: 32}, {f16: true}, {split: true}}
-	for _, a := range specs {
-		na := build(t, a)
-		pa := Snapshot(nil, na)
-		for _, b := range specs {
-			nb := build(t, b)
-			if len(nb) != len(na) {
-				continue
+	specs := []spec{base, moved2, scaled3, {pos: 5}, {pos: 5, skew: 1}, {pos: 6, skew: 1}, {rows: 7}, {kv: 32},
+		{f16: true}, {split: true}}
+	for _, ci := range []bool{false, true} {
+		for _, a := range specs {
+			na := build(t, a)
+			pa := Snapshot(nil, na, ci)
+			for _, b := range specs {
+				nb := build(t, b)
+				if len(nb) != len(na) {
+					continue
+				}
+				for i, n := range nb {
+					want := PropsOf(n, ci) == pa[i]
+					assert.Equal(t, want, pa[i].matches(n, false, ci), "indirection %v: %+v node %d against %+v", ci, b, i, a)
+				}
 			}
-			for i, n := range nb {
-				want := PropsOf(n) == pa[i]
-				assert.Equal(t, want, pa[i].matches(n, false), "%+v node %d against %+v", b, i, a)
+			for i, n := range na {
+				assert.True(t, pa[i].matches(n, true, ci), "indirection %v: %+v node %d against itself", ci, a, i)
 			}
-		}
-		for i, n := range na {
-			assert.True(t, pa[i].matches(n, true), "%+v node %d against itself", a, i)
 		}
 	}
 }
@@ -206,10 +217,10 @@ func TestMatchesEachField(t *testing.T) {
 		{"nb", v1, v2, "nb"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pa, pb := PropsOf(tc.a), PropsOf(tc.b)
+			pa, pb := PropsOf(tc.a, false), PropsOf(tc.b, false)
 			assert.Equal(t, tc.want, pa.Diff(&pb))
-			assert.False(t, pa.matches(tc.b, false))
-			assert.True(t, pa.matches(tc.a, false))
+			assert.False(t, pa.matches(tc.b, false, false))
+			assert.True(t, pa.matches(tc.a, false, false))
 		})
 	}
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -304,14 +305,20 @@ func cpyCase(size int) func(s *suite, t *testing.T, dev int, f vendorapi.Functio
 			{"reshape", [4]int64{12, 10, 1, 1}, [4]int64{8, 5, 3, 1}, [4]int{0, 1, 2, 3}, 0},
 			{"permute 2,1,0,3 into another shape", [4]int64{5, 7, 4, 3}, [4]int64{35, 12, 1, 1}, [4]int{2, 1, 0, 3}, 1},
 		} {
-			t.Run(c.name, func(t *testing.T) { s.cpyOne(t, r, dev, st, f, int64(size), c.src, c.dst, c.perm, c.pad) })
+			t.Run(c.name, func(t *testing.T) { s.cpyOne(t, r, dev, st, f, int64(size), c.src, c.dst, c.perm, c.pad, false) })
+			t.Run(c.name+", destination through dslot", func(t *testing.T) {
+				s.cpyOne(t, r, dev, st, f, int64(size), c.src, c.dst, c.perm, c.pad, true)
+			})
 		}
+		t.Run("captured, dslot rewritten between replays", func(t *testing.T) { s.cpyReplaySlot(t, r, dev, st, f, int64(size)) })
 	}
 }
 
 // cpyOne checks one copy: src laid out by perm (with pad elements after each
 // of its innermost rows) in a buffer surrounded by sentinels, dst contiguous.
-func (s *suite) cpyOne(t *testing.T, r *rand.Rand, dev int, st vendorapi.Stream, f vendorapi.Function, size int64, sne, dne [4]int64, perm [4]int, pad int64) {
+// With slot, dst's address travels in a device word dslot points to, and
+// the descriptor's data pointer addresses a decoy, which must stay untouched.
+func (s *suite) cpyOne(t *testing.T, r *rand.Rand, dev int, st vendorapi.Stream, f vendorapi.Function, size int64, sne, dne [4]int64, perm [4]int, pad int64, slot bool) {
 	n := sne[0] * sne[1] * sne[2] * sne[3]
 	require.Equal(t, n, dne[0]*dne[1]*dne[2]*dne[3], "test case: shapes of equal size")
 	// src: dimension perm[0] is innermost in memory, then perm[1], ...
@@ -332,11 +339,18 @@ func (s *suite) cpyOne(t *testing.T, r *rand.Rand, dev int, st vendorapi.Stream,
 	dstBuf := s.upload(t, dev, before)
 	src := vendorapi.TensorDesc{Data: srcBuf.Add(guard), Ne: sne, Nb: snb}
 	dst := vendorapi.TensorDesc{Data: dstBuf.Add(guard), Ne: dne, Nb: dnb}
-	fd := func(v int64) vendorapi.FastDiv { return vendorapi.NewFastDiv(uint32(v)) }
-	a := args().Tensor(dst).Tensor(src).FastDiv(fd(sne[0])).FastDiv(fd(sne[1])).FastDiv(fd(sne[2])).
-		FastDiv(fd(dne[0])).FastDiv(fd(dne[1])).FastDiv(fd(dne[2])).I64(n)
-	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 0, st, a), "Launch(%s)", f.Name)
+	var dslot, decoy vendorapi.DevicePtr
+	decoyBytes := randBytes(r, len(before))
+	if slot {
+		dslot = s.upload(t, dev, binary.LittleEndian.AppendUint64(nil, uint64(dst.Data)))
+		decoy = s.upload(t, dev, decoyBytes)
+		dst.Data = decoy.Add(guard)
+	}
+	require.NoError(t, s.d.Launch(f, smallGrid, smallBlock, 0, st, cpyArgs(dst, src, dslot)), "Launch(%s)", f.Name)
 	s.sync(t, st)
+	if slot {
+		checkBytes(t, f.Name+" left the descriptor's destination alone", s.download(t, dev, decoy, len(decoyBytes)), decoyBytes)
+	}
 	want := append([]byte(nil), before...)
 	offset := func(i int64, ne, nb [4]int64) int64 {
 		i0, i1, i2, i3 := i%ne[0], i/ne[0]%ne[1], i/(ne[0]*ne[1])%ne[2], i/(ne[0]*ne[1]*ne[2])
@@ -347,6 +361,53 @@ func (s *suite) cpyOne(t *testing.T, r *rand.Rand, dev int, st vendorapi.Stream,
 		copy(want[do:do+size], srcBytes[so:so+size])
 	}
 	checkBytes(t, f.Name+" result and sentinels", s.download(t, dev, dstBuf, len(before)), want)
+}
+
+// cpyArgs are cpy_b*'s arguments for dst = src (shapes of equal size), with
+// dst's address read from the device word at dslot when it is not 0.
+func cpyArgs(dst, src vendorapi.TensorDesc, dslot vendorapi.DevicePtr) *vendorapi.Args {
+	fd := func(v int64) vendorapi.FastDiv { return vendorapi.NewFastDiv(uint32(v)) }
+	n := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]
+	return args().Tensor(dst).Tensor(src).FastDiv(fd(src.Ne[0])).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).
+		FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).I64(n).Ptr(dslot)
+}
+
+// cpyReplaySlot captures one cpy_b* launch whose destination is read from a
+// device word, then replays the graph after writing other destinations into
+// the word: each replay writes where the word points at that replay (the
+// seed's CPY pointer indirection), and nowhere else.
+func (s *suite) cpyReplaySlot(t *testing.T, r *rand.Rand, dev int, st vendorapi.Stream, f vendorapi.Function, size int64) {
+	const n, guard = 300, 64
+	srcBytes := randBytes(r, int(n*size))
+	src := vendorapi.TensorDesc{Data: s.upload(t, dev, srcBytes), Ne: [4]int64{n, 1, 1, 1}, Nb: [4]int64{size, n * size, n * size, n * size}}
+	var dsts [3]vendorapi.DevicePtr
+	var befores [3][]byte
+	for i := range dsts {
+		befores[i] = randBytes(r, int(guard+n*size+guard))
+		dsts[i] = s.upload(t, dev, befores[i])
+	}
+	dslot := s.upload(t, dev, binary.LittleEndian.AppendUint64(nil, uint64(dsts[0].Add(guard))))
+	dst := src
+	dst.Data = dsts[0].Add(guard) // what a capture of the direct form would bake in
+	require.NoError(t, s.d.BeginCapture(st), "BeginCapture")
+	launchErr := s.d.Launch(f, smallGrid, smallBlock, 0, st, cpyArgs(dst, src, dslot))
+	g, err := s.d.EndCapture(st)
+	require.NoError(t, launchErr, "Launch(%s) under capture", f.Name)
+	require.NoError(t, err, "EndCapture")
+	t.Cleanup(func() { assert.NoError(t, s.d.GraphDestroy(g), "GraphDestroy") })
+	exec, err := s.d.GraphInstantiate(g)
+	require.NoError(t, err, "GraphInstantiate")
+	t.Cleanup(func() { assert.NoError(t, s.d.GraphExecDestroy(exec), "GraphExecDestroy") })
+	for _, i := range []int{1, 2, 0} {
+		require.NoError(t, s.d.CopyHtoD(dev, dslot, binary.LittleEndian.AppendUint64(nil, uint64(dsts[i].Add(guard)))), "CopyHtoD dslot")
+		require.NoError(t, s.d.GraphLaunch(exec, st), "GraphLaunch")
+		s.sync(t, st)
+		copy(befores[i][guard:], srcBytes)
+		for j := range dsts {
+			checkBytes(t, fmt.Sprintf("%s replayed with destination %d: buffer %d", f.Name, i, j),
+				s.download(t, dev, dsts[j], len(befores[j])), befores[j])
+		}
+	}
 }
 
 // wrongArgs launches add_f32 with bad argument lists: each is refused with
