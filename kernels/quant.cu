@@ -60,11 +60,10 @@ static __device__ __forceinline__ void getrows_q(ternion_tensor dst, ternion_ten
 
 // Quantizers of one block of 32 f32 values x into b, ggml's reference
 // algorithms (the seed's cpy kernels use the same).
-static __device__ __forceinline__ void quant_put_f16(unsigned char * p, float f) {
-    const ternion_f16 h = ternion_f32_to_f16(f);
-    p[0] = (unsigned char)(h & 0xff);
-    p[1] = (unsigned char)(h >> 8);
-}
+// Stores f as f16 at p (2-byte aligned: the blocks with an f16 have even
+// sizes). One 16-bit store: on sm_90, storing the bytes of the converted
+// value one by one wrote a zero low byte (nvcc 13, measured on the H200).
+static __device__ __forceinline__ void quant_put_f16(unsigned char * p, float f) { *(ternion_f16 *)p = ternion_f32_to_f16(f); }
 static __device__ __forceinline__ void quant_put_u32(unsigned char * p, ternion_u32 v) {
 #pragma unroll
     for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
@@ -225,28 +224,40 @@ static __device__ __forceinline__ void qz(ternion_tensor dst, ternion_tensor src
     }
 }
 
-// Adds the dot products of the row x (of Q, k values, k a multiple of 32)
-// with up to 8 f32 columns y[c] (16-byte aligned) to sum[c]: lanes of one
-// warp take runs of 32 values (a q4_0 block, an eighth of a q4_K block), so
-// the loads of a block's scale and of its quants shared by two groups of 8
-// are made once.
-template <typename Q>
-static __device__ __forceinline__ void mmvq_dot(const unsigned char * x, const char * const * y, int ncols, ternion_i64 k,
-                                                float * sum) {
-    const ternion_i64 runs = k / 32;
-    for (ternion_i64 r = threadIdx.x; r < runs; r += TERNION_WARP_SIZE) {
+// MMVQ_ROWS is how many rows of src0 one warp of mmvq multiplies: each
+// group of src1 values a lane loads serves that many rows (with one row a
+// warp, the f32 src1 reads were most of the L1 traffic: 69 µs for q4_0
+// 4096×14336 on the H200, L1/TEX 96 % busy).
+#define MMVQ_ROWS 4
+
+// Adds the dot products of R rows x[r] (r < nr; of Q, k values, k a
+// multiple of 8) with NC f32 columns y[c] (16-byte aligned) to sum[r][c].
+// Lane l takes the groups of 8 values l, l + warp, ...: consecutive lanes
+// read consecutive src1 bytes and neighbouring weight bytes.
+template <typename Q, int NC, int R>
+static __device__ __forceinline__ void mmvq_dot(const unsigned char * const * x, int nr, const char * const * y, ternion_i64 k,
+                                                float (*sum)[NC]) {
+    constexpr int GPB = Q::QK / 8; // groups per block
+    const ternion_i64 groups = k / 8;
+    for (ternion_i64 g = threadIdx.x; g < groups; g += TERNION_WARP_SIZE) {
+        float4 a[NC], b[NC];
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const ternion_i64 e = 32 * r + 8 * q;
-            float v[8];
-            Q::dq8(x + (e / Q::QK) * Q::BYTES, (int)(e % Q::QK), v);
+        for (int c = 0; c < NC; c++) {
+            const float4 * yc = (const float4 *)y[c] + 2 * g;
+            a[c] = yc[0];
+            b[c] = yc[1];
+        }
+        const ternion_i64 blk = (g / GPB) * Q::BYTES;
+        const int j = (int)(g % GPB) * 8;
 #pragma unroll
-            for (int c = 0; c < 8; c++) {
-                if (c < ncols) {
-                    const float4 * yc = (const float4 *)y[c] + e / 4;
-                    const float4 a = yc[0], b = yc[1];
-                    sum[c] += v[0] * a.x + v[1] * a.y + v[2] * a.z + v[3] * a.w + v[4] * b.x + v[5] * b.y + v[6] * b.z +
-                              v[7] * b.w;
+        for (int r = 0; r < R; r++) {
+            if (r < nr) {
+                float v[8];
+                Q::dq8(x[r] + blk, j, v);
+#pragma unroll
+                for (int c = 0; c < NC; c++) {
+                    sum[r][c] += v[0] * a[c].x + v[1] * a[c].y + v[2] * a[c].z + v[3] * a[c].w + v[4] * b[c].x + v[5] * b[c].y +
+                                 v[6] * b[c].z + v[7] * b[c].w;
                 }
             }
         }
@@ -259,34 +270,58 @@ static __device__ __forceinline__ float mmvq_warp_sum(float s) {
     return s;
 }
 
+// One warp's MMVQ_ROWS rows from row0 of mmvq for NC columns (see mmvq).
+template <typename Q, int NC>
+static __device__ __forceinline__ void mmvq_rows(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_i64 row0,
+                                                 ternion_u32 i02, ternion_u32 i03, ternion_u32 i12, ternion_u32 i13) {
+    const int nr = (int)min((ternion_i64)MMVQ_ROWS, src0.ne[1] - row0);
+    const unsigned char * x[MMVQ_ROWS];
+    float sum[MMVQ_ROWS][NC];
+#pragma unroll
+    for (int r = 0; r < MMVQ_ROWS; r++) {
+        x[r] = (const unsigned char *)src0.data + (row0 + r) * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
+#pragma unroll
+        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    }
+    const char * y[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) y[c] = (const char *)src1.data + c * src1.nb[1] + i12 * src1.nb[2] + i13 * src1.nb[3];
+    mmvq_dot<Q, NC, MMVQ_ROWS>(x, nr, y, src0.ne[0], sum);
+#pragma unroll
+    for (int r = 0; r < MMVQ_ROWS; r++) {
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            const float s = mmvq_warp_sum(sum[r][c]);
+            if (threadIdx.x == 0 && r < nr) {
+                *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
+            }
+        }
+    }
+}
+
 // MUL_MAT for up to 8 src1 columns: dst[row, c] = Σ_k src0[row][k]·src1[c][k]
 // with src0 of Q, src1 f32 with packed, 16-byte aligned rows, batched over
-// dims 2 and 3 (src0 broadcast by division: i02 = i12 / r2). One warp per
-// row (blockDim.x is the warp size), blockDim.y rows a block; lanes take
-// groups of 8 values.
+// dims 2 and 3 (src0 broadcast by division: i02 = i12 / r2). Each warp
+// (blockDim.x is the warp size) computes MMVQ_ROWS rows, blockDim.y warps a
+// block; the column count is a compile-time constant per branch.
 template <typename Q>
 static __device__ __forceinline__ void mmvq(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                             ternion_fastdiv r3, int ncols) {
-    const ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (row >= src0.ne[1]) {
+    const ternion_i64 row0 = ((ternion_i64)blockIdx.x * blockDim.y + threadIdx.y) * MMVQ_ROWS;
+    if (row0 >= src0.ne[1]) {
         return;
     }
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const unsigned char * x = (const unsigned char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
-    const char * y[8];
-#pragma unroll
-    for (int c = 0; c < 8; c++) y[c] = (const char *)src1.data + c * src1.nb[1] + i12 * src1.nb[2] + i13 * src1.nb[3];
-    float sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    mmvq_dot<Q>(x, y, ncols, src0.ne[0], sum);
-#pragma unroll
-    for (int c = 0; c < 8; c++) {
-        if (c < ncols) {
-            const float s = mmvq_warp_sum(sum[c]);
-            if (threadIdx.x == 0) {
-                *(float *)((char *)dst.data + row * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
-            }
-        }
+    switch (ncols) {
+    case 1: mmvq_rows<Q, 1>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    case 2: mmvq_rows<Q, 2>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    case 3: mmvq_rows<Q, 3>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    case 4: mmvq_rows<Q, 4>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    case 5: mmvq_rows<Q, 5>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    case 6: mmvq_rows<Q, 6>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    case 7: mmvq_rows<Q, 7>(dst, src0, src1, row0, i02, i03, i12, i13); break;
+    default: mmvq_rows<Q, 8>(dst, src0, src1, row0, i02, i03, i12, i13); break;
     }
 }
 
@@ -310,10 +345,9 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
         return;
     }
     const unsigned char * x = (const unsigned char *)src0.data + row * src0.nb[1] + expert * src0.nb[2];
-    const char * y[8];
-    y[0] = (const char *)src1.data + (e % src1.ne[1]) * src1.nb[1] + t * src1.nb[2];
-    float sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    mmvq_dot<Q>(x, y, 1, src0.ne[0], sum);
-    const float s = mmvq_warp_sum(sum[0]);
+    const char * y[1] = {(const char *)src1.data + (e % src1.ne[1]) * src1.nb[1] + t * src1.nb[2]};
+    float sum[1][1] = {{0.0f}};
+    mmvq_dot<Q, 1, 1>(&x, 1, y, src0.ne[0], sum);
+    const float s = mmvq_warp_sum(sum[0][0]);
     if (threadIdx.x == 0) *out = s;
 }
