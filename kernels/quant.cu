@@ -7,14 +7,30 @@
 #include "index.h"
 #include "quant.h"
 
-// Stores 8 values at d (f32 or f16 elements, packed).
+// Stores 8 values at d (f32 or f16 elements, packed): one or two 16-byte
+// stores where d is 16-byte aligned (a contiguous destination always is).
 static __device__ __forceinline__ void quant_store8(float * d, const float * v) {
+    if (((unsigned long long)d & 15) == 0) {
+        ((float4 *)d)[0] = make_float4(v[0], v[1], v[2], v[3]);
+        ((float4 *)d)[1] = make_float4(v[4], v[5], v[6], v[7]);
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < 8; i++) d[i] = v[i];
 }
 static __device__ __forceinline__ void quant_store8(ternion_f16 * d, const float * v) {
+    ternion_u32 w[4];
 #pragma unroll
-    for (int i = 0; i < 8; i++) d[i] = ternion_f32_to_f16(v[i]);
+    for (int i = 0; i < 4; i++) w[i] = ternion_f32_to_f16(v[2 * i]) | ((ternion_u32)ternion_f32_to_f16(v[2 * i + 1]) << 16);
+    if (((unsigned long long)d & 15) == 0) {
+        *(uint4 *)d = make_uint4(w[0], w[1], w[2], w[3]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        d[2 * i] = (ternion_f16)(w[i] & 0xffffu);
+        d[2 * i + 1] = (ternion_f16)(w[i] >> 16);
+    }
 }
 
 // dst (of TD, packed rows) = src (of Q) dequantized, both of src's shape: n

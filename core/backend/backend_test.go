@@ -45,7 +45,7 @@ func TestComputeErrorsBeforeLaunch(t *testing.T) {
 	buf, err := b.AllocTensors(freedW)
 	require.NoError(t, err)
 	require.NoError(t, buf.Free())
-	q := weights.Empty(tensor.Q4_0, 32, 2)
+	q := weights.Empty(tensor.IQ2_XXS, 256, 2) // no device kernels decode iq2_xxs yet
 	_, err = b.AllocTensors(q)
 	require.NoError(t, err)
 
@@ -62,8 +62,8 @@ func TestComputeErrorsBeforeLaunch(t *testing.T) {
 			return ctx.FromFloats([]float32{1, 1, 1, 1}, 4).Add(freedW)
 		}, "freed", nil},
 		{"an unsupported op", func(ctx *graph.Context) *graph.Tensor {
-			return q.MulMat(ctx.FromFloats(make([]float32, 64), 32, 2))
-		}, "quantized src0", ops.ErrNotSupported},
+			return q.MulMat(ctx.FromFloats(make([]float32, 512), 256, 2))
+		}, "no device kernels decode iq2_xxs", ops.ErrNotSupported},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := graph.NewContext()

@@ -90,9 +90,11 @@ func quantTests() []Case {
 			quantCpyCase(t, tensor.F32, [4]int64{256, 4, 4, 4}, noPerm),
 			quantCpyCase(t, tensor.F16, [4]int64{256, 2, 3, 4}, noPerm))
 	}
-	for _, t := range []tensor.Type{tensor.F32, tensor.F16, tensor.BF16, tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q6_K,
-		tensor.IQ4_XS, tensor.MXFP4} {
-		for _, n := range []int64{1, 4, 32} {
+	for _, t := range append([]tensor.Type{tensor.F32, tensor.F16, tensor.BF16}, quantTypes...) {
+		out = append(out, mulMatIDCase(t, tensor.F32, 4, 2, false, 16, 4, 256))
+	}
+	for _, t := range []tensor.Type{tensor.F16, tensor.Q4_0, tensor.Q4_K, tensor.MXFP4} {
+		for _, n := range []int64{1, 32} {
 			out = append(out, mulMatIDCase(t, tensor.F32, 4, 2, false, 16, n, 256),
 				mulMatIDCase(t, tensor.F32, 8, 3, true, 24, n, 512))
 		}
