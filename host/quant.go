@@ -85,7 +85,8 @@ func rowOf(r uint32, d1, d2 vendorapi.FastDiv) (int64, int64, int64) {
 }
 
 func init() {
-	// dq_{q}_{td}(dst, src, groups, ne1, ne2, n).
+	// dq_{q}_{td}(dst, src, groups, ne1, ne2, n, dslot): dst through the
+	// device word at dslot when it is not 0 (indirect).
 	registerTemplate("dq", func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
@@ -97,7 +98,7 @@ func init() {
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), size), quantBuf("src", a.TensorAt(1), f)}
+				return []buffer{indirect(tensorBuf("dst", a.TensorAt(0), size), a.PtrAt(6)), quantBuf("src", a.TensorAt(1), f)}
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, src := a.TensorAt(0), a.TensorAt(1)
@@ -142,7 +143,7 @@ func init() {
 			},
 		}, nil
 	})
-	// qz_{q}(dst, src, blocks, ne1, ne2, n).
+	// qz_{q}(dst, src, blocks, ne1, ne2, n, dslot).
 	registerTemplate("qz", func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
@@ -158,7 +159,7 @@ func init() {
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{quantBuf("dst", a.TensorAt(0), f), vecRows("src", a.TensorAt(1), 4, 4)}
+				return []buffer{indirect(quantBuf("dst", a.TensorAt(0), f), a.PtrAt(6)), vecRows("src", a.TensorAt(1), 4, 4)}
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, src := a.TensorAt(0), a.TensorAt(1)

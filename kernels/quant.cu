@@ -35,10 +35,12 @@ static __device__ __forceinline__ void quant_store8(ternion_f16 * d, const float
 
 // dst (of TD, packed rows) = src (of Q) dequantized, both of src's shape: n
 // groups of 8 values; groups divides by ne[0]/8, ne1 and ne2 by ne[1],
-// ne[2].
+// ne[2]. dst's data is read from *dslot when dslot is not null (the CPY
+// pointer array, index.h).
 template <typename Q, typename TD>
 static __device__ __forceinline__ void dq(ternion_tensor dst, ternion_tensor src, ternion_fastdiv groups, ternion_fastdiv ne1,
-                                          ternion_fastdiv ne2, ternion_i64 n) {
+                                          ternion_fastdiv ne2, ternion_i64 n, void * const * dslot) {
+    dst.data = ternion_copy_dst(dst, dslot);
     for (ternion_i64 g = TERNION_TID(); g < n; g += TERNION_NTHREADS()) {
         const ternion_u32 row = ternion_fastdiv_div((ternion_u32)g, groups);
         const ternion_u32 e = ((ternion_u32)g - row * groups.d) * 8;
@@ -222,10 +224,12 @@ struct quantize_iq4_nl {
 
 // dst (quantized by P, packed blocks in rows) = src (f32, packed rows), of
 // one shape: n blocks; blocks divides by ne[0]/QK, ne1 and ne2 by ne[1],
-// ne[2]. One thread per block.
+// ne[2]. One thread per block. dst's data is read from *dslot when dslot is
+// not null (the CPY pointer array, index.h).
 template <typename P>
 static __device__ __forceinline__ void qz(ternion_tensor dst, ternion_tensor src, ternion_fastdiv blocks, ternion_fastdiv ne1,
-                                          ternion_fastdiv ne2, ternion_i64 n) {
+                                          ternion_fastdiv ne2, ternion_i64 n, void * const * dslot) {
+    dst.data = ternion_copy_dst(dst, dslot);
     for (ternion_i64 k = TERNION_TID(); k < n; k += TERNION_NTHREADS()) {
         const ternion_u32 row = ternion_fastdiv_div((ternion_u32)k, blocks);
         const ternion_u32 ib = (ternion_u32)k - row * blocks.d;

@@ -81,6 +81,8 @@ func TestCopyIndirectionDecode(t *testing.T) {
 		{"bf16 cache", tensor.BF16, false},
 		{"transposed f16 V cache (element copy, the write moves by 2 bytes)", tensor.F16, true},
 		{"transposed f32 V cache", tensor.F32, true},
+		{"q8_0 cache (quantizing copy; the read dequantizes)", tensor.Q8_0, false},
+		{"q4_0 cache", tensor.Q4_0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(21, 4))

@@ -81,10 +81,10 @@ type CopySlots interface {
 // CopyIndirect reports whether CPY node n's copy takes its destination
 // through a CopySlots word: true for copies between f32, f16 and bf16 and
 // for copies within one type (contiguous ones by a kernel instead of the
-// driver's copy, when the bytes or elements number below 2^31); false for
-// conversions to or from a quantized type (their kernels take their
-// destination directly), which the capture policy then keeps eager, as the
-// seed does for a copy it cannot redirect. The kernel a redirected copy
+// driver's copy, when the bytes or elements number below 2^31), and for
+// conversions to or from the quantized types (kernels/quant.cu's dq and qz
+// take the word too; the seed cannot redirect those and keeps such a graph
+// eager). The kernel a redirected copy
 // runs never depends on its destination's address (core/capture does not
 // compare it): 16-byte row copies (rows4_b32) are left to direct copies.
 func CopyIndirect(n *graph.Tensor) bool {
@@ -93,9 +93,6 @@ func CopyIndirect(n *graph.Tensor) bool {
 		return false
 	}
 	st, dt := s.Type(), n.Type()
-	if st != dt && (st.IsQuantized() || dt.IsQuantized()) {
-		return false
-	}
 	if st == dt && s.Layout().IsContiguous() && n.Layout().IsContiguous() {
 		_, n32 := flatCopy(n.Layout())
 		return n32
@@ -142,8 +139,7 @@ func flatCopy(l tensor.Layout) (size int64, ok bool) {
 // dslot when it is not 0 (CopySlots): contiguous same-type bytes are then
 // copied by cpy_b* as one row instead of the driver's copy, whose
 // destination a captured graph would keep, and no kernel is chosen by dst's
-// address (its alignment may change while a graph replays). Conversions to
-// or from a quantized type ignore dslot (CopyIndirect is false for them).
+// address (its alignment may change while a graph replays).
 func copyVia(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.TensorDesc, st tensor.Type, dslot vendorapi.DevicePtr) error {
 	dl := tensor.Layout{Type: dt, Ne: dst.Ne, Nb: dst.Nb}
 	sl := tensor.Layout{Type: st, Ne: s.Ne, Nb: s.Nb}
@@ -169,7 +165,7 @@ func copyVia(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.Ten
 		return launch(d, name, grid, block, 0, args)
 	}
 	if st != dt && (st.IsQuantized() || dt.IsQuantized()) {
-		return quantCopy(d, dst, dt, s, st)
+		return quantCopy(d, dst, dt, s, st, dslot)
 	}
 	ts, fs := floatType(st)
 	td, fdst := floatType(dt)

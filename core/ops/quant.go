@@ -112,24 +112,26 @@ func quantCopySupports(n *graph.Tensor) (reason string, handled bool) {
 // quantCopy queues dst = src converted between a quantized type and a float
 // type: dq_{q}_{f32|f16} or qz_{q} directly when the shapes match and the
 // float side's rows are packed, else through a contiguous f32 temporary.
-func quantCopy(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.TensorDesc, st tensor.Type) error {
+// dst's address is read from the device word at dslot when it is not 0
+// (CopySlots); no choice here depends on dst's address.
+func quantCopy(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.TensorDesc, st tensor.Type, dslot vendorapi.DevicePtr) error {
 	if st.IsQuantized() {
 		td, _ := floatType(dt)
 		if s.Ne == dst.Ne && dst.Nb[0] == dt.BlockBytes() && (td == "f32" || td == "f16") {
-			return dequantize(d, dst, td, s, st)
+			return dequantize(d, dst, td, s, st, dslot)
 		}
 		tmp, buf, err := contiguousTemp(d, tensor.F32, s.Ne)
 		if err != nil {
 			return err
 		}
 		defer buf.Free()
-		if err := dequantize(d, tmp, "f32", s, st); err != nil {
+		if err := dequantize(d, tmp, "f32", s, st, 0); err != nil {
 			return err
 		}
-		return copyTensor(d, dst, dt, tmp, tensor.F32)
+		return copyVia(d, dst, dt, tmp, tensor.F32, dslot)
 	}
 	if st == tensor.F32 && s.Ne == dst.Ne && s.Nb[0] == 4 {
-		return quantize(d, dst, dt, s)
+		return quantize(d, dst, dt, s, dslot)
 	}
 	tmp, buf, err := contiguousTemp(d, tensor.F32, dst.Ne)
 	if err != nil {
@@ -139,30 +141,32 @@ func quantCopy(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.T
 	if err := copyTensor(d, tmp, tensor.F32, s, st); err != nil {
 		return err
 	}
-	return quantize(d, dst, dt, tmp)
+	return quantize(d, dst, dt, tmp, dslot)
 }
 
-// dequantize launches dq_{q}_{td}: dst (td, packed rows) = src (of q), one shape.
-func dequantize(d Device, dst vendorapi.TensorDesc, td string, s vendorapi.TensorDesc, q tensor.Type) error {
+// dequantize launches dq_{q}_{td}: dst (td, packed rows) = src (of q), one
+// shape; dst through the word at dslot when it is not 0.
+func dequantize(d Device, dst vendorapi.TensorDesc, td string, s vendorapi.TensorDesc, q tensor.Type, dslot vendorapi.DevicePtr) error {
 	groups := s.Ne[0] / 8
 	n := groups * s.Ne[1] * s.Ne[2] * s.Ne[3]
 	if n == 0 {
 		return nil
 	}
 	grid, block := flatGeometry(n)
-	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(groups)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n)
+	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(groups)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n).Ptr(dslot)
 	return launch(d, "dq_"+q.String()+"_"+td, grid, block, 0, args)
 }
 
-// quantize launches qz_{q}: dst (of q) = src (f32, packed rows), one shape.
-func quantize(d Device, dst vendorapi.TensorDesc, q tensor.Type, s vendorapi.TensorDesc) error {
+// quantize launches qz_{q}: dst (of q) = src (f32, packed rows), one shape;
+// dst through the word at dslot when it is not 0.
+func quantize(d Device, dst vendorapi.TensorDesc, q tensor.Type, s vendorapi.TensorDesc, dslot vendorapi.DevicePtr) error {
 	blocks := s.Ne[0] / q.BlockSize()
 	n := blocks * s.Ne[1] * s.Ne[2] * s.Ne[3]
 	if n == 0 {
 		return nil
 	}
 	grid, block := flatGeometry(n)
-	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(blocks)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n)
+	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(blocks)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n).Ptr(dslot)
 	return launch(d, "qz_"+q.String(), grid, block, 0, args)
 }
 
@@ -224,7 +228,7 @@ func runDequantGemm(d Device, at, bt tensor.Type, dst, a, b vendorapi.TensorDesc
 		return err
 	}
 	defer buf.Free()
-	if err := dequantize(d, tmp, "f16", a, at); err != nil {
+	if err := dequantize(d, tmp, "f16", a, at, 0); err != nil {
 		return err
 	}
 	return runGemm(d, tensor.F16, bt, dst, tmp, b)
