@@ -1,0 +1,62 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
+)
+
+// TestQuantSupports checks the quantized ops' supports answers: what runs,
+// and the reason of each "no", given before anything launches.
+func TestQuantSupports(t *testing.T) {
+	ctx := graph.NewContext()
+	x := ctx.Empty(tensor.F32, 256, 3)
+	idx := ctx.Empty(tensor.I32, 4)
+	q4 := ctx.Empty(tensor.Q4_0, 256, 8)
+	ids := ctx.Empty(tensor.I32, 2, 3)
+	for _, c := range []struct {
+		name string
+		node *graph.Tensor
+		why  string // "" when supported
+	}{
+		{"mul_mat q4_0", q4.MulMat(x), ""},
+		{"mul_mat q6_K", ctx.Empty(tensor.Q6_K, 256, 8).MulMat(x), ""},
+		{"mul_mat iq2_xxs", ctx.Empty(tensor.IQ2_XXS, 256, 8).MulMat(x), "no device kernels decode iq2_xxs"},
+		{"mul_mat q4_0 with f16 src1", q4.MulMat(ctx.Empty(tensor.F16, 256, 3)), "src1 must be f32"},
+		{"mul_mat q4_0 rows at an odd offset", q4.View(1, []int64{256, 4}, []int64{q4.Nb()[1]}).MulMat(x),
+			"do not start 2-byte aligned"},
+		{"get_rows q4_K", ctx.Empty(tensor.Q4_K, 256, 5).GetRows(idx), ""},
+		{"get_rows iq1_s", ctx.Empty(tensor.IQ1_S, 256, 5).GetRows(idx), "no device kernels decode iq1_s"},
+		{"cpy f32 to q8_0", x.Cpy(ctx.Empty(tensor.Q8_0, 256, 3)), ""},
+		{"cpy f16 to iq4_nl", ctx.Empty(tensor.F16, 256, 3).Cpy(ctx.Empty(tensor.IQ4_NL, 256, 3)), ""},
+		{"cpy f32 to q4_K", x.Cpy(ctx.Empty(tensor.Q4_K, 256, 3)), "no quantizer into q4_K"},
+		{"cpy q4_0 to q8_0", q4.Cpy(ctx.Empty(tensor.Q8_0, 256, 8)), "no conversion from q4_0 to q8_0"},
+		{"cpy q5_K to bf16", ctx.Empty(tensor.Q5_K, 256, 2).Cpy(ctx.Empty(tensor.BF16, 256, 2)), ""},
+		{"cpy iq3_s to f32", ctx.Empty(tensor.IQ3_S, 256, 2).Cpy(ctx.Empty(tensor.F32, 256, 2)), "no device kernels decode iq3_s"},
+		{"mul_mat_id q4_0", ctx.Empty(tensor.Q4_0, 256, 16, 4).MulMatID(ctx.Empty(tensor.F32, 256, 2, 3), ids), ""},
+		{"mul_mat_id iq2_s", ctx.Empty(tensor.IQ2_S, 256, 16, 4).MulMatID(ctx.Empty(tensor.F32, 256, 2, 3), ids),
+			"no device kernels decode iq2_s"},
+		{"mul_mat_id f16 src1", ctx.Empty(tensor.F16, 256, 16, 4).MulMatID(ctx.Empty(tensor.F16, 256, 2, 3), ids),
+			"must be f32"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, ctx.Err())
+			checkSupports(t, c.node, c.why)
+		})
+	}
+}
+
+// TestForceMMQRefused checks that TERNION_FORCE_MMQ refuses a quantized
+// MUL_MAT the mmq kernels would take, with the reason, instead of quietly
+// using BLAS; mmvq's column counts are unaffected.
+func TestForceMMQRefused(t *testing.T) {
+	t.Setenv(switches.ForceMMQ.Name, "1")
+	ctx := graph.NewContext()
+	q4 := ctx.Empty(tensor.Q4_0, 256, 8)
+	checkSupports(t, q4.MulMat(ctx.Empty(tensor.F32, 256, 16)), "no mmq kernels yet")
+	checkSupports(t, q4.MulMat(ctx.Empty(tensor.F32, 256, 8)), "")
+}
