@@ -41,8 +41,9 @@ func quantBuf(param string, t vendorapi.TensorDesc, f *quant.Format) buffer {
 	return b
 }
 
-// mmvqRowsPerWarp is quant.cu's MMVQ_ROWS: the rows one warp of mmvq computes.
-const mmvqRowsPerWarp = 4
+// mmvqRowsPerBlock is quant.cu's MMVQ_ROWS: the rows one block of mmvq
+// computes (its warps split k).
+const mmvqRowsPerBlock = 4
 
 // quantAlign is gcd(block bytes, 4), the alignment quant.h's loads need.
 func quantAlign(f *quant.Format) uint64 {
@@ -178,8 +179,8 @@ func init() {
 			},
 		}, nil
 	})
-	// mmvq_{q}(dst, src0, src1, r2, r3, ncols): mmvqRowsPerWarp rows a warp,
-	// blockDim.y warps a block; each dot product summed in float64.
+	// mmvq_{q}(dst, src0, src1, r2, r3, ncols): mmvqRowsPerBlock rows a
+	// block; each dot product summed in float64.
 	registerTemplate("mmvq", func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
@@ -200,8 +201,8 @@ func init() {
 				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
 				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
 				w := make([]float32, s0.Ne[0])
-				for ty := range int64(b.dim.Y) * mmvqRowsPerWarp {
-					row := int64(b.idx.X)*int64(b.dim.Y)*mmvqRowsPerWarp + ty
+				for r := range int64(mmvqRowsPerBlock) {
+					row := int64(b.idx.X)*mmvqRowsPerBlock + r
 					if row >= s0.Ne[1] {
 						continue
 					}

@@ -251,15 +251,15 @@ static __device__ __forceinline__ void qz(ternion_tensor dst, ternion_tensor src
 #define MMVQ_ROWS 4
 
 // Adds the dot products of R rows x[r] (r < nr; of Q, k values, k a
-// multiple of 8) with NC f32 columns y[c] (16-byte aligned) to sum[r][c].
-// Lane l takes the groups of 8 values l, l + warp, ...: consecutive lanes
-// read consecutive src1 bytes and neighbouring weight bytes.
+// multiple of 8) with NC f32 columns y[c] (16-byte aligned) to sum[r][c],
+// over the groups of 8 values first, first + stride, ...: consecutive
+// threads read consecutive src1 bytes and neighbouring weight bytes.
 template <typename Q, int NC, int R>
 static __device__ __forceinline__ void mmvq_dot(const unsigned char * const * x, int nr, const char * const * y, ternion_i64 k,
-                                                float (*sum)[NC]) {
+                                                float (*sum)[NC], int first, int stride) {
     constexpr int GPB = Q::QK / 8; // groups per block
     const ternion_i64 groups = k / 8;
-    for (ternion_i64 g = threadIdx.x; g < groups; g += TERNION_WARP_SIZE) {
+    for (ternion_i64 g = first; g < groups; g += stride) {
         float4 a[NC], b[NC];
 #pragma unroll
         for (int c = 0; c < NC; c++) {
@@ -290,10 +290,17 @@ static __device__ __forceinline__ float mmvq_warp_sum(float s) {
     return s;
 }
 
-// One warp's MMVQ_ROWS rows from row0 of mmvq for NC columns (see mmvq).
+// MMVQ_WARPS is how many warps an mmvq block has: they split the row's k
+// (with MMVQ_ROWS rows a warp and one warp per row group, 4096 rows gave 8
+// warps an SM and a latency-bound kernel).
+#define MMVQ_WARPS 4
+
+// One block's MMVQ_ROWS rows from row0 of mmvq for NC columns (see mmvq):
+// the block's warps split k, then warp 0 adds their sums.
 template <typename Q, int NC>
 static __device__ __forceinline__ void mmvq_rows(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_i64 row0,
                                                  ternion_u32 i02, ternion_u32 i03, ternion_u32 i12, ternion_u32 i13) {
+    __shared__ float part[MMVQ_WARPS][MMVQ_ROWS * NC];
     const int nr = (int)min((ternion_i64)MMVQ_ROWS, src0.ne[1] - row0);
     const unsigned char * x[MMVQ_ROWS];
     float sum[MMVQ_ROWS][NC];
@@ -306,28 +313,35 @@ static __device__ __forceinline__ void mmvq_rows(ternion_tensor dst, ternion_ten
     const char * y[NC];
 #pragma unroll
     for (int c = 0; c < NC; c++) y[c] = (const char *)src1.data + c * src1.nb[1] + i12 * src1.nb[2] + i13 * src1.nb[3];
-    mmvq_dot<Q, NC, MMVQ_ROWS>(x, nr, y, src0.ne[0], sum);
+    mmvq_dot<Q, NC, MMVQ_ROWS>(x, nr, y, src0.ne[0], sum, threadIdx.y * TERNION_WARP_SIZE + threadIdx.x,
+                               MMVQ_WARPS * TERNION_WARP_SIZE);
 #pragma unroll
     for (int r = 0; r < MMVQ_ROWS; r++) {
 #pragma unroll
         for (int c = 0; c < NC; c++) {
             const float s = mmvq_warp_sum(sum[r][c]);
-            if (threadIdx.x == 0 && r < nr) {
-                *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
-            }
+            if (threadIdx.x == 0) part[threadIdx.y][r * NC + c] = s;
         }
+    }
+    __syncthreads();
+    const int i = threadIdx.x, r = i / NC, c = i % NC;
+    if (threadIdx.y == 0 && i < MMVQ_ROWS * NC && r < nr) {
+        float s = 0.0f;
+#pragma unroll
+        for (int w = 0; w < MMVQ_WARPS; w++) s += part[w][i];
+        *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
     }
 }
 
 // MUL_MAT for up to 8 src1 columns: dst[row, c] = Σ_k src0[row][k]·src1[c][k]
 // with src0 of Q, src1 f32 with packed, 16-byte aligned rows, batched over
-// dims 2 and 3 (src0 broadcast by division: i02 = i12 / r2). Each warp
-// (blockDim.x is the warp size) computes MMVQ_ROWS rows, blockDim.y warps a
-// block; the column count is a compile-time constant per branch.
+// dims 2 and 3 (src0 broadcast by division: i02 = i12 / r2). Each block
+// (blockDim = (warp size, MMVQ_WARPS)) computes MMVQ_ROWS rows; the column
+// count is a compile-time constant per branch.
 template <typename Q>
 static __device__ __forceinline__ void mmvq(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                             ternion_fastdiv r3, int ncols) {
-    const ternion_i64 row0 = ((ternion_i64)blockIdx.x * blockDim.y + threadIdx.y) * MMVQ_ROWS;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ_ROWS;
     if (row0 >= src0.ne[1]) {
         return;
     }
@@ -367,7 +381,7 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
     const unsigned char * x = (const unsigned char *)src0.data + row * src0.nb[1] + expert * src0.nb[2];
     const char * y[1] = {(const char *)src1.data + (e % src1.ne[1]) * src1.nb[1] + t * src1.nb[2]};
     float sum[1][1] = {{0.0f}};
-    mmvq_dot<Q, 1, 1>(&x, 1, y, src0.ne[0], sum);
+    mmvq_dot<Q, 1, 1>(&x, 1, y, src0.ne[0], sum, threadIdx.x, TERNION_WARP_SIZE);
     const float s = mmvq_warp_sum(sum[0][0]);
     if (threadIdx.x == 0) *out = s;
 }

@@ -31,7 +31,7 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 				{"n", i64}, {"dslot", ptr}},
 			Axes: []Axis{quantizers}},
 		{Name: "mmvq_{q}", Body: "mmvq<{q}>",
-			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols ≤ 8, src0 of {q}, src1 f32 rows packed and 16-byte aligned; 4 rows a warp (MMVQ_ROWS), blockDim.y warps a block; grid (rows/(4·blockDim.y), ne12, ne13)",
+			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols ≤ 8, src0 of {q}, src1 f32 rows packed and 16-byte aligned; 4 rows a block (MMVQ_ROWS) whose 4 warps (MMVQ_WARPS, blockDim.y) split k; grid (rows/4, ne12, ne13)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv},
 				{"ncols", i32}},
 			Axes: []Axis{quantTypes}},

@@ -184,12 +184,13 @@ func getrowsQuant(d Device, n *graph.Tensor, dst, src0, src1 vendorapi.TensorDes
 	return launch(d, "getrows_"+n.Src(0).Type().String(), grid, block, 0, args)
 }
 
-// mmvqRows is how many warps an mmvq or mmvq_id block has (one row each
-// for mmvq_id); mmvqRowsPerWarp is quant.cu's MMVQ_ROWS, the rows one mmvq
-// warp computes.
+// mmvqRows is how many warps an mmvq or mmvq_id block has (quant.cu's
+// MMVQ_WARPS; one row each for mmvq_id, splitting k for mmvq);
+// mmvqRowsPerBlock is quant.cu's MMVQ_ROWS, the rows one mmvq block
+// computes.
 const (
-	mmvqRows        = 4
-	mmvqRowsPerWarp = 4
+	mmvqRows         = 4
+	mmvqRowsPerBlock = 4
 )
 
 // runMMVQ launches mmvq_{q} for src1's ne11 ≤ 8 f32 columns (packed rows,
@@ -206,7 +207,7 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 		}
 		b = tmp
 	}
-	perBlock := int64(mmvqRows * mmvqRowsPerWarp)
+	perBlock := int64(mmvqRowsPerBlock)
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + perBlock - 1) / perBlock), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
