@@ -105,15 +105,21 @@ struct ternion_q5_1 {
     }
 };
 
+// v[i] = d·(8 signed bytes at p, loaded A bytes at a time)[i]: the 8-bit
+// formats' groups.
+template <int A>
+static __device__ __forceinline__ void quant_i8x8(float d, const unsigned char * p, float * v) {
+    ternion_u32 lo, hi;
+    quant_load8<A>(p, lo, hi);
+#pragma unroll
+    for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
+}
+
 // q8_0: f16 d; i8 qs[32]: value = d·qs[j].
 struct ternion_q8_0 {
     static constexpr int QK = 32, BYTES = 34, A = QUANT_ALIGN(34);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
-        const float d = quant_f16(b);
-        ternion_u32 lo, hi;
-        quant_load8<A>(b + 2 + j, lo, hi);
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
+        quant_i8x8<A>(quant_f16(b), b + 2 + j, v);
     }
 };
 
@@ -121,11 +127,7 @@ struct ternion_q8_0 {
 struct ternion_q8_1 {
     static constexpr int QK = 32, BYTES = 36, A = QUANT_ALIGN(36);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
-        const float d = quant_f16(b);
-        ternion_u32 lo, hi;
-        quant_load8<A>(b + 4 + j, lo, hi);
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
+        quant_i8x8<A>(quant_f16(b), b + 4 + j, v);
     }
 };
 
@@ -244,11 +246,7 @@ struct ternion_q6_K {
 struct ternion_q8_K {
     static constexpr int QK = 256, BYTES = 292, A = QUANT_ALIGN(292);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
-        const float d = *(const float *)b;
-        ternion_u32 lo, hi;
-        quant_load8<A>(b + 4 + j, lo, hi);
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * (float)(signed char)quant_byte(lo, hi, i);
+        quant_i8x8<A>(*(const float *)b, b + 4 + j, v);
     }
 };
 

@@ -25,30 +25,6 @@ func QuantizeIQ4NLOnePass(dst []byte, src []float32) error {
 	return nil
 }
 
-// nearestIQ4 is the index of the level nearest to x, the lower one on a tie
-// (ggml's best_index_int8).
-func nearestIQ4(x float32) int {
-	if x <= float32(iq4Levels[0]) {
-		return 0
-	}
-	if x >= float32(iq4Levels[15]) {
-		return 15
-	}
-	lo, hi := 0, 15
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if x < float32(iq4Levels[mid]) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	if x-float32(iq4Levels[lo]) < float32(iq4Levels[hi])-x {
-		return lo
-	}
-	return hi
-}
-
 // onePassIQ4NL encodes one block of 32 values into b (18 bytes).
 func onePassIQ4NL(b []byte, x []float32) {
 	var amax, vmax float32
@@ -64,8 +40,8 @@ func onePassIQ4NL(b []byte, x []float32) {
 	}
 	var sumqx, sumq2 float32
 	for j := range 16 {
-		i0, i1 := nearestIQ4(x[j]*id), nearestIQ4(x[16+j]*id)
-		b[2+j] = byte(i0 | i1<<4)
+		i0, i1 := nearestLevel(x[j]*id), nearestLevel(x[16+j]*id)
+		b[2+j] = i0 | i1<<4
 		v0, v1 := float32(iq4Levels[i0]), float32(iq4Levels[i1])
 		w0, w1 := x[j]*x[j], x[16+j]*x[16+j]
 		sumqx += w0*v0*x[j] + w1*v1*x[16+j]
