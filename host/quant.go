@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/ternion/ternion/internal/half"
 	"github.com/ternion/ternion/kernels"
@@ -260,9 +261,20 @@ func dotF32(w []float32, b []byte) float64 {
 	return sum
 }
 
+// optionalWord is the 4-byte device word at p (a kernel's error flag),
+// touching nothing when p is null.
+func optionalWord(param string, p vendorapi.DevicePtr) buffer {
+	if p == 0 {
+		return buffer{param: param}
+	}
+	return elems(param, p, 1, 4)
+}
+
 func init() {
-	// mmvq_id_{q}(dst, src0, src1, ids): one warp a row, blockDim.y rows a
-	// block, block column (e, t) = (blockIdx.y, blockIdx.z).
+	// mmvq_id_{q}(dst, src0, src1, ids, flag): one warp a row, blockDim.y
+	// rows a block, block column (e, t) = (blockIdx.y, blockIdx.z); an
+	// expert out of range writes NaN rows and sets bit 1 of the 4-byte word
+	// at flag when flag is not null (a null flag touches nothing).
 	registerTemplate("mmvq_id", func(k kernels.Kernel) (*hostKernel, error) {
 		rd, err := rowDecoderOf(k)
 		if err != nil {
@@ -271,7 +283,7 @@ func init() {
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
 				return []buffer{tensorBuf("dst", a.TensorAt(0), 4), rd.buf("src0", a.TensorAt(1)),
-					vecRows("src1", a.TensorAt(2), 4, 16), tensorBuf("ids", a.TensorAt(3), 4)}
+					vecRows("src1", a.TensorAt(2), 4, 16), tensorBuf("ids", a.TensorAt(3), 4), optionalWord("flag", a.PtrAt(4))}
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, s0, s1, ids := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2), a.TensorAt(3)
@@ -286,6 +298,9 @@ func init() {
 					out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
 					if expert < 0 || expert >= s0.Ne[2] {
 						binary.LittleEndian.PutUint32(out, 0x7fc00000)
+						if len(m[4]) == 4 {
+							atomic.OrUint32(&u32s(m[4])[0], 1) // blocks run concurrently
+						}
 						continue
 					}
 					x := row*s0.Nb[1] + expert*s0.Nb[2]

@@ -363,10 +363,14 @@ static __device__ __forceinline__ void mmvq(ternion_tensor dst, ternion_tensor s
 // column: dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t],
 // src0 of Q ([k, m, n_expert]), src1 f32 rows packed and 16-byte aligned,
 // ids i32 [n_used, n_tokens]. An expert index out of range gives NaN in
-// its rows (the host checks ids it uploads). Grid (m/blockDim.y, n_used,
+// its rows and, when flag is not null, sets bit 1 of *flag (the backend's
+// device error word, read after the graph: ids computed on the device are
+// checked here, where checking them on the host would need a sync; the host
+// checks ids it uploads before launch). Grid (m/blockDim.y, n_used,
 // n_tokens).
 template <typename Q>
-static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_tensor ids) {
+static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_tensor ids,
+                                               unsigned int * flag) {
     const ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y;
     if (row >= src0.ne[1]) {
         return;
@@ -375,7 +379,10 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
     const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
     float * out = (float *)((char *)dst.data + row * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]);
     if (expert < 0 || expert >= src0.ne[2]) {
-        if (threadIdx.x == 0) *out = __int_as_float(0x7fc00000);
+        if (threadIdx.x == 0) {
+            *out = __int_as_float(0x7fc00000);
+            if (flag != nullptr && threadIdx.y == 0) atomicOr(flag, 1u);
+        }
         return;
     }
     const unsigned char * x = (const unsigned char *)src0.data + row * src0.nb[1] + expert * src0.nb[2];

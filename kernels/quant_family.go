@@ -36,8 +36,8 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 				{"ncols", i32}},
 			Axes: []Axis{quantTypes}},
 		{Name: "mmvq_id_{q}", Body: "mmvq_id<{q}>",
-			Doc:    "MUL_MAT_ID: dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of {q} (f32/f16/bf16 rows 16-byte aligned), src1 f32 rows packed and 16-byte aligned; NaN rows for an expert out of range; one warp a row; grid (rows/blockDim.y, n_used, n_tokens)",
-			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"ids", tensor}},
+			Doc:    "MUL_MAT_ID: dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of {q} (f32/f16/bf16 rows 16-byte aligned), src1 f32 rows packed and 16-byte aligned; NaN rows for an expert out of range, which also sets bit 1 of *flag when flag is not null (the backend's error word); one warp a row; grid (rows/blockDim.y, n_used, n_tokens)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"ids", tensor}, {"flag", ptr}},
 			Axes: []Axis{{Name: "q", Values: append(append([]Value{}, quantTypes.Values...),
 				Value{"f32", "ternion_qf32"}, Value{"f16", "ternion_qf16"}, Value{"bf16", "ternion_qbf16"})}}},
 	}}

@@ -64,6 +64,7 @@ type Backend struct {
 	rec    *preparedNode              // the node whose launches are being recorded (nil: none)
 	graphs *capture.Cache[*execGraph] // GPU-graph capture policy and the executable graphs
 	cpy    cpyPtrs                    // the CPY pointer array (cpyptrs.go)
+	flag   errFlag                    // the device error word (errflag.go)
 
 	multi multiDevice // the other devices' backends and events of split ops (split.go)
 }
@@ -256,8 +257,21 @@ func (b *Backend) OffloadOp(n *graph.Tensor) bool {
 }
 
 // Synchronize waits for the work queued on the backend and returns the
-// first error of that work.
-func (b *Backend) Synchronize() error { return b.drv.StreamSynchronize(b.stream) }
+// first error of that work: a vendor's error, or the bad inputs kernels
+// found on the device since the last Synchronize (the device error word,
+// errflag.go: an expert index out of range in a MUL_MAT_ID's computed ids
+// is an error matching ErrBadIndex that names the op and the backend),
+// reported once.
+func (b *Backend) Synchronize() error {
+	if err := b.sync(); err != nil {
+		return err
+	}
+	return b.checkErrorFlag()
+}
+
+// sync waits for the work queued on the backend, leaving the device error
+// word to Synchronize (the backend's own waits before copies and frees).
+func (b *Backend) sync() error { return b.drv.StreamSynchronize(b.stream) }
 
 // Supports returns nil when node n can run here, else an error matching
 // ops.ErrNotSupported that names the op, its types and the reason. A node
@@ -298,7 +312,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.work.Free())
 		b.work = nil
 	}
-	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeCopyPtrs(), b.closeMulti())
+	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeCopyPtrs(), b.closeErrorFlag(), b.closeMulti())
 	if b.hasBLAS {
 		// Not while another backend of the device captures (graphs.go).
 		gate := captureGate(b.drv, b.dev)

@@ -80,7 +80,9 @@ func (m *Buffer) check(off, n uint64) error {
 }
 
 // Read copies len(dst) bytes at offset off into dst, after the work queued
-// on the backend.
+// on the backend. Like Synchronize, it returns the bad inputs kernels found
+// on the device since the last Synchronize (an error matching ErrBadIndex)
+// instead of reading results they made.
 func (m *Buffer) Read(off uint64, dst []byte) error {
 	if err := m.check(off, uint64(len(dst))); err != nil {
 		return err
@@ -96,7 +98,7 @@ func (m *Buffer) Write(off uint64, src []byte) error {
 	if err := m.check(off, uint64(len(src))); err != nil {
 		return err
 	}
-	if err := m.be.Synchronize(); err != nil {
+	if err := m.be.sync(); err != nil {
 		return err
 	}
 	return m.be.drv.CopyHtoD(m.be.dev, m.ptr.Add(off), src)
@@ -120,7 +122,7 @@ func (m *Buffer) Free() error {
 	}
 	m.freed = true
 	m.mu.Unlock()
-	if err := m.be.Synchronize(); err != nil {
+	if err := m.be.sync(); err != nil {
 		return err
 	}
 	return m.be.drv.Free(m.be.dev, m.ptr)
@@ -180,7 +182,7 @@ func (b *Backend) AllocTensors(ts ...*graph.Tensor) (*Buffer, error) {
 			}
 		}
 	}
-	return buf, b.Synchronize()
+	return buf, b.sync()
 }
 
 // placed returns the backend buffer t is placed in and t's offset there, or
@@ -257,7 +259,7 @@ func CopyTensor(dst, src *graph.Tensor) error {
 	if dm.be.drv != sm.be.drv {
 		return fmt.Errorf("ternion: CopyTensor: %s (%s) into %s (%s): devices of different vendors", src, sm.be.name, dst, dm.be.name)
 	}
-	if err := errors.Join(sm.be.Synchronize(), dm.be.Synchronize()); err != nil {
+	if err := errors.Join(sm.be.sync(), dm.be.sync()); err != nil {
 		return err
 	}
 	n := uint64(src.Layout().Bytes())

@@ -4,13 +4,17 @@ import (
 	"fmt"
 
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/ops"
 	"github.com/ternion/ternion/vendorapi"
 )
 
 // Compute runs g on the backend. Before anything is queued it checks that
 // every node can run here (ops.Supports: an unsupported node is an error
-// naming op, types and reason) and that every tensor placed by hand (weights)
-// is in a live buffer of this device. It then places the graph's other
+// naming op, types and reason), that the indices it uploads are in range
+// (ops.CheckIndices: a MUL_MAT_ID's ids, an error matching ErrBadIndex;
+// indices computed on the device are checked by the kernels and reported by
+// Synchronize) and that every tensor placed by hand (weights) is in a live
+// buffer of this device. It then places the graph's other
 // tensors in the backend's compute buffer (growing it when the graph needs
 // more), uploads the inputs' host data through pinned staging, and queues
 // every node on the backend's stream. It returns once the work is queued;
@@ -43,6 +47,20 @@ func (b *Backend) prepare(g *graph.Graph) error {
 	plan, err := g.Plan(graph.AllocOptions{Align: Alignment, Size: AllocSize, Scratch: b.isWork})
 	if err != nil {
 		return err
+	}
+	// Indices this call uploads are checked now (ops.CheckIndices); those
+	// computed on the device or written there by hand, by the kernels
+	// (the device error word, Synchronize).
+	uploaded := func(t *graph.Tensor) []byte {
+		if _, planned := plan.Offsets[t]; planned && t.Op() == graph.OpNone {
+			return t.HostData()
+		}
+		return nil
+	}
+	for _, n := range g.Nodes() {
+		if err := ops.CheckIndices(n, uploaded); err != nil {
+			return fmt.Errorf("ternion: backend %s: %w", b.name, err)
+		}
 	}
 	if err := b.growWork(plan.Size); err != nil {
 		return err

@@ -161,7 +161,7 @@ func (b *Backend) uploadCopyPtrs() error {
 	c := &b.cpy
 	n := 8 * len(c.nodes)
 	if c.host.Ptr == 0 {
-		if err := b.Synchronize(); err != nil { // the launches queued before read the array
+		if err := b.sync(); err != nil { // the launches queued before read the array
 			return err
 		}
 		c.words = slices.Grow(c.words[:0], n)[:n]

@@ -41,7 +41,7 @@ func (s *staging) upload(dsts []vendorapi.DevicePtr, srcs [][]byte) error {
 			s.warned = true
 		}
 	}
-	if err := s.be.Synchronize(); err != nil {
+	if err := s.be.sync(); err != nil {
 		return err
 	}
 	for i, b := range srcs {

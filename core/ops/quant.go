@@ -276,7 +276,9 @@ func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
-// runMulMatID launches mmvq_id_{q}: one warp per (row, expert slot, token).
+// runMulMatID launches mmvq_id_{q}: one warp per (row, expert slot, token);
+// an expert index out of range gives NaN rows and sets FlagMulMatIDExpert
+// in d's device error word when it has one (ErrorFlags).
 // Every token reads its experts' rows anew, which is the fastest order for
 // a few tokens and costs weight traffic for many (the seed groups tokens
 // by expert there; ternion does not yet).
@@ -300,7 +302,7 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 	q, _ := mmvqIDType(n.Src(0).Type())
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqRows - 1) / mmvqRows), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
 	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
-	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids))
+	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
 }
 
 // The row step of the row-split MUL_MAT for the quantized types: mmvq for
