@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/pool"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -196,23 +197,36 @@ const (
 // runMMVQ launches mmvq_{q} for src1's ne11 ≤ 8 f32 columns (packed rows,
 // 16-byte aligned: otherwise copied into a contiguous temporary first).
 func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
-	if !mmvqSrc1OK(b) {
-		tmp, buf, err := contiguousTemp(d, tensor.F32, b.Ne)
-		if err != nil {
-			return err
-		}
-		defer buf.Free()
-		if err := copyTensor(d, tmp, tensor.F32, b, tensor.F32); err != nil {
-			return err
-		}
-		b = tmp
+	b, buf, err := mmvqSrc1(d, b)
+	if err != nil {
+		return err
 	}
+	defer buf.Free()
 	perBlock := int64(mmvqRowsPerBlock)
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + perBlock - 1) / perBlock), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
+}
+
+// mmvqSrc1 returns src1 as mmvq and mmvq_id read it: b itself when its f32
+// rows are packed and 16-byte aligned, else a contiguous copy (free the
+// returned buffer after the kernel is queued; a zero Buffer's Free is a
+// no-op).
+func mmvqSrc1(d Device, b vendorapi.TensorDesc) (vendorapi.TensorDesc, pool.Buffer, error) {
+	if mmvqSrc1OK(b) {
+		return b, pool.Buffer{}, nil
+	}
+	tmp, buf, err := contiguousTemp(d, tensor.F32, b.Ne)
+	if err != nil {
+		return vendorapi.TensorDesc{}, pool.Buffer{}, err
+	}
+	if err := copyTensor(d, tmp, tensor.F32, b, tensor.F32); err != nil {
+		_ = buf.Free()
+		return vendorapi.TensorDesc{}, pool.Buffer{}, err
+	}
+	return tmp, buf, nil
 }
 
 // mmvqSrc1OK reports whether mmvq can read src1 as it is: packed f32 rows,
@@ -288,17 +302,11 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, a, b, ids := ds[0], ds[1], ds[2], ds[3]
-	if !mmvqSrc1OK(b) {
-		tmp, buf, err := contiguousTemp(d, tensor.F32, b.Ne)
-		if err != nil {
-			return err
-		}
-		defer buf.Free()
-		if err := copyTensor(d, tmp, tensor.F32, b, tensor.F32); err != nil {
-			return err
-		}
-		b = tmp
+	b, buf, err := mmvqSrc1(d, b)
+	if err != nil {
+		return err
 	}
+	defer buf.Free()
 	q, _ := mmvqIDType(n.Src(0).Type())
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqRows - 1) / mmvqRows), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
 	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
