@@ -256,16 +256,21 @@ static __device__ __forceinline__ float quant_iq4nl(ternion_u32 q) {
     return (float)levels[q];
 }
 
+// v[i] = d·levels[nibble i] of the 8 bytes at p (low nibbles for sh 0,
+// high for 4): iq4_nl's and iq4_xs's groups.
+template <int A>
+static __device__ __forceinline__ void quant_iq4x8(float d, const unsigned char * p, int sh, float * v) {
+    ternion_u32 lo, hi;
+    quant_load8<A>(p, lo, hi);
+#pragma unroll
+    for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
+}
+
 // iq4_nl: f16 d; u8 qs[16]: value = d·levels[nibble] (q4_0's nibble order).
 struct ternion_iq4_nl {
     static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
-        const float d = quant_f16(b);
-        ternion_u32 lo, hi;
-        quant_load8<A>(b + 2 + (j & 15), lo, hi);
-        const int sh = j < 16 ? 0 : 4;
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
+        quant_iq4x8<A>(quant_f16(b), b + 2 + (j & 15), j < 16 ? 0 : 4, v);
     }
 };
 
@@ -278,12 +283,7 @@ struct ternion_iq4_xs {
         const int ib = j / 32, r = j % 32;
         const ternion_u32 sh16 = b[2] | (b[3] << 8);
         const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((sh16 >> (2 * ib)) & 3) << 4);
-        const float d = quant_f16(b) * (float)(ls - 32);
-        ternion_u32 lo, hi;
-        quant_load8<A>(b + 8 + 16 * ib + (r & 15), lo, hi);
-        const int sh = r < 16 ? 0 : 4;
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
+        quant_iq4x8<A>(quant_f16(b) * (float)(ls - 32), b + 8 + 16 * ib + (r & 15), r < 16 ? 0 : 4, v);
     }
 };
 
