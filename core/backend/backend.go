@@ -41,14 +41,16 @@ type Options struct {
 // graphs are computed in. A Backend is safe for concurrent use; Compute
 // calls run one at a time.
 type Backend struct {
-	drv    vendorapi.Driver
-	dev    int
-	props  vendorapi.Props
-	name   string
-	log    *slog.Logger
-	opts   Options
-	stream vendorapi.Stream
-	pool   pool.Pool
+	drv   vendorapi.Driver
+	dev   int
+	props vendorapi.Props
+	name  string
+	log   *slog.Logger
+	// hostWarned: the fall-back to pageable host buffers was logged.
+	hostWarned bool
+	opts       Options
+	stream     vendorapi.Stream
+	pool       pool.Pool
 
 	mu      sync.Mutex // serializes Compute and guards the fields below
 	funcs   map[string]vendorapi.Function
