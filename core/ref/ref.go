@@ -282,3 +282,23 @@ func init() {
 		return nil
 	}, graph.OpMulMatID)
 }
+
+func init() {
+	// OUT_PROD: out[i0, i1, i2, i3] = Σ_k a[i0, k, i2/r2, i3/r3]·b[i1, k, i2, i3].
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
+		s, err := srcViews(src, 2)
+		if err != nil {
+			return err
+		}
+		a, b := s[0], s[1]
+		r2, r3 := b.l.Ne[2]/a.l.Ne[2], b.l.Ne[3]/a.l.Ne[3]
+		tensor.Each(dst.l.Ne, func(i [4]int64) {
+			var sum float64
+			for k := range a.l.Ne[1] {
+				sum += a.get([4]int64{i[0], k, i[2] / r2, i[3] / r3}) * b.get([4]int64{i[1], k, i[2], i[3]})
+			}
+			dst.set(i, sum)
+		})
+		return nil
+	}, graph.OpOutProd)
+}
