@@ -111,6 +111,7 @@ var Families = []Family{
 	normFamily,
 	softmaxFamily,
 	quantFamily,
+	addidFamily,
 }
 
 // binOps are the ops of binbcast.cu.

@@ -231,3 +231,66 @@ func TestErrorFlagOnlyForMulMatID(t *testing.T) {
 	require.NoError(t, b.Synchronize())
 	assert.NotZero(t, b.ErrorFlag())
 }
+
+// TestAddIDBadRow: ADD_ID's ids computed on the device with a row out of
+// range → Compute succeeds, Synchronize reports it (NaN in that row, the
+// others right); an uploaded leaf with a bad row → an error before launch.
+func TestAddIDBadRow(t *testing.T) {
+	const ne0, rows, used, tokens = 8, 4, 2, 3
+	a := make([]float32, ne0*used*tokens)
+	for i := range a {
+		a[i] = float32(i)
+	}
+	bias := make([]float32, ne0*rows)
+	for i := range bias {
+		bias[i] = float32(100 * (i / ne0))
+	}
+	t.Run("computed ids", func(t *testing.T) {
+		b := graphBackend(t, hostDriver(t), nil)
+		ctx := graph.NewContext()
+		// ids = the first 2 columns of a descending ARGSORT over 6 scores a
+		// token: token 1 picks column 5, past the 4 bias rows.
+		scores := []float32{9, 8, 0, 0, 0, 0, 0, 0, 0, 8, 0, 9, 0, 8, 9, 0, 0, 0}
+		s := ctx.FromFloats(scores, 6, tokens).Argsort(graph.SortDesc)
+		ids := s.View(0, []int64{used, tokens}, []int64{s.Nb()[1]})
+		y := ctx.FromFloats(a, ne0, used, tokens).AddID(ctx.FromFloats(bias, ne0, rows), ids)
+		g, err := ctx.Build(y)
+		require.NoError(t, err)
+		require.NoError(t, b.Compute(g))
+		err = b.Synchronize()
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrBadIndex)
+		assert.Contains(t, err.Error(), "ADD_ID: a row index in ids is out of range")
+		require.NoError(t, b.Synchronize(), "reported once")
+		got, err := y.Floats()
+		require.NoError(t, err)
+		want := map[int64][2]int64{0: {0, 1}, 1: {5, 3}, 2: {2, 1}} // token → its two rows
+		for tok := range int64(tokens) {
+			for e := range int64(used) {
+				for i := range int64(ne0) {
+					k := (tok*used+e)*ne0 + i
+					row := want[tok][e]
+					if row >= rows {
+						assert.True(t, math.IsNaN(float64(got[k])), "y[%d] = %v, want NaN", k, got[k])
+						continue
+					}
+					assert.Equal(t, a[k]+bias[row*ne0+i], got[k], "y[%d]", k)
+				}
+			}
+		}
+	})
+	t.Run("leaf ids", func(t *testing.T) {
+		b := graphBackend(t, hostDriver(t), nil)
+		ctx := graph.NewContext()
+		y := ctx.FromFloats(a, ne0, used, tokens).AddID(ctx.FromFloats(bias, ne0, rows),
+			ctx.FromInts([]int32{0, 1, 3, 4, 2, 1}, used, tokens))
+		g, err := ctx.Build(y)
+		require.NoError(t, err)
+		err = b.Compute(g)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrBadIndex)
+		assert.Contains(t, err.Error(), "ids[1, 1] = 4")
+		assert.Contains(t, err.Error(), "out of range [0, 4)")
+		require.NoError(t, b.Synchronize())
+	})
+}

@@ -32,9 +32,26 @@ type ErrorFlags interface {
 	ErrorFlag() vendorapi.DevicePtr
 }
 
-// FlagMulMatIDExpert is the error-word bit mmvq_id sets for an expert index
-// of ids out of range [0, n_expert).
-const FlagMulMatIDExpert uint32 = 1
+// The error-word bits: mmvq_id's for an expert index of ids out of range
+// [0, n_expert), add_id_f32's for a row index of ids out of range [0,
+// src1's rows).
+const (
+	FlagMulMatIDExpert uint32 = 1
+	FlagAddIDRow       uint32 = 2
+)
+
+// indexRange is the range [0, n) the ids (src2) of node n must lie in, and
+// whether n reads ids at all (MUL_MAT_ID: src0's experts; ADD_ID: src1's
+// rows).
+func indexRange(n *graph.Tensor) (int64, bool) {
+	switch n.Op() {
+	case graph.OpMulMatID:
+		return n.Src(0).Ne()[2], true
+	case graph.OpAddID:
+		return n.Src(1).Ne()[1], true
+	}
+	return 0, false
+}
 
 // errorFlag is d's device error word, 0 when it has none.
 func errorFlag(d Device) vendorapi.DevicePtr {
@@ -46,7 +63,10 @@ func errorFlag(d Device) vendorapi.DevicePtr {
 
 // UsesErrorFlag reports whether node n's kernels set the device error word
 // (a device allocates it before the first such node runs).
-func UsesErrorFlag(n *graph.Tensor) bool { return n.Op() == graph.OpMulMatID }
+func UsesErrorFlag(n *graph.Tensor) bool {
+	_, ok := indexRange(n)
+	return ok
+}
 
 // DescribeErrorFlags says what the bits of a device error word read back
 // report: one sentence per bit set, unknown bits by number.
@@ -55,6 +75,10 @@ func DescribeErrorFlags(word uint32) []string {
 	if word&FlagMulMatIDExpert != 0 {
 		out = append(out, "MUL_MAT_ID: an expert index in ids is out of range [0, n_expert)")
 		word &^= FlagMulMatIDExpert
+	}
+	if word&FlagAddIDRow != 0 {
+		out = append(out, "ADD_ID: a row index in ids is out of range [0, src1's rows)")
+		word &^= FlagAddIDRow
 	}
 	for bit := range 32 {
 		if word&(1<<bit) != 0 {
@@ -71,7 +95,8 @@ func DescribeErrorFlags(word uint32) []string {
 // nil when the caller does not know them (computed tensors, tensors written
 // on the device): those are checked by the kernel (ErrorFlags).
 func CheckIndices(n *graph.Tensor, data func(t *graph.Tensor) []byte) error {
-	if n.Op() != graph.OpMulMatID {
+	nExpert, ok := indexRange(n)
+	if !ok {
 		return nil
 	}
 	ids := n.Src(2)
@@ -79,7 +104,6 @@ func CheckIndices(n *graph.Tensor, data func(t *graph.Tensor) []byte) error {
 	if b == nil {
 		return nil
 	}
-	nExpert := n.Src(0).Ne()[2]
 	ne, nb := ids.Ne(), ids.Nb()
 	for t := range ne[1] {
 		for e := range ne[0] {
@@ -88,7 +112,7 @@ func CheckIndices(n *graph.Tensor, data func(t *graph.Tensor) []byte) error {
 				return nil // not the memory image the layout describes: left to the kernel
 			}
 			if x := int32(binary.LittleEndian.Uint32(b[off:])); x < 0 || int64(x) >= nExpert {
-				return fmt.Errorf("ternion: %s: ids[%d, %d] = %d: an expert index in ids is out of range [0, %d): %w (%w)",
+				return fmt.Errorf("ternion: %s: ids[%d, %d] = %d: an index in ids is out of range [0, %d): %w (%w)",
 					describe(n), e, t, x, nExpert, ErrBadIndex, vendorapi.ErrInvalidValue)
 			}
 		}

@@ -126,3 +126,28 @@ func quantPerfs() []Case {
 		getrowsCase(tensor.Q4_0, 4096, 32000, 512, 1, 1, false))
 	return out
 }
+
+// addIDCase is test-backend-ops' test_add_id: a [n_embd, n_experts_used,
+// n_token], b [n_embd, n_mats] and ids choosing, per token, n_experts_used
+// distinct rows of b.
+func addIDCase(nEmbd, nMats, nUsed, nTokens int64) Case {
+	return Case{Name: name("ADD_ID", "type_a", tensor.F32, "type_b", tensor.F32, "n_embd", nEmbd, "n_experts", nMats,
+		"n_experts_used", nUsed, "n_token", nTokens), Op: graph.OpAddID, MaxNMSE: nmseDefault,
+		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
+			a := input(ctx, r, tensor.F32, [4]int64{nEmbd, nUsed, nTokens, 1})
+			b := input(ctx, r, tensor.F32, [4]int64{nEmbd, nMats, 1, 1})
+			ids := make([]int32, 0, nUsed*nTokens)
+			for range nTokens {
+				for _, e := range r.Perm(int(nMats))[:nUsed] {
+					ids = append(ids, int32(e))
+				}
+			}
+			return a.AddID(b, ctx.FromInts(ids, nUsed, nTokens))
+		}}
+}
+
+func init() {
+	register(func() []Case {
+		return []Case{addIDCase(16, 4, 2, 3), addIDCase(129, 8, 3, 5), addIDCase(2880, 32, 4, 1)}
+	}, func() []Case { return []Case{addIDCase(2880, 128, 4, 512)} })
+}

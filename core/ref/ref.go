@@ -302,3 +302,24 @@ func init() {
 		return nil
 	}, graph.OpOutProd)
 }
+
+func init() {
+	// ADD_ID: out[i0, i1, i2] = a[i0, i1, i2] + b[i0, ids[i1, i2]]; a row
+	// out of range gives NaN (as the kernel writes).
+	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
+		s, err := srcViews(src, 3)
+		if err != nil {
+			return err
+		}
+		a, b, ids := s[0], s[1], s[2]
+		tensor.Each(dst.l.Ne, func(i [4]int64) {
+			id := int64(ids.get([4]int64{i[1], i[2], 0, 0}))
+			if id < 0 || id >= b.l.Ne[1] {
+				dst.set(i, math.NaN())
+				return
+			}
+			dst.set(i, a.get(i)+b.get([4]int64{i[0], id, 0, 0}))
+		})
+		return nil
+	}, graph.OpAddID)
+}
