@@ -3,7 +3,6 @@ package host
 import (
 	"encoding/binary"
 	"math"
-	"sync/atomic"
 
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -31,9 +30,7 @@ func init() {
 				out := m[0][i0*dst.Nb[0]+i1*dst.Nb[1]+i2*dst.Nb[2]:]
 				if id < 0 || id >= rows.Ne[1] {
 					binary.LittleEndian.PutUint32(out, 0x7fc00000)
-					if len(m[4]) == 4 {
-						atomic.OrUint32(&u32s(m[4])[0], 2) // blocks run concurrently
-					}
+					setFlag(m[4], 2)
 					return
 				}
 				x := math.Float32frombits(binary.LittleEndian.Uint32(m[1][i0*src.Nb[0]+i1*src.Nb[1]+i2*src.Nb[2]:]))

@@ -261,6 +261,15 @@ func dotF32(w []float32, b []byte) float64 {
 	return sum
 }
 
+// setFlag ORs bit into a kernel's error flag word (the memory optionalWord
+// resolved; empty when the flag pointer was null). Atomic: blocks run
+// concurrently.
+func setFlag(word []byte, bit uint32) {
+	if len(word) == 4 {
+		atomic.OrUint32(&u32s(word)[0], bit)
+	}
+}
+
 // optionalWord is the 4-byte device word at p (a kernel's error flag),
 // touching nothing when p is null.
 func optionalWord(param string, p vendorapi.DevicePtr) buffer {
@@ -298,9 +307,7 @@ func init() {
 					out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
 					if expert < 0 || expert >= s0.Ne[2] {
 						binary.LittleEndian.PutUint32(out, 0x7fc00000)
-						if len(m[4]) == 4 {
-							atomic.OrUint32(&u32s(m[4])[0], 1) // blocks run concurrently
-						}
+						setFlag(m[4], 1)
 						continue
 					}
 					x := row*s0.Nb[1] + expert*s0.Nb[2]

@@ -71,6 +71,12 @@ static __device__ __forceinline__ ternion_u32 quant_qh(const unsigned char * p) 
     return p[0] | (p[1] << 8) | (p[2] << 16) | ((ternion_u32)p[3] << 24);
 }
 
+// Value e of a q5_0/q5_1 block: nibble i of the pair (lo, hi) at shift sh,
+// with bit e of qh as its fifth bit.
+static __device__ __forceinline__ ternion_u32 quant_q5(ternion_u32 lo, ternion_u32 hi, int i, int sh, ternion_u32 qh, int e) {
+    return ((quant_byte(lo, hi, i) >> sh) & 15u) | (((qh >> e) & 1u) << 4);
+}
+
 // q5_0: f16 d; u32 qh; u8 qs[16]: value = d·((nibble | bit j of qh << 4) - 16).
 struct ternion_q5_0 {
     static constexpr int QK = 32, BYTES = 22, A = QUANT_ALIGN(22);
@@ -81,10 +87,7 @@ struct ternion_q5_0 {
         quant_load8<A>(b + 6 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const ternion_u32 q = ((quant_byte(lo, hi, i) >> sh) & 15u) | (((qh >> (j + i)) & 1u) << 4);
-            v[i] = d * (float)((int)q - 16);
-        }
+        for (int i = 0; i < 8; i++) v[i] = d * (float)((int)quant_q5(lo, hi, i, sh, qh, j + i) - 16);
     }
 };
 
@@ -98,10 +101,7 @@ struct ternion_q5_1 {
         quant_load8<A>(b + 8 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const ternion_u32 q = ((quant_byte(lo, hi, i) >> sh) & 15u) | (((qh >> (j + i)) & 1u) << 4);
-            v[i] = d * (float)q + m;
-        }
+        for (int i = 0; i < 8; i++) v[i] = d * (float)quant_q5(lo, hi, i, sh, qh, j + i) + m;
     }
 };
 

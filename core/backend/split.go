@@ -274,15 +274,7 @@ func (st *splitTensor) copyRows(lo, hi uint64, f func(dev int, p vendorapi.Devic
 // Read copies len(dst) bytes at offset off (within one tensor) into dst,
 // from the devices holding those rows, after the work queued on them.
 func (m *SplitBuffer) Read(off uint64, dst []byte) error {
-	st, err := m.span(off, uint64(len(dst)))
-	if err != nil {
-		return err
-	}
-	if err := m.be.syncDevices(); err != nil {
-		return err
-	}
-	lo := off - st.off
-	return st.copyRows(lo, lo+uint64(len(dst)), func(dev int, p vendorapi.DevicePtr, from, to uint64) error {
+	return m.transfer(off, uint64(len(dst)), func(dev int, p vendorapi.DevicePtr, from, to uint64) error {
 		return m.be.drv.CopyDtoH(dev, dst[from:to], p)
 	})
 }
@@ -290,7 +282,15 @@ func (m *SplitBuffer) Read(off uint64, dst []byte) error {
 // Write copies src to offset off (within one tensor), to the devices
 // holding those rows, after the work queued on them.
 func (m *SplitBuffer) Write(off uint64, src []byte) error {
-	st, err := m.span(off, uint64(len(src)))
+	return m.transfer(off, uint64(len(src)), func(dev int, p vendorapi.DevicePtr, from, to uint64) error {
+		return m.be.drv.CopyHtoD(dev, p, src[from:to])
+	})
+}
+
+// transfer runs copy over the device pieces of bytes [off, off+n) of one
+// tensor, after the work queued on every device.
+func (m *SplitBuffer) transfer(off, n uint64, copy func(dev int, p vendorapi.DevicePtr, from, to uint64) error) error {
+	st, err := m.span(off, n)
 	if err != nil {
 		return err
 	}
@@ -298,9 +298,7 @@ func (m *SplitBuffer) Write(off uint64, src []byte) error {
 		return err
 	}
 	lo := off - st.off
-	return st.copyRows(lo, lo+uint64(len(src)), func(dev int, p vendorapi.DevicePtr, from, to uint64) error {
-		return m.be.drv.CopyHtoD(dev, p, src[from:to])
-	})
+	return st.copyRows(lo, lo+n, copy)
 }
 
 // Free returns every device's memory after the work queued on the

@@ -46,24 +46,25 @@ func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 	if an[0] > math.MaxInt32 || an[1] > math.MaxInt32 || bn[1] > math.MaxInt32 || bn[2]*bn[3] > math.MaxInt32 {
 		return "a dimension exceeds 2^31"
 	}
-	if path, why := ChooseMulMat(mulMatShape(n, p)); path == 0 {
+	if path, why := ChooseMulMat(mulMatShape(n)); path == 0 {
 		return why
 	}
 	return ""
 }
 
 // mulMatShape gathers what ChooseMulMat needs of node n (switches from the
-// process environment).
-func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
+// process environment). No rule depends on the device yet: with no mmq
+// kernels, the seed's per-cc choice between mmq and BLAS does not arise.
+func mulMatShape(n *graph.Tensor) MulMatShape {
 	return MulMatShape{A: n.Src(0).Type(), B: n.Src(1).Type(), Columns: n.Src(1).Ne()[1],
-		ForceBLAS: switches.On(nil, switches.ForceBLAS), ForceMMQ: switches.On(nil, switches.ForceMMQ), CC: p.CC,
+		ForceBLAS: switches.On(nil, switches.ForceBLAS), ForceMMQ: switches.On(nil, switches.ForceMMQ),
 		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535}
 }
 
 // MulMatPathOf returns the path MUL_MAT node n takes on a device with props
 // p, and why (for `ternion ops perf -v`).
 func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
-	return ChooseMulMat(mulMatShape(n, p))
+	return ChooseMulMat(mulMatShape(n))
 }
 
 // runMulMat launches the path ChooseMulMat picks.
@@ -74,7 +75,7 @@ func runMulMat(d Device, n *graph.Tensor) error {
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
 	at, bt := n.Src(0).Type(), n.Src(1).Type()
-	path, why := ChooseMulMat(mulMatShape(n, d.Props()))
+	path, why := ChooseMulMat(mulMatShape(n))
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {

@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 
-	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/switches"
 )
@@ -46,7 +45,6 @@ type MulMatShape struct {
 	Columns    int64       // src1's ne[1]
 	ForceBLAS  bool        // switches.ForceBLAS
 	ForceMMQ   bool        // switches.ForceMMQ
-	CC         arch.CC     // the device's compute capability (0 on host)
 	VectorSrc1 bool        // src1 is f32 (the vector kernels' operand)
 }
 

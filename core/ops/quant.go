@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/pool"
@@ -18,6 +19,13 @@ import (
 var deviceQuantTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q8_1,
 	tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K, tensor.IQ4_NL, tensor.IQ4_XS,
 	tensor.MXFP4}
+
+// QuantTypes returns the quantized formats the device kernels decode.
+func QuantTypes() []tensor.Type { return slices.Clone(deviceQuantTypes) }
+
+// QuantizeTargets returns the formats a CPY quantizes f32 into on the
+// device (the seed's CPY targets).
+func QuantizeTargets() []tensor.Type { return slices.Clone(deviceQuantizers) }
 
 // deviceQuantizers are the formats kernels/quant.cu quantizes f32 into:
 // the seed's CPY targets.
@@ -57,15 +65,13 @@ func quantDecodable(t tensor.Type) string {
 	return fmt.Sprintf("no device kernels decode %s yet (kernels/quant.h has %s)", t, quantNames(deviceQuantTypes))
 }
 
+// quantNames lists the types' names, comma-separated.
 func quantNames(ts []tensor.Type) string {
-	s := ""
+	names := make([]string, len(ts))
 	for i, t := range ts {
-		if i > 0 {
-			s += ", "
-		}
-		s += t.String()
+		names[i] = t.String()
 	}
-	return s
+	return strings.Join(names, ", ")
 }
 
 // quantCopySupports answers supportsCopy for a copy with a quantized side
@@ -148,27 +154,26 @@ func quantCopy(d Device, dst vendorapi.TensorDesc, dt tensor.Type, s vendorapi.T
 // dequantize launches dq_{q}_{td}: dst (td, packed rows) = src (of q), one
 // shape; dst through the word at dslot when it is not 0.
 func dequantize(d Device, dst vendorapi.TensorDesc, td string, s vendorapi.TensorDesc, q tensor.Type, dslot vendorapi.DevicePtr) error {
-	groups := s.Ne[0] / 8
-	n := groups * s.Ne[1] * s.Ne[2] * s.Ne[3]
-	if n == 0 {
-		return nil
-	}
-	grid, block := flatGeometry(n)
-	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(groups)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n).Ptr(dslot)
-	return launch(d, "dq_"+q.String()+"_"+td, grid, block, 0, args)
+	return launchPerRow(d, "dq_"+q.String()+"_"+td, dst, s, 8, dslot)
 }
 
 // quantize launches qz_{q}: dst (of q) = src (f32, packed rows), one shape;
 // dst through the word at dslot when it is not 0.
 func quantize(d Device, dst vendorapi.TensorDesc, q tensor.Type, s vendorapi.TensorDesc, dslot vendorapi.DevicePtr) error {
-	blocks := s.Ne[0] / q.BlockSize()
-	n := blocks * s.Ne[1] * s.Ne[2] * s.Ne[3]
+	return launchPerRow(d, "qz_"+q.String(), dst, s, q.BlockSize(), dslot)
+}
+
+// launchPerRow launches dq_* or qz_*, whose threads take pieces of per
+// values of s's rows: (dst, src, pieces a row, ne1, ne2, n pieces, dslot).
+func launchPerRow(d Device, name string, dst, s vendorapi.TensorDesc, per int64, dslot vendorapi.DevicePtr) error {
+	pieces := s.Ne[0] / per
+	n := pieces * s.Ne[1] * s.Ne[2] * s.Ne[3]
 	if n == 0 {
 		return nil
 	}
 	grid, block := flatGeometry(n)
-	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(blocks)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n).Ptr(dslot)
-	return launch(d, "qz_"+q.String(), grid, block, 0, args)
+	args := d.Args().Tensor(dst).Tensor(s).FastDiv(fd(pieces)).FastDiv(fd(s.Ne[1])).FastDiv(fd(s.Ne[2])).I64(n).Ptr(dslot)
+	return launch(d, name, grid, block, 0, args)
 }
 
 // getrowsQuant launches getrows_{q}: dst rows (f32) = src0 rows (of q)
@@ -185,12 +190,12 @@ func getrowsQuant(d Device, n *graph.Tensor, dst, src0, src1 vendorapi.TensorDes
 	return launch(d, "getrows_"+n.Src(0).Type().String(), grid, block, 0, args)
 }
 
-// mmvqRows is how many warps an mmvq or mmvq_id block has (quant.cu's
+// mmvqWarps is how many warps an mmvq or mmvq_id block has (quant.cu's
 // MMVQ_WARPS; one row each for mmvq_id, splitting k for mmvq);
 // mmvqRowsPerBlock is quant.cu's MMVQ_ROWS, the rows one mmvq block
 // computes.
 const (
-	mmvqRows         = 4
+	mmvqWarps        = 4
 	mmvqRowsPerBlock = 4
 )
 
@@ -204,7 +209,7 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	defer buf.Free()
 	perBlock := int64(mmvqRowsPerBlock)
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + perBlock - 1) / perBlock), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
-	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
+	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
@@ -308,8 +313,8 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 	}
 	defer buf.Free()
 	q, _ := mmvqIDType(n.Src(0).Type())
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqRows - 1) / mmvqRows), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
-	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqRows}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqWarps - 1) / mmvqWarps), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
+	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
 	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
 }
 

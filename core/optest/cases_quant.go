@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/ops"
 	"github.com/ternion/ternion/core/tensor"
 )
 
@@ -12,13 +13,9 @@ import (
 // and CPY between f32 and the quantized types, named as test-backend-ops
 // names them.
 
-// quantTypes are the quantized formats with device kernels.
-var quantTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q8_1,
-	tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K, tensor.IQ4_NL, tensor.IQ4_XS,
-	tensor.MXFP4}
-
-// cpyQuantTargets are the formats CPY quantizes f32 into (the seed's).
-var cpyQuantTargets = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.IQ4_NL}
+// quantTypes are the quantized formats with device kernels, and
+// cpyQuantTargets those CPY quantizes f32 into (the seed's).
+var quantTypes, cpyQuantTargets = ops.QuantTypes(), ops.QuantizeTargets()
 
 // quantCpyNMSE is test-backend-ops' bound for a CPY into a quantized type:
 // about one quantized value off by one step among all of them (device and

@@ -229,22 +229,6 @@ func init() {
 		}
 		return nil
 	}, graph.OpCpy, graph.OpCont, graph.OpDup)
-	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
-		s, err := srcViews(src, 2)
-		if err != nil {
-			return err
-		}
-		a, b := s[0], s[1]
-		r2, r3 := b.l.Ne[2]/a.l.Ne[2], b.l.Ne[3]/a.l.Ne[3]
-		tensor.Each(dst.l.Ne, func(i [4]int64) { // i = (m, n, i12, i13)
-			var sum float64
-			for k := range a.l.Ne[0] {
-				sum += a.get([4]int64{k, i[0], i[2] / r2, i[3] / r3}) * b.get([4]int64{k, i[1], i[2], i[3]})
-			}
-			dst.set(i, sum)
-		})
-		return nil
-	}, graph.OpMulMat)
 }
 
 // Floats returns t's values in row-major element order.
@@ -256,70 +240,4 @@ func (r *Result) Floats(t *graph.Tensor) ([]float64, error) {
 	out := make([]float64, 0, v.l.Elements())
 	tensor.Each(v.l.Ne, func(i [4]int64) { out = append(out, v.get(i)) })
 	return out, nil
-}
-
-func init() {
-	// MUL_MAT_ID: out[:, e, t] = as[:, :, ids[e, t]] · b[:, e % n_b, t]; an
-	// expert out of range gives NaN (as the kernels write).
-	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
-		s, err := srcViews(src, 3)
-		if err != nil {
-			return err
-		}
-		as, b, ids := s[0], s[1], s[2]
-		tensor.Each(dst.l.Ne, func(i [4]int64) { // i = (row, e, t)
-			expert := int64(ids.get([4]int64{i[1], i[2], 0, 0}))
-			if expert < 0 || expert >= as.l.Ne[2] {
-				dst.set(i, math.NaN())
-				return
-			}
-			var sum float64
-			for k := range as.l.Ne[0] {
-				sum += as.get([4]int64{k, i[0], expert, 0}) * b.get([4]int64{k, i[1] % b.l.Ne[1], i[2], 0})
-			}
-			dst.set(i, sum)
-		})
-		return nil
-	}, graph.OpMulMatID)
-}
-
-func init() {
-	// OUT_PROD: out[i0, i1, i2, i3] = Σ_k a[i0, k, i2/r2, i3/r3]·b[i1, k, i2, i3].
-	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
-		s, err := srcViews(src, 2)
-		if err != nil {
-			return err
-		}
-		a, b := s[0], s[1]
-		r2, r3 := b.l.Ne[2]/a.l.Ne[2], b.l.Ne[3]/a.l.Ne[3]
-		tensor.Each(dst.l.Ne, func(i [4]int64) {
-			var sum float64
-			for k := range a.l.Ne[1] {
-				sum += a.get([4]int64{i[0], k, i[2] / r2, i[3] / r3}) * b.get([4]int64{i[1], k, i[2], i[3]})
-			}
-			dst.set(i, sum)
-		})
-		return nil
-	}, graph.OpOutProd)
-}
-
-func init() {
-	// ADD_ID: out[i0, i1, i2] = a[i0, i1, i2] + b[i0, ids[i1, i2]]; a row
-	// out of range gives NaN (as the kernel writes).
-	register(func(n *graph.Tensor, dst view, src func(int) (view, error)) error {
-		s, err := srcViews(src, 3)
-		if err != nil {
-			return err
-		}
-		a, b, ids := s[0], s[1], s[2]
-		tensor.Each(dst.l.Ne, func(i [4]int64) {
-			id := int64(ids.get([4]int64{i[1], i[2], 0, 0}))
-			if id < 0 || id >= b.l.Ne[1] {
-				dst.set(i, math.NaN())
-				return
-			}
-			dst.set(i, a.get(i)+b.get([4]int64{i[0], id, 0, 0}))
-		})
-		return nil
-	}, graph.OpAddID)
 }
