@@ -319,3 +319,180 @@ func init() {
 		}, nil
 	})
 }
+
+// q8y, mmvq8 and mmvq8_id: src1
+// quantized to 8 bits a value in blocks of 32 (a scale and the block's sum
+// per block), and the matrix-vector products against it.
+
+// mmvq8Rows is quant.cu's MMVQ8_ROWS: the rows one mmvq8 block multiplies.
+const mmvq8Rows = 4
+
+// q8Cols are the buffers of cols quantized columns of k values: k bytes a
+// column at yq, a float2 per 32 values at yd.
+func q8Cols(yq, yd vendorapi.DevicePtr, cols, k int64) []buffer {
+	q, d := elems("yq", yq, cols*k, 1), elems("yd", yd, cols*(k/32), 8)
+	d.align = 8
+	return []buffer{q, d}
+}
+
+// q8Column returns column col of k values as float32: byte j times its
+// block's scale.
+func q8Column(yq, yd []byte, col, k int64) []float32 {
+	y := make([]float32, k)
+	for j := range k {
+		d := math.Float32frombits(binary.LittleEndian.Uint32(yd[8*(col*(k/32)+j/32):]))
+		y[j] = float32(int8(yq[col*k+j])) * d
+	}
+	return y
+}
+
+// dot64 is Σ w[i]·y[i] in float64.
+func dot64(w, y []float32) float64 {
+	var s float64
+	for i := range w {
+		s += float64(w[i]) * float64(y[i])
+	}
+	return s
+}
+
+func init() {
+	// q8y(src, yq, yd, blocks, ne1, ne2, n): 32 threads a block of 32
+	// values in a grid-stride loop over the n blocks; scale amax/127,
+	// bytes round(x/scale) (0 for an all-zero block), float2 (scale, Σx).
+	register("q8y", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			src := a.TensorAt(0)
+			bufs := append([]buffer{tensorBuf("src", src, 4)}, q8Cols(a.PtrAt(1), a.PtrAt(2), src.Ne[1]*src.Ne[2]*src.Ne[3], src.Ne[0])...)
+			if src.Ne[0]%32 != 0 {
+				bufs[0].bad = fmt.Sprintf("ne[0] = %d is not a multiple of 32", src.Ne[0])
+			}
+			return bufs
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			src := a.TensorAt(0)
+			blocks, ne1, ne2, n := a.FastDivAt(3), a.FastDivAt(4), a.FastDivAt(5), a.I64At(6)
+			step := int64(b.grid.X) * int64(b.dim.X) / 32
+			for w := range int64(b.dim.X) / 32 {
+				for g := (int64(b.idx.X)*int64(b.dim.X))/32 + w; g < n; g += step {
+					row := int64(blocks.Div(uint32(g)))
+					ib := g - row*int64(blocks.D)
+					i1, i2, i3 := rowIndex(uint32(row), ne1, ne2)
+					base := int64(i1)*src.Nb[1] + int64(i2)*src.Nb[2] + int64(i3)*src.Nb[3] + ib*32*src.Nb[0]
+					var x [32]float32
+					var amax, sum float32
+					for j := range x {
+						x[j] = math.Float32frombits(binary.LittleEndian.Uint32(m[0][base+int64(j)*src.Nb[0]:]))
+						amax = max(amax, float32(math.Abs(float64(x[j]))))
+						sum += x[j]
+					}
+					d := amax / 127
+					for j, v := range x {
+						q := 0.0
+						if amax != 0 {
+							q = math.Round(float64(v / d))
+						}
+						m[1][g*32+int64(j)] = byte(int8(q))
+					}
+					binary.LittleEndian.PutUint32(m[2][8*g:], math.Float32bits(d))
+					binary.LittleEndian.PutUint32(m[2][8*g+4:], math.Float32bits(sum))
+				}
+			}
+		},
+	})
+	// mmvq8_{q}_{nc}(dst, src0, yq, yd, r2, r3, ncols): mmvq8Rows rows a
+	// block, block column (i12, i13); src0's rows 16-byte aligned; each dot
+	// product of the row (dequantized) and the column (bytes times scales)
+	// summed in float64.
+	registerTemplate("mmvq8", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		maxCols := int32(1)
+		if k.Bind["nc"] == "8" {
+			maxCols = 8
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				dst, s0 := a.TensorAt(0), a.TensorAt(1)
+				src0 := quantBuf("src0", s0, f)
+				src0.align = 16
+				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), dst.Ne[1]*dst.Ne[2]*dst.Ne[3], s0.Ne[0])...)
+				if n := a.I32At(6); n < 1 || n > maxCols || int64(n) != dst.Ne[1] {
+					bufs[0].bad = fmt.Sprintf("ncols = %d is not dst's ne[1] = %d in 1..%d", n, dst.Ne[1], maxCols)
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0 := a.TensorAt(0), a.TensorAt(1)
+				r2, r3, ncols := a.FastDivAt(4), a.FastDivAt(5), int64(a.I32At(6))
+				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
+				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+				k := s0.Ne[0]
+				w := make([]float32, k)
+				for r := range int64(mmvq8Rows) {
+					row := int64(b.idx.X)*mmvq8Rows + r
+					if row >= s0.Ne[1] {
+						continue
+					}
+					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+					for c := range ncols {
+						y := q8Column(m[2], m[3], c+dst.Ne[1]*(i12+dst.Ne[2]*i13), k)
+						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:],
+							math.Float32bits(float32(dot64(w, y))))
+					}
+				}
+			},
+		}, nil
+	})
+	// mmvq8_id_{q}(dst, src0, yq, yd, ids, ne11, flag): mmvq8Rows rows a
+	// block, block column (e, t) = (blockIdx.y, blockIdx.z), src1 column
+	// (e % ne11) + ne11·t; an expert out of range writes NaN rows and sets
+	// bit 1 of the word at flag when flag is not null.
+	registerTemplate("mmvq8_id", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(5))
+				src0 := quantBuf("src0", s0, f)
+				src0.align = 16
+				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), ne11*dst.Ne[2], s0.Ne[0])...)
+				bufs = append(bufs, tensorBuf("ids", a.TensorAt(4), 4), optionalWord("flag", a.PtrAt(6)))
+				if ne11 < 1 {
+					bufs[2].bad = fmt.Sprintf("ne11 = %d", ne11)
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, ids, ne11 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(4), int64(a.I32At(5))
+				e, t := int64(b.idx.Y), int64(b.idx.Z)
+				expert := int64(int32(binary.LittleEndian.Uint32(m[4][e*ids.Nb[0]+t*ids.Nb[1]:])))
+				k := s0.Ne[0]
+				w := make([]float32, k)
+				var y []float32
+				for r := range int64(mmvq8Rows) {
+					row := int64(b.idx.X)*mmvq8Rows + r
+					if row >= s0.Ne[1] {
+						continue
+					}
+					out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
+					if expert < 0 || expert >= s0.Ne[2] {
+						binary.LittleEndian.PutUint32(out, 0x7fc00000)
+						setFlag(m[5], 1)
+						continue
+					}
+					if y == nil {
+						y = q8Column(m[2], m[3], e%ne11+ne11*t, k)
+					}
+					x := row*s0.Nb[1] + expert*s0.Nb[2]
+					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+					binary.LittleEndian.PutUint32(out, math.Float32bits(float32(dot64(w, y))))
+				}
+			},
+		}, nil
+	})
+}

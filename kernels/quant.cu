@@ -392,3 +392,267 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
     const float s = mmvq_warp_sum(sum[0][0]);
     if (threadIdx.x == 0) *out = s;
 }
+
+// src1 quantized to 8 bits for mmvq8 (ggml's q8_1 activations, laid out
+// for aligned loads): column col of k values (k a multiple of 32) is k
+// signed bytes at yq + col·k and, per 32 values, the float2 (scale d, Σ of
+// the 32 f32 values) at yd[col·k/32 + i]; the bytes times d are the values.
+
+// q8y quantizes src (f32, any strides, ne[0] a multiple of 32) into the
+// columns yq/yd, column = row index i1 + ne1·(i2 + ne2·i3): n blocks of 32
+// values in all (blocks = ne[0]/32 a row), 32 threads a block (a warp or
+// half of a 64-wide one), values rounded to nearest as ggml's
+// quantize_q8_1 does.
+extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion_fastdiv blocks, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                               ternion_i64 n) {
+    const int lane = threadIdx.x % 32;
+    const ternion_i64 step = TERNION_NTHREADS() / 32;
+    for (ternion_i64 g = TERNION_TID() / 32; g < n; g += step) {
+        const ternion_u32 row = ternion_fastdiv_div((ternion_u32)g, blocks);
+        const ternion_u32 ib = (ternion_u32)g - row * blocks.d;
+        ternion_u32 i1, i2, i3;
+        ternion_row_index(row, ne1, ne2, i1, i2, i3);
+        const float x = *(const float *)((const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3] +
+                                         (ternion_i64)(ib * 32 + lane) * src.nb[0]);
+        float amax = fabsf(x), sum = x;
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1) {
+            amax = fmaxf(amax, TERNION_SHFL_XOR(amax, m));
+            sum += TERNION_SHFL_XOR(sum, m);
+        }
+        const float d = amax / 127.0f;
+        ((signed char *)yq)[(ternion_i64)g * 32 + lane] = (signed char)(amax == 0.0f ? 0.0f : roundf(x / d));
+        if (lane == 0) ((float2 *)yd)[g] = make_float2(d, sum);
+    }
+}
+
+// MMVQ8_THREADS is the threads of an mmvq8 block, MMVQ8_ROWS the rows of
+// src0 it multiplies: each thread takes one 32-value item of every row
+// per chunk, so one load of src1's bytes serves MMVQ8_ROWS rows.
+#define MMVQ8_THREADS 128
+#define MMVQ8_ROWS 4
+
+// A chunk of mmvq8: the blocks of a row staged in shared memory at a time,
+// one item a thread; BYTES is a multiple of 16 for every format (128·BYTES
+// for 32-value blocks, 16·BYTES for 256-value ones), so a 16-byte aligned
+// row is read with 16-byte loads only, whatever the block size.
+template <typename Q>
+struct mmvq8_chunk {
+    static constexpr int ITEMS = Q::QK / 32;
+    static constexpr int BLOCKS = MMVQ8_THREADS / ITEMS;
+    static constexpr int BYTES = BLOCKS * Q::BYTES;
+    static constexpr int VECS = BYTES / 16;
+    static constexpr int LOADS = (MMVQ8_ROWS * VECS + MMVQ8_THREADS - 1) / MMVQ8_THREADS; // 16-byte loads a thread
+};
+
+// Shared memory of an mmvq8 block: the staged rows and the warps' partial
+// sums.
+template <typename Q>
+struct mmvq8_smem {
+    uint4 tile[MMVQ8_ROWS][mmvq8_chunk<Q>::VECS];
+    float part[MMVQ8_THREADS / TERNION_WARP_SIZE][MMVQ8_ROWS * 8];
+};
+
+// Stages the nb blocks from block b0 of the nr rows x + r·xs (16-byte
+// aligned) into tile: every 16-byte load of the chunk issued before any
+// store; a partial last 16 bytes (only in a row's last chunk) is copied byte
+// by byte.
+template <typename Q>
+static __device__ __forceinline__ void mmvq8_stage(mmvq8_smem<Q> & sm, const unsigned char * x, ternion_i64 xs, int nr,
+                                                   ternion_i64 b0, int nb) {
+    typedef mmvq8_chunk<Q> C;
+    const int bytes = nb * Q::BYTES, full = bytes / 16, tid = threadIdx.x;
+    x += b0 * Q::BYTES;
+    uint4 v[C::LOADS];
+#pragma unroll
+    for (int j = 0; j < C::LOADS; j++) {
+        const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
+        if (i < MMVQ8_ROWS * C::VECS && r < nr && e < full) v[j] = ((const uint4 *)(x + r * xs))[e];
+    }
+    __syncthreads(); // the previous chunk's reads of tile are done
+#pragma unroll
+    for (int j = 0; j < C::LOADS; j++) {
+        const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
+        if (i < MMVQ8_ROWS * C::VECS && r < nr) {
+            if (e < full) {
+                sm.tile[r][e] = v[j];
+            } else if (e == full && bytes % 16 != 0) {
+                const unsigned char * s = x + r * xs + 16 * full;
+                unsigned char * d = (unsigned char *)&sm.tile[r][e];
+                for (int k = 0; k < bytes % 16; k++) d[k] = s[k];
+            }
+        }
+    }
+    __syncthreads();
+}
+
+// The dot products of the nr rows x + r·xs (of Q, k values, 16-byte
+// aligned) with NC columns quantized by q8y (yq[c], yd[c]): thread t <
+// MMVQ8_ROWS·NC returns the one of row t / NC and column t % NC (the others
+// return 0). Every thread of the block must call it. A thread keeps its
+// item's src1 bytes of all NC columns in registers and decodes one row at a
+// time.
+template <typename Q, int NC>
+static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q> & sm, const unsigned char * x, ternion_i64 xs, int nr,
+                                                    ternion_i64 k, const signed char * const * yq, const float2 * const * yd) {
+    typedef mmvq8_chunk<Q> C;
+    const int tid = threadIdx.x;
+    const ternion_i64 nblocks = k / Q::QK;
+    float sum[MMVQ8_ROWS][NC];
+#pragma unroll
+    for (int r = 0; r < MMVQ8_ROWS; r++) {
+#pragma unroll
+        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    }
+    for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS) {
+        const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
+        mmvq8_stage<Q>(sm, x, xs, nr, b0, nb);
+        if (tid >= nb * C::ITEMS) continue;
+        const ternion_i64 item = b0 * C::ITEMS + tid; // of the row
+        int y[NC][8], ysum[NC][2];
+        float2 ds[NC];
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            const int4 y0 = ((const int4 *)(yq[c] + 32 * item))[0], y1 = ((const int4 *)(yq[c] + 32 * item))[1];
+            y[c][0] = y0.x, y[c][1] = y0.y, y[c][2] = y0.z, y[c][3] = y0.w;
+            y[c][4] = y1.x, y[c][5] = y1.y, y[c][6] = y1.z, y[c][7] = y1.w;
+            ds[c] = yd[c][item];
+            ysum[c][0] = ysum[c][1] = 0; // Σ of each half's bytes, for per-half offsets
+            if (Q::MIN == 2) {
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    ysum[c][0] = ternion_dp4a(0x01010101, y[c][i], ysum[c][0]);
+                    ysum[c][1] = ternion_dp4a(0x01010101, y[c][4 + i], ysum[c][1]);
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < MMVQ8_ROWS; r++) {
+            if (r >= nr) continue;
+            int q[8];
+            float sc[2], mn[2];
+            Q::q32((const unsigned char *)sm.tile[r] + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
+#pragma unroll
+            for (int c = 0; c < NC; c++) {
+                int s0 = 0, s1 = 0;
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    s0 = ternion_dp4a(q[i], y[c][i], s0);
+                    s1 = ternion_dp4a(q[4 + i], y[c][4 + i], s1);
+                }
+                float v = Q::SPLIT ? ds[c].x * (sc[0] * (float)s0 + sc[1] * (float)s1) : ds[c].x * sc[0] * (float)(s0 + s1);
+                if (Q::MIN == 1) v -= mn[0] * ds[c].y;
+                if (Q::MIN == 2) v -= ds[c].x * (mn[0] * (float)ysum[c][0] + mn[1] * (float)ysum[c][1]);
+                sum[r][c] += v;
+            }
+        }
+    }
+    const int warp = tid / TERNION_WARP_SIZE, lane = tid % TERNION_WARP_SIZE;
+#pragma unroll
+    for (int r = 0; r < MMVQ8_ROWS; r++) {
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            const float s = mmvq_warp_sum(sum[r][c]);
+            if (lane == 0) sm.part[warp][r * NC + c] = s;
+        }
+    }
+    __syncthreads();
+    float s = 0.0f;
+    if (tid < MMVQ8_ROWS * NC) {
+#pragma unroll
+        for (int w = 0; w < MMVQ8_THREADS / TERNION_WARP_SIZE; w++) s += sm.part[w][tid];
+    }
+    return s;
+}
+
+// MMVQ8_ROWS rows from row0 of mmvq8 for NC columns (see mmvq8).
+template <typename Q, int NC>
+static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q> & sm, ternion_tensor dst, ternion_tensor src0, const signed char * yq,
+                                                  const float2 * yd, ternion_i64 row0, ternion_u32 i02, ternion_u32 i03,
+                                                  ternion_u32 i12, ternion_u32 i13) {
+    const int nr = (int)min((ternion_i64)MMVQ8_ROWS, src0.ne[1] - row0);
+    const ternion_i64 k = src0.ne[0];
+    const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
+    const signed char * yqc[NC];
+    const float2 * ydc[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const ternion_i64 col = c + dst.ne[1] * (i12 + dst.ne[2] * i13);
+        yqc[c] = yq + col * k;
+        ydc[c] = yd + col * (k / 32);
+    }
+    const float s = mmvq8_block<Q, NC>(sm, x, src0.nb[1], nr, k, yqc, ydc);
+    const int t = threadIdx.x, r = t / NC, c = t % NC;
+    if (t < MMVQ8_ROWS * NC && r < nr) {
+        *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
+    }
+}
+
+// MUL_MAT for up to 8 src1 columns against src1 quantized by q8y (yq, yd;
+// the columns of dst's dims 1..3 in order): dst[row, c] = Σ_k
+// src0[row][k]·src1[c][k], src0 of Q with 16-byte aligned rows, batched over
+// dims 2 and 3 (i02 = i12 / r2). Blocks of MMVQ8_THREADS threads,
+// MMVQ8_ROWS rows each; grid (rows/MMVQ8_ROWS, ne12, ne13). NCMAX 1 is
+// the kernel for one column (compiled alone: the registers the 8-column
+// case needs would halve its occupancy), 8 the one for 1..8.
+template <typename Q, int NCMAX>
+static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
+                                             ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
+    __shared__ mmvq8_smem<Q> sm;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8_ROWS;
+    if (row0 >= src0.ne[1]) {
+        return;
+    }
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    const signed char * q = (const signed char *)yq;
+    const float2 * d = (const float2 *)yd;
+    if (NCMAX == 1) {
+        mmvq8_rows<Q, 1>(sm, dst, src0, q, d, row0, i02, i03, i12, i13);
+        return;
+    }
+    switch (ncols) {
+    case 1: mmvq8_rows<Q, 1>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 2: mmvq8_rows<Q, 2>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 3: mmvq8_rows<Q, 3>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 4: mmvq8_rows<Q, 4>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 5: mmvq8_rows<Q, 5>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 6: mmvq8_rows<Q, 6>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 7: mmvq8_rows<Q, 7>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    default: mmvq8_rows<Q, 8>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    }
+}
+
+// MUL_MAT_ID with src1 quantized by q8y (column (e % ne11) + ne11·t):
+// dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of
+// Q with 16-byte aligned rows; an expert out of range gives NaN rows and
+// sets bit 1 of *flag when flag is not null (as mmvq_id). Blocks of
+// MMVQ8_THREADS threads, MMVQ8_ROWS rows each; grid (rows/MMVQ8_ROWS,
+// n_used, n_tokens).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
+                                                ternion_tensor ids, int ne11, unsigned int * flag) {
+    __shared__ mmvq8_smem<Q> sm;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8_ROWS;
+    if (row0 >= src0.ne[1]) {
+        return;
+    }
+    const ternion_u32 e = blockIdx.y, t = blockIdx.z;
+    const int nr = (int)min((ternion_i64)MMVQ8_ROWS, src0.ne[1] - row0);
+    const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
+    const int tid = threadIdx.x;
+    if (expert < 0 || expert >= src0.ne[2]) {
+        if (tid < nr) {
+            *(float *)((char *)dst.data + (row0 + tid) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = __int_as_float(0x7fc00000);
+            if (flag != nullptr && tid == 0) atomicOr(flag, 1u);
+        }
+        return;
+    }
+    const ternion_i64 k = src0.ne[0];
+    const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
+    const ternion_i64 col = e % ne11 + (ternion_i64)ne11 * t;
+    const signed char * yqc[1] = {(const signed char *)yq + col * k};
+    const float2 * ydc[1] = {(const float2 *)yd + col * (k / 32)};
+    const float s = mmvq8_block<Q, 1>(sm, x, src0.nb[1], nr, k, yqc, ydc);
+    if (tid < nr) *(float *)((char *)dst.data + (row0 + tid) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = s;
+}

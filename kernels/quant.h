@@ -40,9 +40,51 @@ static __device__ __forceinline__ ternion_u32 quant_byte(ternion_u32 lo, ternion
     return ((i < 4 ? lo : hi) >> (8 * (i & 3))) & 0xffu;
 }
 
+// The little-endian u32 at p, read with loads of A bytes (A is the
+// alignment p is known to have: 4, 2 or 1).
+template <int A>
+static __device__ __forceinline__ int quant_ld32(const unsigned char * p) {
+    if (A >= 4) return *(const int *)p;
+    if (A == 2) return (int)(((const unsigned short *)p)[0] | ((ternion_u32)((const unsigned short *)p)[1] << 16));
+    return (int)(p[0] | (p[1] << 8) | (p[2] << 16) | ((ternion_u32)p[3] << 24));
+}
+
+// Bits 0..3 of b at bit 4 of bytes 0..3: the fifth bits of 4 q5 values.
+static __device__ __forceinline__ int quant_bit4x4(ternion_u32 b) {
+    return (int)(((b << 4) & 0x10u) | ((b << 11) & 0x1000u) | ((b << 18) & 0x100000u) | ((b << 25) & 0x10000000u));
+}
+
+// Byte i of the result = t's byte (byte i of idx), for idx bytes 0..15 and
+// a 16-byte table t (two byte permutes, picked per byte by bit 3 of idx).
+static __device__ __forceinline__ int quant_lut16(ternion_u32 idx, const ternion_u32 * t) {
+    const ternion_u32 n = idx | (idx >> 4);                    // idx0 | idx1 << 4 in byte 0, idx2 | idx3 << 4 in byte 2
+    const ternion_u32 s = (n & 0xffu) | ((n >> 8) & 0xff00u); // the 4 indices as nibbles
+    const ternion_u32 m = ((idx >> 3) & 0x01010101u) * 0xffu;  // 0xff in the bytes whose index is >= 8
+    return (int)((ternion_byte_perm(t[0], t[1], s) & ~m) | (ternion_byte_perm(t[2], t[3], s) & m));
+}
+
+// The items of mmvq8 (integer dot products against src1 quantized to 8
+// bits): q32(b, it, q, sc, mn) gives the 32 values of item it (values
+// 32·it … 32·it + 31 of block b, 0 <= it < QK/32) as small integers q
+// (value 4i + j in byte j of q[i], signed bytes) such that value e =
+// sc[h]·q_e - mn[h] with h = e/16 when SPLIT (the halves have their own
+// scales), h = 0 otherwise; MIN says which offsets there are: 0 none, 1 one
+// for the item (mn[0]), 2 one per half.
+
 // q4_0: f16 d; u8 qs[16]: value j = d·((qs[j] & 15) - 8), value j+16 = d·((qs[j] >> 4) - 8).
 struct ternion_q4_0 {
     static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
+    static constexpr int SPLIT = 0, MIN = 1;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+        sc[0] = quant_f16(b);
+        mn[0] = 8.0f * sc[0];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int v = quant_ld32<A>(b + 2 + 4 * i);
+            q[i] = v & 0x0f0f0f0f;
+            q[4 + i] = (v >> 4) & 0x0f0f0f0f;
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
         ternion_u32 lo, hi;
@@ -56,6 +98,17 @@ struct ternion_q4_0 {
 // q4_1: f16 d, m; u8 qs[16]: value = d·q + m.
 struct ternion_q4_1 {
     static constexpr int QK = 32, BYTES = 20, A = QUANT_ALIGN(20);
+    static constexpr int SPLIT = 0, MIN = 1;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+        sc[0] = quant_f16(b);
+        mn[0] = -quant_f16(b + 2);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int v = quant_ld32<A>(b + 4 + 4 * i);
+            q[i] = v & 0x0f0f0f0f;
+            q[4 + i] = (v >> 4) & 0x0f0f0f0f;
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b), m = quant_f16(b + 2);
         ternion_u32 lo, hi;
@@ -80,6 +133,18 @@ static __device__ __forceinline__ ternion_u32 quant_q5(ternion_u32 lo, ternion_u
 // q5_0: f16 d; u32 qh; u8 qs[16]: value = d·((nibble | bit j of qh << 4) - 16).
 struct ternion_q5_0 {
     static constexpr int QK = 32, BYTES = 22, A = QUANT_ALIGN(22);
+    static constexpr int SPLIT = 0, MIN = 1;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+        sc[0] = quant_f16(b);
+        mn[0] = 16.0f * sc[0];
+        const ternion_u32 qh = (ternion_u32)quant_ld32<A>(b + 2);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int v = quant_ld32<A>(b + 6 + 4 * i);
+            q[i] = (v & 0x0f0f0f0f) | quant_bit4x4(qh >> (4 * i));
+            q[4 + i] = ((v >> 4) & 0x0f0f0f0f) | quant_bit4x4(qh >> (16 + 4 * i));
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
         const ternion_u32 qh = quant_qh(b + 2);
@@ -94,6 +159,18 @@ struct ternion_q5_0 {
 // q5_1: f16 d, m; u32 qh; u8 qs[16]: value = d·(nibble | bit j of qh << 4) + m.
 struct ternion_q5_1 {
     static constexpr int QK = 32, BYTES = 24, A = QUANT_ALIGN(24);
+    static constexpr int SPLIT = 0, MIN = 1;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+        sc[0] = quant_f16(b);
+        mn[0] = -quant_f16(b + 2);
+        const ternion_u32 qh = (ternion_u32)quant_ld32<A>(b + 4);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int v = quant_ld32<A>(b + 8 + 4 * i);
+            q[i] = (v & 0x0f0f0f0f) | quant_bit4x4(qh >> (4 * i));
+            q[4 + i] = ((v >> 4) & 0x0f0f0f0f) | quant_bit4x4(qh >> (16 + 4 * i));
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b), m = quant_f16(b + 2);
         const ternion_u32 qh = quant_qh(b + 4);
@@ -118,6 +195,12 @@ static __device__ __forceinline__ void quant_i8x8(float d, const unsigned char *
 // q8_0: f16 d; i8 qs[32]: value = d·qs[j].
 struct ternion_q8_0 {
     static constexpr int QK = 32, BYTES = 34, A = QUANT_ALIGN(34);
+    static constexpr int SPLIT = 0, MIN = 0;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float *) {
+        sc[0] = quant_f16(b);
+#pragma unroll
+        for (int i = 0; i < 8; i++) q[i] = quant_ld32<A>(b + 2 + 4 * i);
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         quant_i8x8<A>(quant_f16(b), b + 2 + j, v);
     }
@@ -136,6 +219,19 @@ struct ternion_q8_1 {
 // of qs[32n + l], scaled by scales[8n + 2s + l/16].
 struct ternion_q2_K {
     static constexpr int QK = 256, BYTES = 84, A = QUANT_ALIGN(84);
+    static constexpr int SPLIT = 1, MIN = 2;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+        const int n = it / 4, s = it % 4;
+        const float d = quant_f16(b + 80), dmin = quant_f16(b + 82);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int v = b[8 * n + 2 * s + h];
+            sc[h] = d * (float)(v & 15);
+            mn[h] = dmin * (float)(v >> 4);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) q[i] = (quant_ld32<A>(b + 16 + 32 * n + 4 * i) >> (2 * s)) & 0x03030303;
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, s = (j % 128) / 32, l = j % 32;
         const ternion_u32 sc = b[8 * n + 2 * s + l / 16];
@@ -152,6 +248,25 @@ struct ternion_q2_K {
 // 4n + s of hmask[l] is set, times d·(scale[8n + 2s + l/16] - 32).
 struct ternion_q3_K {
     static constexpr int QK = 256, BYTES = 110, A = QUANT_ALIGN(110);
+    static constexpr int SPLIT = 1, MIN = 2;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+        const int n = it / 4, s = it % 4;
+        const unsigned char * scales = b + 96;
+        const float d = quant_f16(b + 108);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int is = 8 * n + 2 * s + h;
+            const int lo4 = is < 8 ? (scales[is] & 15) : (scales[is - 8] >> 4);
+            const int hi2 = (scales[8 + is % 4] >> (2 * (is / 4))) & 3;
+            sc[h] = d * (float)((lo4 | (hi2 << 4)) - 32);
+            mn[h] = 4.0f * sc[h];
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int lo = (quant_ld32<A>(b + 32 + 32 * n + 4 * i) >> (2 * s)) & 0x03030303;
+            q[i] = lo | (((quant_ld32<A>(b + 4 * i) >> (4 * n + s)) & 0x01010101) << 2);
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, s = (j % 128) / 32, l = j % 32, is = 8 * n + 2 * s + l / 16;
         const unsigned char * scales = b + 96;
@@ -187,6 +302,15 @@ static __device__ __forceinline__ void quant_scale_min_k4(int is, const unsigned
 // of sub-block 2c + r/32.
 struct ternion_q4_K {
     static constexpr int QK = 256, BYTES = 144, A = QUANT_ALIGN(144);
+    static constexpr int SPLIT = 0, MIN = 1;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+        float s, m;
+        quant_scale_min_k4(it, b + 4, s, m);
+        sc[0] = quant_f16(b) * s;
+        mn[0] = quant_f16(b + 2) * m;
+#pragma unroll
+        for (int i = 0; i < 8; i++) q[i] = (quant_ld32<A>(b + 16 + 32 * (it / 2) + 4 * i) >> (4 * (it & 1))) & 0x0f0f0f0f;
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int c = j / 64, r = j % 64;
         float sc, m;
@@ -204,6 +328,18 @@ struct ternion_q4_K {
 // plus 16 when bit 2c + r/32 of qh[r%32] is set.
 struct ternion_q5_K {
     static constexpr int QK = 256, BYTES = 176, A = QUANT_ALIGN(176);
+    static constexpr int SPLIT = 0, MIN = 1;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+        float s, m;
+        quant_scale_min_k4(it, b + 4, s, m);
+        sc[0] = quant_f16(b) * s;
+        mn[0] = quant_f16(b + 2) * m;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int lo = (quant_ld32<A>(b + 48 + 32 * (it / 2) + 4 * i) >> (4 * (it & 1))) & 0x0f0f0f0f;
+            q[i] = lo | (((quant_ld32<A>(b + 16 + 4 * i) >> it) & 0x01010101) << 4);
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int c = j / 64, r = j % 64, l = r % 32, bit = 2 * c + r / 32;
         float sc, m;
@@ -227,6 +363,21 @@ struct ternion_q5_K {
 // times d·scales[8n + 2g + l/16].
 struct ternion_q6_K {
     static constexpr int QK = 256, BYTES = 210, A = QUANT_ALIGN(210);
+    static constexpr int SPLIT = 1, MIN = 2;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+        const int n = it / 4, g = it % 4;
+        const float d = quant_f16(b + 208);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            sc[h] = d * (float)(signed char)b[192 + 8 * n + 2 * g + h];
+            mn[h] = 32.0f * sc[h];
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int lo = (quant_ld32<A>(b + 64 * n + 32 * (g & 1) + 4 * i) >> (g >= 2 ? 4 : 0)) & 0x0f0f0f0f;
+            q[i] = lo | (((quant_ld32<A>(b + 128 + 32 * n + 4 * i) >> (2 * g)) & 0x03030303) << 4);
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, g = (j % 128) / 32, l = j % 32;
         const float d = quant_f16(b + 208) * (float)(signed char)b[192 + 8 * n + 2 * g + l / 16];
@@ -266,9 +417,27 @@ static __device__ __forceinline__ void quant_iq4x8(float d, const unsigned char 
     for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
 }
 
+// The 32 values of an iq4_nl-style group of 16 bytes at p (low nibbles
+// first, then high ones) as their signed levels.
+template <int A>
+static __device__ __forceinline__ void quant_iq4x32(const unsigned char * p, int * q) {
+    const ternion_u32 levels[4] = {0xbfad9881u, 0xf6eaddcfu, 0x26190d01u, 0x71594535u}; // kvalues_iq4nl as bytes
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const ternion_u32 v = (ternion_u32)quant_ld32<A>(p + 4 * i);
+        q[i] = quant_lut16(v & 0x0f0f0f0fu, levels);
+        q[4 + i] = quant_lut16((v >> 4) & 0x0f0f0f0fu, levels);
+    }
+}
+
 // iq4_nl: f16 d; u8 qs[16]: value = d·levels[nibble] (q4_0's nibble order).
 struct ternion_iq4_nl {
     static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
+    static constexpr int SPLIT = 0, MIN = 0;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float *) {
+        sc[0] = quant_f16(b);
+        quant_iq4x32<A>(b + 2, q);
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         quant_iq4x8<A>(quant_f16(b), b + 2 + (j & 15), j < 16 ? 0 : 4, v);
     }
@@ -279,6 +448,13 @@ struct ternion_iq4_nl {
 // scales_h) and value d·(ls - 32)·levels[nibble of qs[16ib + e%16]].
 struct ternion_iq4_xs {
     static constexpr int QK = 256, BYTES = 136, A = QUANT_ALIGN(136);
+    static constexpr int SPLIT = 0, MIN = 0;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float *) {
+        const ternion_u32 sh16 = b[2] | (b[3] << 8);
+        const int ls = ((b[4 + it / 2] >> (4 * (it % 2))) & 15) | (((sh16 >> (2 * it)) & 3) << 4);
+        sc[0] = quant_f16(b) * (float)(ls - 32);
+        quant_iq4x32<A>(b + 8 + 16 * it, q);
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int ib = j / 32, r = j % 32;
         const ternion_u32 sh16 = b[2] | (b[3] << 8);
@@ -287,17 +463,32 @@ struct ternion_iq4_xs {
     }
 };
 
+// 2^(e - 128), the scale of an mxfp4 block with exponent byte e: a normal
+// float for e >= 2, else the subnormal.
+static __device__ __forceinline__ float mxfp4_scale(ternion_u32 e) {
+    return e >= 2 ? __int_as_float((int)((e - 1) << 23)) : __int_as_float((int)(0x00200000u << e));
+}
+
 // mxfp4: u8 e (e8m0 exponent); u8 qs[16] of e2m1 values in q4_0's nibble
 // order: value = levels[nibble]·2^(e - 128) with levels {0, 1, 2, 3, 4, 6,
 // 8, 12} and their negatives (ggml's kvalues_mxfp4, doubled, and
 // GGML_E8M0_TO_FP32_HALF).
 struct ternion_mxfp4 {
     static constexpr int QK = 32, BYTES = 17, A = QUANT_ALIGN(17);
+    static constexpr int SPLIT = 0, MIN = 0;
+    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float *) {
+        const ternion_u32 levels[4] = {0x03020100u, 0x0c080604u, 0xfdfeff00u, 0xf4f8fafcu}; // levels as bytes
+        sc[0] = mxfp4_scale(b[0]);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const ternion_u32 v = (ternion_u32)quant_ld32<A>(b + 1 + 4 * i);
+            q[i] = quant_lut16(v & 0x0f0f0f0fu, levels);
+            q[4 + i] = quant_lut16((v >> 4) & 0x0f0f0f0fu, levels);
+        }
+    }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const signed char levels[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
-        const ternion_u32 e = b[0];
-        // 2^(e-128): a normal float for e >= 2, else the subnormal 2^(e-128).
-        const float d = e >= 2 ? __int_as_float((int)((e - 1) << 23)) : __int_as_float((int)(0x00200000u << e));
+        const float d = mxfp4_scale(b[0]);
         ternion_u32 lo, hi;
         quant_load8<A>(b + 1 + (j & 15), lo, hi);
         const int sh = j < 16 ? 0 : 4;

@@ -1,11 +1,28 @@
 package kernels
 
+import "slices"
+
 // quantTypes are the block formats quant.h decodes on the device.
 var quantTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_1", "ternion_q4_1"},
 	{"q5_0", "ternion_q5_0"}, {"q5_1", "ternion_q5_1"}, {"q8_0", "ternion_q8_0"}, {"q8_1", "ternion_q8_1"},
 	{"q2_K", "ternion_q2_K"}, {"q3_K", "ternion_q3_K"}, {"q4_K", "ternion_q4_K"}, {"q5_K", "ternion_q5_K"},
 	{"q6_K", "ternion_q6_K"}, {"q8_K", "ternion_q8_K"}, {"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"},
 	{"mxfp4", "ternion_mxfp4"}}}
+
+// mmvq8Types are the formats with mmvq8 kernels (quant.h's q32): the
+// seed's mmvq types.
+var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_1", "ternion_q4_1"},
+	{"q5_0", "ternion_q5_0"}, {"q5_1", "ternion_q5_1"}, {"q8_0", "ternion_q8_0"}, {"q2_K", "ternion_q2_K"},
+	{"q3_K", "ternion_q3_K"}, {"q4_K", "ternion_q4_K"}, {"q5_K", "ternion_q5_K"}, {"q6_K", "ternion_q6_K"},
+	{"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"}, {"mxfp4", "ternion_mxfp4"}}}
+
+// mmvqTypes are the formats with mmvq and mmvq_id kernels (float dot
+// products): those without mmvq8 (q8_1, q8_K) and those whose rows may not
+// be 16-byte aligned, which mmvq8 needs. q4_K's and q5_K's blocks are
+// multiples of 16 bytes, so mmvq8 takes all their rows.
+var mmvqTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(quantTypes.Values), func(v Value) bool {
+	return v.Name == "q4_K" || v.Name == "q5_K"
+})}
 
 // quantizers are the formats the device quantizes f32 into (the seed's CPY
 // targets).
@@ -14,6 +31,10 @@ var quantizers = Axis{Name: "q", Values: []Value{{"q4_0", "quantize_q4_0"}, {"q4
 
 // quantFamily is kernels/quant.cu: ggml's quantized formats on the device.
 var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: dequantize, GET_ROWS, quantize, MUL_MAT for up to 8 columns",
+	Kernels: []Kernel{{Name: "q8y",
+		Doc: "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float2 (scale, Σ of the block's f32 values) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block",
+		Params: []Param{{"src", tensor}, {"yq", ptr}, {"yd", ptr}, {"blocks", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
+			{"n", i64}}}},
 	Templates: []Template{
 		{Name: "dq_{q}_{td}", Body: "dq<{q}, {td}>",
 			Doc: "dst ({td}, packed rows, src's shape) = src ({q}) dequantized; n groups of 8 values; groups, ne1, ne2 divide by ne[0]/8, ne[1], ne[2]; dslot: when not null, the device word holding dst's data pointer (the CPY pointer array)",
@@ -34,10 +55,20 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols ≤ 8, src0 of {q}, src1 f32 rows packed and 16-byte aligned; 4 rows a block (MMVQ_ROWS) whose 4 warps (MMVQ_WARPS, blockDim.y) split k; grid (rows/4, ne12, ne13)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv},
 				{"ncols", i32}},
-			Axes: []Axis{quantTypes}},
+			Axes: []Axis{mmvqTypes}},
+		{Name: "mmvq8_{q}_{nc}", Body: "mmvq8<{q}, {nc}>",
+			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols (1 for nc 1, up to 8 for nc 8), src0 of {q} with 16-byte aligned rows, src1 quantized by q8y into yq/yd (the columns of dst's dims 1..3 in order); 128 threads a block (MMVQ8_THREADS), 4 rows (MMVQ8_ROWS); grid (rows/4, ne12, ne13)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
+				{"ncols", i32}},
+			Axes: []Axis{mmvq8Types, {Name: "nc", Values: []Value{{"1", "1"}, {"8", "8"}}}}},
+		{Name: "mmvq8_id_{q}", Body: "mmvq8_id<{q}>",
+			Doc: "MUL_MAT_ID: dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of {q} with 16-byte aligned rows, src1 quantized by q8y into yq/yd (column (e % ne11) + ne11·t); NaN rows for an expert out of range, which also sets bit 1 of *flag when flag is not null; 128 threads a block, 4 rows; grid (rows/4, n_used, n_tokens)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"ids", tensor}, {"ne11", i32},
+				{"flag", ptr}},
+			Axes: []Axis{mmvq8Types}},
 		{Name: "mmvq_id_{q}", Body: "mmvq_id<{q}>",
 			Doc:    "MUL_MAT_ID: dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of {q} (f32/f16/bf16 rows 16-byte aligned), src1 f32 rows packed and 16-byte aligned; NaN rows for an expert out of range, which also sets bit 1 of *flag when flag is not null (the backend's error word); one warp a row; grid (rows/blockDim.y, n_used, n_tokens)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"ids", tensor}, {"flag", ptr}},
-			Axes: []Axis{{Name: "q", Values: append(append([]Value{}, quantTypes.Values...),
+			Axes: []Axis{{Name: "q", Values: append(slices.Clone(mmvqTypes.Values),
 				Value{"f32", "ternion_qf32"}, Value{"f16", "ternion_qf16"}, Value{"bf16", "ternion_qbf16"})}}},
 	}}

@@ -135,3 +135,31 @@ template <typename V> static __device__ __forceinline__ void ternion_stcs(V * p,
 template <typename V> static __device__ __forceinline__ V ternion_ldcs(const V * p) { return *p; }
 template <typename V> static __device__ __forceinline__ void ternion_stcs(V * p, V v) { *p = v; }
 #endif
+
+// ternion_dp4a is c + the dot product of the 4 signed bytes of a and b:
+// CUDA's __dp4a (one instruction since Pascal); elsewhere written out (HIP
+// has sdot4 builtins only on some gfx targets; the plain form compiles for
+// every target and is exact).
+static __device__ __forceinline__ int ternion_dp4a(int a, int b, int c) {
+#if defined(TERNION_VENDOR_CUDA)
+    return __dp4a(a, b, c);
+#else
+#pragma unroll
+    for (int i = 0; i < 4; i++) c += (int)(signed char)(a >> (8 * i)) * (int)(signed char)(b >> (8 * i));
+    return c;
+#endif
+}
+
+// ternion_byte_perm is byte i (0..3) of the result = byte (s >> 4i) & 7 of
+// the 8 bytes (hi:lo): CUDA's and HIP's __byte_perm, written out elsewhere.
+static __device__ __forceinline__ unsigned int ternion_byte_perm(unsigned int lo, unsigned int hi, unsigned int s) {
+#if defined(TERNION_VENDOR_CUDA) || defined(TERNION_VENDOR_HIP)
+    return __byte_perm(lo, hi, s & 0x7777u);
+#else
+    const unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    unsigned int r = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++) r |= (unsigned int)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xffu) << (8 * i);
+    return r;
+#endif
+}

@@ -46,8 +46,14 @@ func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 	if an[0] > math.MaxInt32 || an[1] > math.MaxInt32 || bn[1] > math.MaxInt32 || bn[2]*bn[3] > math.MaxInt32 {
 		return "a dimension exceeds 2^31"
 	}
-	if path, why := ChooseMulMat(mulMatShape(n)); path == 0 {
+	path, why := ChooseMulMat(mulMatShape(n))
+	if path == 0 {
 		return why
+	}
+	if path == PathMMVQ {
+		if r := mmvqRows(a); r != "" {
+			return "src0: " + r
+		}
 	}
 	return ""
 }

@@ -199,9 +199,79 @@ const (
 	mmvqRowsPerBlock = 4
 )
 
-// runMMVQ launches mmvq_{q} for src1's ne11 ≤ 8 f32 columns (packed rows,
-// 16-byte aligned: otherwise copied into a contiguous temporary first).
+// mmvq8Types are the formats with mmvq8 kernels (quant.h's q32: integer
+// dot products against src1 quantized to 8 bits, as the seed's mmvq
+// computes); the other formats use mmvq's float dot products.
+var mmvq8Types = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q2_K, tensor.Q3_K,
+	tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.IQ4_NL, tensor.IQ4_XS, tensor.MXFP4}
+
+// mmvq8Only are the formats whose matrix-vector kernels are mmvq8's only
+// (kernels/quant_family.go's mmvqTypes leaves them out): their blocks are
+// multiples of 16 bytes, so their rows are 16-byte aligned unless a view
+// starts them elsewhere.
+var mmvq8Only = []tensor.Type{tensor.Q4_K, tensor.Q5_K}
+
+// mmvqRows returns "" when the matrix-vector kernels take src0 x's rows,
+// else why not: the mmvq8-only formats need rows that start 16-byte
+// aligned.
+func mmvqRows(x *graph.Tensor) string {
+	if !slices.Contains(mmvq8Only, x.Type()) {
+		return ""
+	}
+	ok := x.ViewOffset()%16 == 0
+	for i := 1; i < 4; i++ {
+		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%16 == 0)
+	}
+	if !ok {
+		return fmt.Sprintf("%s rows that do not start 16-byte aligned (mmvq8, its only matrix-vector kernel, loads them 16 bytes at a time)", x.Type())
+	}
+	return ""
+}
+
+// mmvq8RowsPerBlock is quant.cu's MMVQ8_ROWS, mmvq8Threads its
+// MMVQ8_THREADS: the rows and threads of one mmvq8 block.
+const (
+	mmvq8RowsPerBlock = 4
+	mmvq8Threads      = 128
+)
+
+// useMMVQ8 reports whether mmvq8 multiplies src0 a of type t: a format it
+// has, with rows 16-byte aligned (it stages them with 16-byte loads; ggml's
+// rows of 256-value blocks always are, a row of 32-value blocks when its
+// block count is a multiple of 8). Other rows take mmvq.
+func useMMVQ8(t tensor.Type, a vendorapi.TensorDesc) bool {
+	return slices.Contains(mmvq8Types, t) && aligned(a, 16)
+}
+
+// q8Columns queues q8y, which quantizes src1 b (f32, any strides, ne[0] a
+// multiple of 32) to 8 bits a value into a pool buffer: the bytes at yq,
+// the per-32 (scale, sum) pairs at yd, one column per row of b (free the
+// buffer after the kernels reading it are queued).
+func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, buf pool.Buffer, err error) {
+	k, cols := b.Ne[0], b.Ne[1]*b.Ne[2]*b.Ne[3]
+	buf, err = d.Pool().Alloc(uint64(cols*k + cols*(k/32)*8))
+	if err != nil {
+		return 0, 0, pool.Buffer{}, err
+	}
+	yq, yd = buf.Ptr, buf.Ptr+vendorapi.DevicePtr(cols*k)
+	blocks := cols * k / 32
+	grid, block := flatGeometry(blocks * 32)
+	args := d.Args().Tensor(b).Ptr(yq).Ptr(yd).FastDiv(fd(k / 32)).FastDiv(fd(b.Ne[1])).FastDiv(fd(b.Ne[2])).I64(blocks)
+	if err := launch(d, "q8y", grid, block, 0, args); err != nil {
+		_ = buf.Free()
+		return 0, 0, pool.Buffer{}, err
+	}
+	return yq, yd, buf, nil
+}
+
+// runMMVQ launches the quantized matrix-vector product for src1's ne11 ≤ 8
+// f32 columns: q8y then mmvq8_{q}_{1|8} where useMMVQ8 allows, else mmvq_{q}
+// (src1 with packed, 16-byte aligned rows: otherwise copied into a
+// contiguous temporary first).
 func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	if useMMVQ8(at, a) {
+		return runMMVQ8(d, at, dst, a, b)
+	}
 	b, buf, err := mmvqSrc1(d, b)
 	if err != nil {
 		return err
@@ -213,6 +283,25 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
+}
+
+// runMMVQ8 quantizes src1 (q8Columns) and launches mmvq8_{q}_1 for one
+// column, mmvq8_{q}_8 for 2..8.
+func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	yq, yd, buf, err := q8Columns(d, b)
+	if err != nil {
+		return err
+	}
+	defer buf.Free()
+	nc := "1"
+	if b.Ne[1] > 1 {
+		nc = "8"
+	}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(b.Ne[2]),
+		Z: uint32(b.Ne[3])}
+	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
+		I32(int32(b.Ne[1]))
+	return launch(d, "mmvq8_"+at.String()+"_"+nc, grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
 }
 
 // mmvqSrc1 returns src1 as mmvq and mmvq_id read it: b itself when its f32
@@ -282,6 +371,9 @@ func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
 		if r := quantRows(as); r != "" {
 			return "src0: " + r
 		}
+		if r := mmvqRows(as); r != "" {
+			return "src0: " + r
+		}
 	}
 	if !as.Type().IsQuantized() && (as.Ne()[0]%8 != 0 || as.Nb()[1]%16 != 0 || as.Nb()[2]%16 != 0) {
 		return "float src0 rows must be a multiple of 8 values and 16-byte aligned"
@@ -295,7 +387,9 @@ func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
-// runMulMatID launches mmvq_id_{q}: one warp per (row, expert slot, token);
+// runMulMatID launches mmvq8_id_{q} (src1 quantized by q8y; 4 rows a
+// block) where useMMVQ8 allows, else mmvq_id_{q}: one warp per (row,
+// expert slot, token);
 // an expert index out of range gives NaN rows and sets FlagMulMatIDExpert
 // in d's device error word when it has one (ErrorFlags).
 // Every token reads its experts' rows anew, which is the fastest order for
@@ -307,6 +401,17 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 		return err
 	}
 	dst, a, b, ids := ds[0], ds[1], ds[2], ds[3]
+	if at := n.Src(0).Type(); useMMVQ8(at, a) {
+		yq, yd, buf, err := q8Columns(d, b)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(dst.Ne[1]),
+			Z: uint32(dst.Ne[2])}
+		args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).Tensor(ids).I32(int32(b.Ne[1])).Ptr(errorFlag(d))
+		return launch(d, "mmvq8_id_"+at.String(), grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
+	}
 	b, buf, err := mmvqSrc1(d, b)
 	if err != nil {
 		return err

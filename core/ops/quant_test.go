@@ -7,7 +7,9 @@ import (
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/switches"
+	"github.com/ternion/ternion/vendorapi"
 )
 
 // TestQuantSupports checks the quantized ops' supports answers: what runs,
@@ -18,6 +20,7 @@ func TestQuantSupports(t *testing.T) {
 	idx := ctx.Empty(tensor.I32, 4)
 	q4 := ctx.Empty(tensor.Q4_0, 256, 8)
 	ids := ctx.Empty(tensor.I32, 2, 3)
+	q4k, q2k, x16 := ctx.Empty(tensor.Q4_K, 256, 8), ctx.Empty(tensor.Q2_K, 256, 8), ctx.Empty(tensor.F32, 256, 16)
 	for _, c := range []struct {
 		name string
 		node *graph.Tensor
@@ -29,6 +32,10 @@ func TestQuantSupports(t *testing.T) {
 		{"mul_mat q4_0 with f16 src1", q4.MulMat(ctx.Empty(tensor.F16, 256, 3)), "src1 must be f32"},
 		{"mul_mat q4_0 rows at an odd offset", q4.View(1, []int64{256, 4}, []int64{q4.Nb()[1]}).MulMat(x),
 			"do not start 2-byte aligned"},
+		{"mul_mat q4_K rows 4 bytes in", q4k.View(4, []int64{256, 4}, []int64{q4k.Nb()[1]}).MulMat(x),
+			"q4_K rows that do not start 16-byte aligned"},
+		{"mul_mat q4_K rows 4 bytes in, 16 columns (BLAS)", q4k.View(4, []int64{256, 4}, []int64{q4k.Nb()[1]}).MulMat(x16), ""},
+		{"mul_mat q2_K rows 4 bytes in (mmvq)", q2k.View(4, []int64{256, 4}, []int64{q2k.Nb()[1]}).MulMat(x), ""},
 		{"get_rows q4_K", ctx.Empty(tensor.Q4_K, 256, 5).GetRows(idx), ""},
 		{"get_rows iq1_s", ctx.Empty(tensor.IQ1_S, 256, 5).GetRows(idx), "no device kernels decode iq1_s"},
 		{"cpy f32 to q8_0", x.Cpy(ctx.Empty(tensor.Q8_0, 256, 3)), ""},
@@ -59,4 +66,36 @@ func TestForceMMQRefused(t *testing.T) {
 	q4 := ctx.Empty(tensor.Q4_0, 256, 8)
 	checkSupports(t, q4.MulMat(ctx.Empty(tensor.F32, 256, 16)), "no mmq kernels yet")
 	checkSupports(t, q4.MulMat(ctx.Empty(tensor.F32, 256, 8)), "")
+}
+
+// TestUseMMVQ8 pins which src0 tensors mmvq8 takes (its formats, 16-byte
+// aligned rows) and that every such format has its kernels in the catalog.
+func TestUseMMVQ8(t *testing.T) {
+	for _, q := range mmvq8Types {
+		for _, name := range []string{"mmvq8_" + q.String() + "_1", "mmvq8_" + q.String() + "_8", "mmvq8_id_" + q.String()} {
+			_, err := kernels.Lookup(name)
+			require.NoError(t, err, name)
+		}
+	}
+	desc := func(t tensor.Type, data int64, ne [4]int64) vendorapi.TensorDesc {
+		return vendorapi.TensorDesc{Data: vendorapi.DevicePtr(data), Ne: ne, Nb: tensor.RowMajorStrides(t, ne)}
+	}
+	cases := []struct {
+		name string
+		t    tensor.Type
+		a    vendorapi.TensorDesc
+		want bool
+	}{
+		{"q4_0 rows of 144 bytes", tensor.Q4_0, desc(tensor.Q4_0, 1024, [4]int64{256, 16, 1, 1}), true},
+		{"q4_0 rows of 18 bytes", tensor.Q4_0, desc(tensor.Q4_0, 1024, [4]int64{32, 16, 1, 1}), false},
+		{"q4_0 data off 16 bytes", tensor.Q4_0, desc(tensor.Q4_0, 1026, [4]int64{256, 16, 1, 1}), false},
+		{"q2_K one row of 84 bytes", tensor.Q2_K, desc(tensor.Q2_K, 1024, [4]int64{256, 1, 1, 1}), true},
+		{"q2_K rows of 84 bytes", tensor.Q2_K, desc(tensor.Q2_K, 1024, [4]int64{256, 4, 1, 1}), false},
+		{"q6_K rows of 6144 values", tensor.Q6_K, desc(tensor.Q6_K, 1024, [4]int64{6144, 4, 2, 1}), true},
+		{"q8_K has no mmvq8", tensor.Q8_K, desc(tensor.Q8_K, 1024, [4]int64{1024, 4, 1, 1}), false},
+		{"mxfp4 rows of 6144 values", tensor.MXFP4, desc(tensor.MXFP4, 1024, [4]int64{6144, 4, 1, 1}), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8(c.t, c.a)) })
+	}
 }

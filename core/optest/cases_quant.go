@@ -82,6 +82,22 @@ func quantTests() []Case {
 			mulMatCase(t, tensor.F32, 16, 1, 256, [2]int64{2, 3}, [2]int64{1, 2}, id),
 			mulMatCase(t, tensor.F32, 16, 16, 256, [2]int64{2, 3}, [2]int64{1, 2}, id),
 			mulMatCase(t, tensor.F32, 16, 4, 512, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 2, 1, 3}),
+			// Rows of 6144 values are 16-byte aligned in every format, which
+			// mmvq8 needs (k = 256 rows of q2_K, q3_K, q6_K, iq4_xs, mxfp4
+			// are not: those take mmvq): two chunks of mmvq8's staging, the
+			// second partial, and 18 rows, the last block of rows partial.
+			mulMatCase(t, tensor.F32, 18, 1, 6144, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 18, 3, 6144, [2]int64{2, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 18, 8, 6144, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			// One row of 256 values (8 columns: one output's NMSE is its
+			// relative error, large when the dot product cancels): a row
+			// whose bytes end inside mmvq8's last 16-byte load.
+			mulMatCase(t, tensor.F32, 1, 8, 256, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatIDCase(t, tensor.F32, 4, 2, false, 18, 1, 6144),
+			// Rows of 9 blocks: not 16-byte aligned but in the formats whose
+			// blocks are multiples of 16 bytes, so they take mmvq.
+			mulMatCase(t, tensor.F32, 16, 2, 9*t.BlockSize(), [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatIDCase(t, tensor.F32, 4, 2, false, 16, 1, 9*t.BlockSize()),
 			getrowsCase(t, 256, 5, 4, 1, 1, false),
 			getrowsCase(t, 256, 5, 4, 2, 3, true),
 			quantCpyCase(t, tensor.F32, [4]int64{256, 4, 4, 4}, noPerm),
