@@ -445,53 +445,130 @@ struct mmvq8_chunk {
     static constexpr int LOADS = (MMVQ8_ROWS * VECS + MMVQ8_THREADS - 1) / MMVQ8_THREADS; // 16-byte loads a thread
 };
 
+// MMVQ8_ASYNC: mmvq8 stages rows with cp.async (CUDA, sm_80 and later):
+// the copies of the next chunk fly while the block computes on this one, in
+// two tiles, with no registers held for them. Elsewhere a chunk's loads go
+// through registers into one tile.
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define MMVQ8_ASYNC 1
+#define MMVQ8_TILES 2
+#else
+#define MMVQ8_ASYNC 0
+#define MMVQ8_TILES 1
+#endif
+
 // Shared memory of an mmvq8 block: the staged rows and the warps' partial
 // sums.
 template <typename Q>
 struct mmvq8_smem {
-    uint4 tile[MMVQ8_ROWS][mmvq8_chunk<Q>::VECS];
+    uint4 tile[MMVQ8_TILES][MMVQ8_ROWS][mmvq8_chunk<Q>::VECS];
     float part[MMVQ8_THREADS / TERNION_WARP_SIZE][MMVQ8_ROWS * 8];
 };
 
+// Copies the partial last 16 bytes of a chunk of bytes bytes (only in a
+// row's last chunk, when the row's bytes are not a multiple of 16) from s
+// to d byte by byte.
+static __device__ __forceinline__ void mmvq8_tail(unsigned char * d, const unsigned char * s, int bytes) {
+    for (int k = 0; k < bytes % 16; k++) d[k] = s[16 * (bytes / 16) + k];
+}
+
 // Stages the nb blocks from block b0 of the nr rows x + r·xs (16-byte
-// aligned) into tile: every 16-byte load of the chunk issued before any
-// store; a partial last 16 bytes (only in a row's last chunk) is copied byte
-// by byte.
+// aligned) into tile. With MMVQ8_ASYNC the copies are queued as one
+// cp.async group (wait for it before reading tile); else every 16-byte
+// load of the chunk is issued before any store, and tile is written on
+// return.
 template <typename Q>
-static __device__ __forceinline__ void mmvq8_stage(mmvq8_smem<Q> & sm, const unsigned char * x, ternion_i64 xs, int nr,
-                                                   ternion_i64 b0, int nb) {
+static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q>::VECS], const unsigned char * x, ternion_i64 xs,
+                                                   int nr, ternion_i64 b0, int nb) {
     typedef mmvq8_chunk<Q> C;
     const int bytes = nb * Q::BYTES, full = bytes / 16, tid = threadIdx.x;
     x += b0 * Q::BYTES;
+#if MMVQ8_ASYNC
+    for (int i = tid; i < MMVQ8_ROWS * C::VECS; i += MMVQ8_THREADS) {
+        const int r = i / C::VECS, e = i % C::VECS;
+        if (r >= nr) break;
+        if (e < full) {
+            const unsigned int d = (unsigned int)__cvta_generic_to_shared(&tile[r][e]);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(x + r * xs + 16 * e));
+        } else if (e == full && bytes % 16 != 0) {
+            mmvq8_tail((unsigned char *)&tile[r][0], x + r * xs, bytes);
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+#else
     uint4 v[C::LOADS];
 #pragma unroll
     for (int j = 0; j < C::LOADS; j++) {
         const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
         if (i < MMVQ8_ROWS * C::VECS && r < nr && e < full) v[j] = ((const uint4 *)(x + r * xs))[e];
     }
-    __syncthreads(); // the previous chunk's reads of tile are done
 #pragma unroll
     for (int j = 0; j < C::LOADS; j++) {
         const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
         if (i < MMVQ8_ROWS * C::VECS && r < nr) {
             if (e < full) {
-                sm.tile[r][e] = v[j];
+                tile[r][e] = v[j];
             } else if (e == full && bytes % 16 != 0) {
-                const unsigned char * s = x + r * xs + 16 * full;
-                unsigned char * d = (unsigned char *)&sm.tile[r][e];
-                for (int k = 0; k < bytes % 16; k++) d[k] = s[k];
+                mmvq8_tail((unsigned char *)&tile[r][0], x + r * xs, bytes);
             }
         }
     }
-    __syncthreads();
+#endif
+}
+
+// Adds this thread's item of a staged chunk (item of the row; tile holds
+// the chunk's blocks) times the NC columns to sum[r][c] for the nr rows.
+// A thread keeps its item's src1 bytes of all NC columns in registers and
+// decodes one row at a time.
+template <typename Q, int NC>
+static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chunk<Q>::VECS], int nr, ternion_i64 item,
+                                                  const signed char * const * yq, const float2 * const * yd,
+                                                  float (*sum)[NC]) {
+    typedef mmvq8_chunk<Q> C;
+    const int tid = threadIdx.x;
+    int y[NC][8], ysum[NC][2];
+    float2 ds[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int4 y0 = ((const int4 *)(yq[c] + 32 * item))[0], y1 = ((const int4 *)(yq[c] + 32 * item))[1];
+        y[c][0] = y0.x, y[c][1] = y0.y, y[c][2] = y0.z, y[c][3] = y0.w;
+        y[c][4] = y1.x, y[c][5] = y1.y, y[c][6] = y1.z, y[c][7] = y1.w;
+        ds[c] = yd[c][item];
+        ysum[c][0] = ysum[c][1] = 0; // Σ of each half's bytes, for per-half offsets
+        if (Q::MIN == 2) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                ysum[c][0] = ternion_dp4a(0x01010101, y[c][i], ysum[c][0]);
+                ysum[c][1] = ternion_dp4a(0x01010101, y[c][4 + i], ysum[c][1]);
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < MMVQ8_ROWS; r++) {
+        if (r >= nr) continue;
+        int q[8];
+        float sc[2], mn[2];
+        Q::q32((const unsigned char *)tile[r] + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            int s0 = 0, s1 = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                s0 = ternion_dp4a(q[i], y[c][i], s0);
+                s1 = ternion_dp4a(q[4 + i], y[c][4 + i], s1);
+            }
+            float v = Q::SPLIT ? ds[c].x * (sc[0] * (float)s0 + sc[1] * (float)s1) : ds[c].x * sc[0] * (float)(s0 + s1);
+            if (Q::MIN == 1) v -= mn[0] * ds[c].y;
+            if (Q::MIN == 2) v -= ds[c].x * (mn[0] * (float)ysum[c][0] + mn[1] * (float)ysum[c][1]);
+            sum[r][c] += v;
+        }
+    }
 }
 
 // The dot products of the nr rows x + r·xs (of Q, k values, 16-byte
 // aligned) with NC columns quantized by q8y (yq[c], yd[c]): thread t <
 // MMVQ8_ROWS·NC returns the one of row t / NC and column t % NC (the others
-// return 0). Every thread of the block must call it. A thread keeps its
-// item's src1 bytes of all NC columns in registers and decodes one row at a
-// time.
+// return 0). Every thread of the block must call it.
 template <typename Q, int NC>
 static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q> & sm, const unsigned char * x, ternion_i64 xs, int nr,
                                                     ternion_i64 k, const signed char * const * yq, const float2 * const * yd) {
@@ -504,49 +581,30 @@ static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q> & sm, const un
 #pragma unroll
         for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
     }
+#if MMVQ8_ASYNC
+    mmvq8_stage<Q>(sm.tile[0], x, xs, nr, 0, (int)min((ternion_i64)C::BLOCKS, nblocks));
+    int t = 0;
+    for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS, t ^= 1) {
+        const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
+        if (b0 + C::BLOCKS < nblocks) {
+            mmvq8_stage<Q>(sm.tile[t ^ 1], x, xs, nr, b0 + C::BLOCKS, (int)min((ternion_i64)C::BLOCKS, nblocks - b0 - C::BLOCKS));
+            asm volatile("cp.async.wait_group 1;\n" ::);
+        } else {
+            asm volatile("cp.async.wait_group 0;\n" ::);
+        }
+        __syncthreads(); // chunk b0 is in tile t for every thread
+        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC>(sm.tile[t], nr, b0 * C::ITEMS + tid, yq, yd, sum);
+        __syncthreads(); // tile t is read before the next iteration stages into it
+    }
+#else
     for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS) {
         const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
-        mmvq8_stage<Q>(sm, x, xs, nr, b0, nb);
-        if (tid >= nb * C::ITEMS) continue;
-        const ternion_i64 item = b0 * C::ITEMS + tid; // of the row
-        int y[NC][8], ysum[NC][2];
-        float2 ds[NC];
-#pragma unroll
-        for (int c = 0; c < NC; c++) {
-            const int4 y0 = ((const int4 *)(yq[c] + 32 * item))[0], y1 = ((const int4 *)(yq[c] + 32 * item))[1];
-            y[c][0] = y0.x, y[c][1] = y0.y, y[c][2] = y0.z, y[c][3] = y0.w;
-            y[c][4] = y1.x, y[c][5] = y1.y, y[c][6] = y1.z, y[c][7] = y1.w;
-            ds[c] = yd[c][item];
-            ysum[c][0] = ysum[c][1] = 0; // Σ of each half's bytes, for per-half offsets
-            if (Q::MIN == 2) {
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    ysum[c][0] = ternion_dp4a(0x01010101, y[c][i], ysum[c][0]);
-                    ysum[c][1] = ternion_dp4a(0x01010101, y[c][4 + i], ysum[c][1]);
-                }
-            }
-        }
-#pragma unroll
-        for (int r = 0; r < MMVQ8_ROWS; r++) {
-            if (r >= nr) continue;
-            int q[8];
-            float sc[2], mn[2];
-            Q::q32((const unsigned char *)sm.tile[r] + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
-#pragma unroll
-            for (int c = 0; c < NC; c++) {
-                int s0 = 0, s1 = 0;
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    s0 = ternion_dp4a(q[i], y[c][i], s0);
-                    s1 = ternion_dp4a(q[4 + i], y[c][4 + i], s1);
-                }
-                float v = Q::SPLIT ? ds[c].x * (sc[0] * (float)s0 + sc[1] * (float)s1) : ds[c].x * sc[0] * (float)(s0 + s1);
-                if (Q::MIN == 1) v -= mn[0] * ds[c].y;
-                if (Q::MIN == 2) v -= ds[c].x * (mn[0] * (float)ysum[c][0] + mn[1] * (float)ysum[c][1]);
-                sum[r][c] += v;
-            }
-        }
+        __syncthreads(); // the previous chunk's reads of the tile are done
+        mmvq8_stage<Q>(sm.tile[0], x, xs, nr, b0, nb);
+        __syncthreads();
+        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC>(sm.tile[0], nr, b0 * C::ITEMS + tid, yq, yd, sum);
     }
+#endif
     const int warp = tid / TERNION_WARP_SIZE, lane = tid % TERNION_WARP_SIZE;
 #pragma unroll
     for (int r = 0; r < MMVQ8_ROWS; r++) {
