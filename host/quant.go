@@ -496,3 +496,96 @@ func init() {
 		}, nil
 	})
 }
+
+// mmidTile is quant.cu's MMID_TILE: the most pairs of one mmvq8_idg tile.
+const mmidTile = 8
+
+func init() {
+	// mmid_group(ids, dst, n_experts, list, tiles, max_tiles, flag): one
+	// block; the pairs of each expert in increasing order (the device's
+	// order within an expert is not fixed, which changes nothing: every
+	// pair's products are computed alone).
+	register("mmid_group", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			ids := a.TensorAt(0)
+			nPairs := ids.Ne[0] * ids.Ne[1]
+			return []buffer{tensorBuf("ids", ids, 4), tensorBuf("dst", a.TensorAt(1), 4), elems("list", a.PtrAt(3), nPairs, 4),
+				elems("tiles", a.PtrAt(4), 2*int64(a.I32At(5)), 4), optionalWord("flag", a.PtrAt(6))}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, _ block) {
+			ids, dst, nExperts := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(2))
+			nUsed, nPairs := ids.Ne[0], ids.Ne[0]*ids.Ne[1]
+			byExpert := make([][]int32, nExperts)
+			for p := range nPairs {
+				e, t := p%nUsed, p/nUsed
+				x := int64(int32(binary.LittleEndian.Uint32(m[0][e*ids.Nb[0]+t*ids.Nb[1]:])))
+				if x >= 0 && x < nExperts {
+					byExpert[x] = append(byExpert[x], int32(p))
+					continue
+				}
+				for r := range dst.Ne[0] {
+					binary.LittleEndian.PutUint32(m[1][r*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:], 0x7fc00000)
+				}
+				setFlag(m[4], 1)
+			}
+			list, tiles := u32s(m[2]), u32s(m[3])
+			off, n := 0, 0
+			for x, ps := range byExpert {
+				for j := 0; j < len(ps); j += mmidTile {
+					tiles[2*n] = uint32(off + j)
+					tiles[2*n+1] = uint32(x) | uint32(min(mmidTile, len(ps)-j))<<16
+					n++
+				}
+				for i, p := range ps {
+					list[off+i] = uint32(p)
+				}
+				off += len(ps)
+			}
+			for i := n; i < len(tiles)/2; i++ {
+				tiles[2*i+1] = 0
+			}
+		},
+	})
+	// mmvq8_idg_{q}(dst, src0, yq, yd, ne11, n_used, list, tiles,
+	// max_tiles): block (bx, by): rows mmvq8Rows·bx… of tile by's pairs.
+	registerTemplate("mmvq8_idg", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4))
+				src0 := quantBuf("src0", s0, f)
+				src0.align = 16
+				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), ne11*dst.Ne[2], s0.Ne[0])...)
+				return append(bufs, elems("list", a.PtrAt(6), dst.Ne[1]*dst.Ne[2], 4), elems("tiles", a.PtrAt(7), 2*int64(a.I32At(8)), 4))
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, ne11, nUsed := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4)), int64(a.I32At(5))
+				if int32(b.idx.Y) >= a.I32At(8) {
+					return
+				}
+				list, tiles := u32s(m[4]), u32s(m[5])
+				start, xc := int64(tiles[2*b.idx.Y]), tiles[2*b.idx.Y+1]
+				expert, count := int64(xc&0xffff), int64(xc>>16)
+				k := s0.Ne[0]
+				w := make([]float32, k)
+				for r := range int64(mmvq8Rows) {
+					row := int64(b.idx.X)*mmvq8Rows + r
+					if row >= s0.Ne[1] {
+						continue
+					}
+					x := row*s0.Nb[1] + expert*s0.Nb[2]
+					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+					for c := range count {
+						p := int64(list[start+c])
+						e, t := p%nUsed, p/nUsed
+						y := q8Column(m[2], m[3], e%ne11+ne11*t, k)
+						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:], math.Float32bits(float32(dot64(w, y))))
+					}
+				}
+			},
+		}, nil
+	})
+}

@@ -714,3 +714,118 @@ static __device__ __forceinline__ void mmvq8_id(ternion_tensor dst, ternion_tens
     const float s = mmvq8_block<Q, 1>(sm, x, src0.nb[1], nr, k, yqc, ydc);
     if (tid < nr) *(float *)((char *)dst.data + (row0 + tid) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = s;
 }
+
+// MUL_MAT_ID for many tokens: the (expert slot, token) pairs grouped by
+// expert, so each expert's rows are read once for up to 8 of its pairs
+// (mmvq8_idg) instead of once per pair. MMID_TILE is the pairs of a tile.
+#define MMID_TILE 8
+
+// mmid_group groups MUL_MAT_ID's pairs p = e + n_used·t (ids [n_used,
+// n_tokens], i32) by expert, in one block: list (n_pairs i32) gets the pairs
+// of expert 0, then of expert 1, ...; tiles (max_tiles pairs of i32) gets,
+// for each run of up to MMID_TILE pairs of one expert, its first index in
+// list and expert | count << 16, then count 0 up to max_tiles (max_tiles >=
+// n_experts + n_pairs / MMID_TILE). A pair whose expert is out of range is
+// left out: its dst rows (dst [m, n_used, n_tokens] f32) become NaN and bit 1
+// of *flag is set when flag is not null. Dynamic shared memory: 2·n_experts
+// ints; n_experts < 65536.
+extern "C" __global__ void mmid_group(ternion_tensor ids, ternion_tensor dst, int n_experts, void * list, void * tiles, int max_tiles,
+                                      unsigned int * flag) {
+    extern __shared__ int mmid_smem[];
+    __shared__ int ntiles;
+    int * cnt = mmid_smem, * cur = mmid_smem + n_experts;
+    int * out = (int *)list, * tl = (int *)tiles;
+    const int n_used = (int)ids.ne[0], n_pairs = n_used * (int)ids.ne[1], tid = threadIdx.x;
+    for (int x = tid; x < n_experts; x += blockDim.x) cnt[x] = 0;
+    __syncthreads();
+    for (int p = tid; p < n_pairs; p += blockDim.x) {
+        const int e = p % n_used, t = p / n_used;
+        const int x = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
+        if (x >= 0 && x < n_experts) {
+            atomicAdd(&cnt[x], 1);
+            continue;
+        }
+        for (ternion_i64 r = 0; r < dst.ne[0]; r++) {
+            *(float *)((char *)dst.data + r * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = __int_as_float(0x7fc00000);
+        }
+        if (flag != nullptr) atomicOr(flag, 1u);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        int off = 0, n = 0;
+        for (int x = 0; x < n_experts; x++) {
+            const int c = cnt[x];
+            cur[x] = off;
+            for (int j = 0; j < c; j += MMID_TILE, n++) {
+                tl[2 * n] = off + j;
+                tl[2 * n + 1] = x | (min(MMID_TILE, c - j) << 16);
+            }
+            off += c;
+        }
+        ntiles = n;
+    }
+    __syncthreads();
+    for (int i = ntiles + tid; i < max_tiles; i += blockDim.x) tl[2 * i + 1] = 0;
+    for (int p = tid; p < n_pairs; p += blockDim.x) {
+        const int e = p % n_used, t = p / n_used;
+        const int x = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
+        if (x >= 0 && x < n_experts) out[atomicAdd(&cur[x], 1)] = p;
+    }
+}
+
+// One tile of mmvq8_idg with NC pairs (its count).
+template <typename Q, int NC>
+static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q> & sm, ternion_tensor dst, ternion_tensor src0, const void * yq,
+                                                      const void * yd, int ne11, int n_used, const int * pairs, int expert,
+                                                      ternion_i64 row0) {
+    const int nr = (int)min((ternion_i64)MMVQ8_ROWS, src0.ne[1] - row0);
+    const ternion_i64 k = src0.ne[0];
+    const signed char * yqc[NC];
+    const float2 * ydc[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int p = pairs[c], e = p % n_used, t = p / n_used;
+        const ternion_i64 col = e % ne11 + (ternion_i64)ne11 * t;
+        yqc[c] = (const signed char *)yq + col * k;
+        ydc[c] = (const float2 *)yd + col * (k / 32);
+    }
+    const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
+    const float s = mmvq8_block<Q, NC>(sm, x, src0.nb[1], nr, k, yqc, ydc);
+    const int i = threadIdx.x, r = i / NC, c = i % NC;
+    if (i < MMVQ8_ROWS * NC && r < nr) {
+        const int p = pairs[c], e = p % n_used, t = p / n_used;
+        *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = s;
+    }
+}
+
+// MUL_MAT_ID over mmid_group's tiles (list, tiles): block (bx, by) computes
+// rows 4·bx … of tile by's pairs (up to 8 of one expert) against src1
+// quantized by q8y (column (e % ne11) + ne11·t), dst [m, n_used, n_tokens];
+// a tile of count 0 (or by >= max_tiles) does nothing. src0 of Q with
+// 16-byte aligned rows.
+// Blocks of MMVQ8_THREADS threads; grid (rows/MMVQ8_ROWS, max_tiles).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
+                                                 int n_used, const void * list, const void * tiles, int max_tiles) {
+    __shared__ mmvq8_smem<Q> sm;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8_ROWS;
+    if ((int)blockIdx.y >= max_tiles) {
+        return;
+    }
+    const int * tl = (const int *)tiles + 2 * blockIdx.y;
+    const int count = tl[1] >> 16, expert = tl[1] & 0xffff;
+    if (row0 >= src0.ne[1] || count == 0) {
+        return;
+    }
+    const int * pairs = (const int *)list + tl[0];
+    switch (count) {
+    case 1: mmvq8_idg_tile<Q, 1>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 2: mmvq8_idg_tile<Q, 2>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 3: mmvq8_idg_tile<Q, 3>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 4: mmvq8_idg_tile<Q, 4>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 5: mmvq8_idg_tile<Q, 5>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 6: mmvq8_idg_tile<Q, 6>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 7: mmvq8_idg_tile<Q, 7>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    default: mmvq8_idg_tile<Q, 8>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    }
+}

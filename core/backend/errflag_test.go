@@ -1,13 +1,16 @@
 package backend
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/host"
 	"github.com/ternion/ternion/vendorapi"
 	"github.com/ternion/ternion/vendorapi/faulty"
@@ -18,6 +21,7 @@ import (
 type moe struct {
 	k, m, nExpert, nUsed, tokens int64
 	w, x                         []float32
+	wt                           tensor.Type // the weights' type (f32 unless set)
 }
 
 func newMoE(tokens int64) moe {
@@ -42,10 +46,18 @@ func (c moe) computedIDs(t *testing.T, scores []float32, cols int64) (*graph.Gra
 	ctx := graph.NewContext()
 	s := ctx.FromFloats(scores, cols, c.tokens).Argsort(graph.SortDesc)
 	ids := s.View(0, []int64{c.nUsed, c.tokens}, []int64{s.Nb()[1]})
-	y := ctx.FromFloats(c.w, c.k, c.m, c.nExpert).MulMatID(ctx.FromFloats(c.x, c.k, 1, c.tokens), ids)
+	y := ctx.FromFloatsAs(c.weightType(), c.w, c.k, c.m, c.nExpert).MulMatID(ctx.FromFloats(c.x, c.k, 1, c.tokens), ids)
 	g, err := ctx.Build(y)
 	require.NoError(t, err)
 	return g, y
+}
+
+// weightType is the weights' type: wt, f32 when unset.
+func (c moe) weightType() tensor.Type {
+	if c.wt == 0 {
+		return tensor.F32
+	}
+	return c.wt
 }
 
 // leafIDs builds the MUL_MAT_ID with ids an uploaded leaf.
@@ -97,13 +109,19 @@ func (c moe) scoresFor(ids []int32, cols int64) []float32 {
 
 func assertMoE(t *testing.T, want, got []float32) {
 	t.Helper()
+	assertMoEWithin(t, want, got, 1e-4)
+}
+
+// assertMoEWithin is assertMoE with an absolute tolerance.
+func assertMoEWithin(t *testing.T, want, got []float32, tol float64) {
+	t.Helper()
 	require.Len(t, got, len(want))
 	for i := range want {
 		if math.IsNaN(float64(want[i])) {
 			assert.True(t, math.IsNaN(float64(got[i])), "y[%d] = %v, want NaN", i, got[i])
 			continue
 		}
-		assert.InDelta(t, want[i], got[i], 1e-4, "y[%d]", i)
+		assert.InDelta(t, want[i], got[i], tol, "y[%d]", i)
 	}
 }
 
@@ -168,6 +186,53 @@ func TestMulMatIDBadExpert(t *testing.T) {
 			got, err := y.Floats()
 			require.NoError(t, err)
 			assertMoE(t, c.want(good), got)
+		})
+	}
+}
+
+// TestMulMatIDBadExpertQuantized: the same for q8_0 weights, whose
+// MUL_MAT_ID quantizes src1 to 8 bits and either multiplies pair by pair
+// (mmvq8_id: few pairs an expert) or groups the pairs by expert first
+// (mmid_group reports the bad index, mmvq8_idg multiplies). The tolerance
+// is the two 8-bit quantizations'; the op's accuracy is ops test's.
+func TestMulMatIDBadExpertQuantized(t *testing.T) {
+	const cols = 6
+	for _, tokens := range []int64{3, 16} {
+		t.Run(fmt.Sprintf("%d tokens", tokens), func(t *testing.T) {
+			c := newMoE(tokens)
+			c.k, c.wt = 64, tensor.Q8_0
+			c.w = make([]float32, c.k*c.m*c.nExpert)
+			for i := range c.w {
+				c.w[i] = float32(i%7) - 3
+			}
+			c.x = make([]float32, c.k*c.tokens)
+			for i := range c.x {
+				c.x[i] = float32(i%5) * 0.25
+			}
+			good := make([]int32, c.nUsed*tokens)
+			for tok := range tokens {
+				good[tok*c.nUsed], good[tok*c.nUsed+1] = int32(tok%4), int32((tok+1)%4)
+			}
+			bad := slices.Clone(good)
+			bad[0] = 5 // token 0's first expert is 5 of 4
+			b := graphBackend(t, hostDriver(t), map[string]string{"TERNION_DISABLE_GRAPHS": "1"})
+			g, y := c.computedIDs(t, c.scoresFor(bad, cols), cols)
+			require.NoError(t, b.Compute(g))
+			err := b.Synchronize()
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrBadIndex)
+			assert.Contains(t, err.Error(), "MUL_MAT_ID")
+			require.NoError(t, b.Synchronize(), "reported once")
+			got, err := y.Floats()
+			require.NoError(t, err)
+			assertMoEWithin(t, c.want(bad), got, 1)
+
+			g, y = c.computedIDs(t, c.scoresFor(good, cols), cols)
+			require.NoError(t, b.Compute(g))
+			require.NoError(t, b.Synchronize(), "good ids after bad ones")
+			got, err = y.Floats()
+			require.NoError(t, err)
+			assertMoEWithin(t, c.want(good), got, 1)
 		})
 	}
 }

@@ -407,6 +407,9 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 			return err
 		}
 		defer buf.Free()
+		if groupMulMatID(a.Ne[2], dst.Ne[1], dst.Ne[2]) {
+			return runGroupedMulMatID(d, at, dst, a, b, ids, yq, yd)
+		}
 		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(dst.Ne[1]),
 			Z: uint32(dst.Ne[2])}
 		args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).Tensor(ids).I32(int32(b.Ne[1])).Ptr(errorFlag(d))
@@ -421,6 +424,50 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqWarps - 1) / mmvqWarps), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
 	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
 	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
+}
+
+// groupMulMatID reports whether MUL_MAT_ID with nExperts experts, nUsed of
+// them per token and nTokens tokens groups its (slot, token) pairs by
+// expert (mmid_group, then mmvq8_idg reading each expert's rows once for
+// up to 8 of its pairs) rather than multiplying pair by pair (mmvq8_id):
+// when the pairs are at least 4 per expert on average, so that tiles are
+// mostly full, and the tiles fit a grid's y dimension and the grouping
+// block's shared memory.
+func groupMulMatID(nExperts, nUsed, nTokens int64) bool {
+	pairs := nUsed * nTokens
+	return pairs >= 4*nExperts && mmidMaxTiles(nExperts, pairs) <= 65535 && nExperts <= mmidMaxExperts
+}
+
+// mmidMaxExperts bounds the experts of a grouped MUL_MAT_ID: mmid_group
+// keeps 2 ints per expert in shared memory (48 KiB at most).
+const mmidMaxExperts = 6144
+
+// mmidTile is quant.cu's MMID_TILE, the most pairs of a tile.
+const mmidTile = 8
+
+// mmidMaxTiles bounds the tiles of pairs grouped by expert: each expert's
+// last tile may be partial.
+func mmidMaxTiles(nExperts, pairs int64) int64 { return nExperts + (pairs+mmidTile-1)/mmidTile }
+
+// runGroupedMulMatID launches mmid_group and mmvq8_idg_{q} on src1
+// already quantized (yq, yd).
+func runGroupedMulMatID(d Device, at tensor.Type, dst, a, b, ids vendorapi.TensorDesc, yq, yd vendorapi.DevicePtr) error {
+	nExperts, pairs := a.Ne[2], dst.Ne[1]*dst.Ne[2]
+	maxTiles := mmidMaxTiles(nExperts, pairs)
+	buf, err := d.Pool().Alloc(uint64(4*pairs + 8*maxTiles))
+	if err != nil {
+		return err
+	}
+	defer buf.Free()
+	list, tiles := buf.Ptr, buf.Ptr+vendorapi.DevicePtr(4*pairs)
+	args := d.Args().Tensor(ids).Tensor(dst).I32(int32(nExperts)).Ptr(list).Ptr(tiles).I32(int32(maxTiles)).Ptr(errorFlag(d))
+	if err := launch(d, "mmid_group", vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 1024}, uint32(8*nExperts), args); err != nil {
+		return err
+	}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(maxTiles)}
+	args = d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).I32(int32(b.Ne[1])).I32(int32(dst.Ne[1])).Ptr(list).Ptr(tiles).
+		I32(int32(maxTiles))
+	return launch(d, "mmvq8_idg_"+at.String(), grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
 }
 
 // The row step of the row-split MUL_MAT for the quantized types: mmvq for

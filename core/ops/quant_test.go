@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -97,5 +98,25 @@ func TestUseMMVQ8(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8(c.t, c.a)) })
+	}
+}
+
+// TestGroupMulMatID pins when MUL_MAT_ID groups its pairs by expert.
+func TestGroupMulMatID(t *testing.T) {
+	for _, c := range []struct {
+		experts, used, tokens int64
+		want                  bool
+	}{
+		{128, 8, 1, false},      // decode: 8 pairs, each its own expert
+		{128, 8, 32, false},     // 2 pairs an expert
+		{128, 8, 64, true},      // 4 pairs an expert
+		{128, 8, 512, true},     // prefill
+		{4, 2, 16, true},        // 8 pairs an expert
+		{8192, 8, 8192, false},  // too many experts for mmid_group's shared memory
+		{16, 1, 1 << 20, false}, // more tiles than a grid's y dimension
+	} {
+		t.Run(fmt.Sprintf("%d experts %d used %d tokens", c.experts, c.used, c.tokens), func(t *testing.T) {
+			require.Equal(t, c.want, groupMulMatID(c.experts, c.used, c.tokens))
+		})
 	}
 }
