@@ -94,6 +94,7 @@ func quantTests() []Case {
 			// whose bytes end inside mmvq8's last 16-byte load.
 			mulMatCase(t, tensor.F32, 1, 8, 256, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatIDCase(t, tensor.F32, 4, 2, false, 18, 1, 6144),
+			mulMatIDCase(t, tensor.F32, 4, 2, false, 18, 16, 6144), // 8 pairs an expert: grouped by expert
 			// Rows of 9 blocks: not 16-byte aligned but in the formats whose
 			// blocks are multiples of 16 bytes, so they take mmvq.
 			mulMatCase(t, tensor.F32, 16, 2, 9*t.BlockSize(), [2]int64{1, 1}, [2]int64{1, 1}, id),
