@@ -11,7 +11,7 @@ import (
 
 func init() {
 	// mmv_{t} and mmvv_{t}(dst, src0, src1, r2, r3): one dot product per
-	// block, summed in float64 (the GPU sums in float32 in its own order;
+	// block (kernels.MMVVRows for mmvv_{t}), summed in float64 (the GPU sums in float32 in its own order;
 	// results are compared within MUL_MAT's error bound). mmvv_{t} loads
 	// 16-byte vectors, so its rows must be 16-byte aligned.
 	registerTemplate("mmv", func(k kernels.Kernel) (*hostKernel, error) {
@@ -20,6 +20,10 @@ func init() {
 			return nil, err
 		}
 		vec := strings.HasPrefix(k.Name, "mmvv_")
+		rows := int64(1) // rows a block: kernels.MMVVRows for mmvv_{t}
+		if vec {
+			rows = int64(kernels.MMVVRows(k.Bind["t"]))
+		}
 		f32 := elemTypes["f32"]
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
@@ -36,15 +40,17 @@ func init() {
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
 				r2, r3 := a.FastDivAt(3), a.FastDivAt(4)
-				row, i12, i13 := int64(b.idx.X), int64(b.idx.Y), int64(b.idx.Z)
+				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
 				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
-				x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
 				y := i12*s1.Nb[2] + i13*s1.Nb[3]
-				var sum float64
-				for i := range s0.Ne[0] {
-					sum += float64(t.load(m[1][x+i*int64(t.size):])) * float64(f32.load(m[2][y+4*i:]))
+				for row := int64(b.idx.X) * rows; row < min(int64(b.idx.X+1)*rows, s0.Ne[1]); row++ {
+					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+					var sum float64
+					for i := range s0.Ne[0] {
+						sum += float64(t.load(m[1][x+i*int64(t.size):])) * float64(f32.load(m[2][y+4*i:]))
+					}
+					f32.store(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], float32(sum))
 				}
-				f32.store(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], float32(sum))
 			},
 		}, nil
 	})

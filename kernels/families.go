@@ -1,5 +1,7 @@
 package kernels
 
+import "strconv"
+
 import "github.com/ternion/ternion/vendorapi"
 
 var (
@@ -88,15 +90,16 @@ var Families = []Family{
 			Params: []Param{{"out", ptr}, {"a", i64}, {"b", i64}, {"c", i64}, {"ne12", i64}, {"ne13", i64},
 				{"nba2", i64}, {"nba3", i64}, {"nbb2", i64}, {"nbb3", i64}, {"nbc2", i64}, {"nbc3", i64}, {"r2", i64}, {"r3", i64}}}},
 		Templates: []Template{
-			{Name: "mmv_{t}", Body: "mmv<{t}, 1>",
+			{Name: "mmv_{t}", Body: "mmv<{t}, 1, 1>",
 				Doc:    "dst[row, i12, i13] = Σ_k src0[k, row, i12/r2, i13/r3] ({t}) · src1[k, 0, i12, i13] (f32); grid (rows, ne12, ne13), block a multiple of the warp size; rows of src0 and src1 packed",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}},
 				Axes:   []Axis{floatTypes("t")}},
 			{Name: "mmvv_{t}", Body: "mmv<{t}>",
-				Doc:    "mmv_{t} with 16-byte loads: rows of src0 and src1 16-byte aligned, k a multiple of 16 bytes of src0",
+				Doc:    "mmv_{t} with 16-byte loads and MMVVRows({t}) rows a block (grid (rows/R, ne12, ne13)): rows of src0 and src1 16-byte aligned, k a multiple of 16 bytes of src0",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}},
-				Axes: []Axis{{Name: "t", Values: []Value{{"f32", "float, 4"}, {"f16", "ternion_f16, 8"},
-					{"bf16", "ternion_bf16s, 8"}}}}},
+				Axes: []Axis{{Name: "t", Values: []Value{{"f32", "float, 4, " + strconv.Itoa(MMVVRows("f32"))},
+					{"f16", "ternion_f16, 8, " + strconv.Itoa(MMVVRows("f16"))},
+					{"bf16", "ternion_bf16s, 8, " + strconv.Itoa(MMVVRows("bf16"))}}}}},
 		}},
 	{Name: "noop", Fixture: true, Doc: "an empty kernel: the smallest launch, for overhead benchmarks",
 		Kernels: []Kernel{{Name: "noop", Doc: "does nothing"}}},
@@ -128,3 +131,13 @@ func floatTypes(name string) Axis {
 // the offsets of ne and nb of ternion_tensor, and sizeof, alignof and the
 // offsets of l and d of ternion_fastdiv.
 const AbiEchoLen = 24
+
+// MMVVRows is the rows one block of mmvv_{t} multiplies (t "f32", "f16" or
+// "bf16"): each group of src1 values a thread loads serves that many rows,
+// so that src1's share of the L1 traffic stays at or below the weights'.
+func MMVVRows(t string) int {
+	if t == "f32" {
+		return 2
+	}
+	return 4
+}

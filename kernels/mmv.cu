@@ -7,60 +7,78 @@
 // src1).
 #include "vendor.h"
 
-// Sum of v over the block's threads, returned to thread 0 (blockDim.x a
-// multiple of the warp size, at most 1024).
-static __device__ __forceinline__ float ternion_block_sum(float v) {
-    __shared__ float partial[1024 / 32];
-    for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
-        v += TERNION_SHFL_XOR(v, m);
-    }
+// The sums of v[0..R) over the block's threads, returned to thread 0
+// (blockDim.x a multiple of the warp size, at most 1024).
+template <int R>
+static __device__ __forceinline__ void ternion_block_sums(float * v) {
+    __shared__ float partial[R][1024 / 32];
     const int warp = threadIdx.x / TERNION_WARP_SIZE, lane = threadIdx.x % TERNION_WARP_SIZE;
-    if (lane == 0) {
-        partial[warp] = v;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) v[r] += TERNION_SHFL_XOR(v[r], m);
+        if (lane == 0) partial[r][warp] = v[r];
     }
     __syncthreads();
     const int nwarps = blockDim.x / TERNION_WARP_SIZE;
-    v = threadIdx.x < nwarps ? partial[threadIdx.x] : 0.0f;
-    if (warp == 0) {
-        for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) {
-            v += TERNION_SHFL_XOR(v, m);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        v[r] = threadIdx.x < nwarps ? partial[r][threadIdx.x] : 0.0f;
+        if (warp == 0) {
+            for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) v[r] += TERNION_SHFL_XOR(v[r], m);
         }
     }
-    return v;
 }
 
-// One block per dst element: block (x, y, z) computes row x of matrix (y, z).
-template <typename T, int V>
+// Block (x, y, z) computes rows R·x … R·x + R - 1 of matrix (y, z) (those
+// below ne01): its threads stride over k, each loaded group of src1 values
+// serving the R rows (with V > 1, V values of T a 16-byte load; one row a
+// block read 2 bytes of f32 src1 from L1 for every byte of f16 weights).
+template <typename T, int V, int R>
 static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                            ternion_fastdiv r3) {
-    const ternion_u32 row = blockIdx.x, i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 row0 = blockIdx.x * R, i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const char * x = (const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
+    const char * x[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const ternion_i64 row = min((ternion_i64)(row0 + r), src0.ne[1] - 1);
+        x[r] = (const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
+    }
     const float * y = (const float *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
     const ternion_i64 k = src0.ne[0];
-    float sum = 0.0f;
+    float sum[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) sum[r] = 0.0f;
     if (V == 1) {
         for (ternion_i64 i = threadIdx.x; i < k; i += blockDim.x) {
-            sum += ternion_load((const T *)x + i) * y[i];
+#pragma unroll
+            for (int r = 0; r < R; r++) sum[r] += ternion_load((const T *)x[r] + i) * y[i];
         }
     } else {
-        const uint4 * xv = (const uint4 *)x;
         const float4 * yv = (const float4 *)y;
 #pragma unroll 4
         for (ternion_i64 i = threadIdx.x; i < k / V; i += blockDim.x) {
-            const uint4 raw = xv[i];
-            const T * e = (const T *)&raw;
+            float4 f[V / 4];
 #pragma unroll
-            for (int j = 0; j < V / 4; j++) {
-                const float4 f = yv[i * (V / 4) + j];
-                sum += ternion_load(e + 4 * j) * f.x + ternion_load(e + 4 * j + 1) * f.y + ternion_load(e + 4 * j + 2) * f.z +
-                       ternion_load(e + 4 * j + 3) * f.w;
+            for (int j = 0; j < V / 4; j++) f[j] = yv[i * (V / 4) + j];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const uint4 raw = ((const uint4 *)x[r])[i];
+                const T * e = (const T *)&raw;
+#pragma unroll
+                for (int j = 0; j < V / 4; j++) {
+                    sum[r] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y +
+                              ternion_load(e + 4 * j + 2) * f[j].z + ternion_load(e + 4 * j + 3) * f[j].w;
+                }
             }
         }
     }
-    sum = ternion_block_sum(sum);
+    ternion_block_sums<R>(sum);
     if (threadIdx.x == 0) {
-        *(float *)((char *)dst.data + row * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            if (row0 + r < src0.ne[1]) *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum[r];
+        }
     }
 }
 

@@ -99,7 +99,8 @@ func runMulMat(d Device, n *graph.Tensor) error {
 }
 
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
-// block per dst element, threads striding over k.
+// block per dst element (per kernels.MMVVRows rows for mmvv), threads
+// striding over k.
 func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	t, _ := floatType(at)
 	es := at.BlockBytes()
@@ -120,9 +121,23 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	for threads < steps && threads < 128 {
 		threads *= 2
 	}
-	grid := vendorapi.Dim3{X: uint32(a.Ne[1]), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	rows := int64(1)
+	if vec {
+		rows = mmvvRows(t)
+	}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
+}
+
+// mmvvRows is the rows one block of mmvv_{t} multiplies: the catalog's
+// kernels.MMVVRows (core does not import kernels; a test keeps the two
+// equal).
+func mmvvRows(t string) int64 {
+	if t == "f32" {
+		return 2
+	}
+	return 4
 }
 
 // blasType is the vendor type of a float tensor type.

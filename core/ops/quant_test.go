@@ -120,3 +120,10 @@ func TestGroupMulMatID(t *testing.T) {
 		})
 	}
 }
+
+// TestMMVVRowsMatchCatalog keeps mmvvRows equal to the catalog's.
+func TestMMVVRowsMatchCatalog(t *testing.T) {
+	for _, ty := range []string{"f32", "f16", "bf16"} {
+		require.Equal(t, int64(kernels.MMVVRows(ty)), mmvvRows(ty), ty)
+	}
+}
