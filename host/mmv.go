@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ternion/ternion/kernels"
@@ -50,6 +51,44 @@ func init() {
 						sum += float64(t.load(m[1][x+i*int64(t.size):])) * float64(f32.load(m[2][y+4*i:]))
 					}
 					f32.store(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], float32(sum))
+				}
+			},
+		}, nil
+	})
+	// mmvn_{t}(dst, src0, src1, r2, r3, ncols): kernels.MMVVRows rows a
+	// block for 2 ≤ ncols ≤ 8 columns, 16-byte aligned rows; each dot
+	// product summed in float64.
+	registerTemplate("mmvn", func(k kernels.Kernel) (*hostKernel, error) {
+		t, err := elemTypeOf(k.Name, k.Bind, "t")
+		if err != nil {
+			return nil, err
+		}
+		rows := int64(kernels.MMVVRows(k.Bind["t"]))
+		f32 := elemTypes["f32"]
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				bufs := []buffer{tensorBuf("dst", a.TensorAt(0), 4), vecRows("src0", a.TensorAt(1), t.size, 16),
+					vecRows("src1", a.TensorAt(2), 4, 16)}
+				if n := a.I32At(5); n < 2 || n > 8 || int64(n) != a.TensorAt(2).Ne[1] {
+					bufs[2].bad = fmt.Sprintf("ncols = %d is not src1's ne[1] = %d in 2..8", n, a.TensorAt(2).Ne[1])
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
+				r2, r3, ncols := a.FastDivAt(3), a.FastDivAt(4), int64(a.I32At(5))
+				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
+				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+				for row := int64(b.idx.X) * rows; row < min(int64(b.idx.X+1)*rows, s0.Ne[1]); row++ {
+					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+					for c := range ncols {
+						y := c*s1.Nb[1] + i12*s1.Nb[2] + i13*s1.Nb[3]
+						var sum float64
+						for i := range s0.Ne[0] {
+							sum += float64(t.load(m[1][x+i*int64(t.size):])) * float64(f32.load(m[2][y+4*i:]))
+						}
+						f32.store(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:], float32(sum))
+					}
 				}
 			},
 		}, nil

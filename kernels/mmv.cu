@@ -82,6 +82,77 @@ static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor sr
     }
 }
 
+// Rows R·blockIdx.x … of mmvn for NC columns (see mmvn).
+template <typename T, int V, int R, int NC>
+static __device__ __forceinline__ void mmvn_cols(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_u32 i02,
+                                                 ternion_u32 i03, ternion_u32 i12, ternion_u32 i13) {
+    const ternion_u32 row0 = blockIdx.x * R;
+    const uint4 * x[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const ternion_i64 row = min((ternion_i64)(row0 + r), src0.ne[1] - 1);
+        x[r] = (const uint4 *)((const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3]);
+    }
+    const float4 * y[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) y[c] = (const float4 *)((const char *)src1.data + c * src1.nb[1] + i12 * src1.nb[2] + i13 * src1.nb[3]);
+    float sum[R * NC];
+#pragma unroll
+    for (int i = 0; i < R * NC; i++) sum[i] = 0.0f;
+#pragma unroll 2
+    for (ternion_i64 i = threadIdx.x; i < src0.ne[0] / V; i += blockDim.x) {
+        uint4 raw[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) raw[r] = x[r][i];
+#pragma unroll
+        for (int c = 0; c < NC; c++) {
+            float4 f[V / 4];
+#pragma unroll
+            for (int j = 0; j < V / 4; j++) f[j] = y[c][i * (V / 4) + j];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const T * e = (const T *)&raw[r];
+#pragma unroll
+                for (int j = 0; j < V / 4; j++) {
+                    sum[r * NC + c] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y +
+                                       ternion_load(e + 4 * j + 2) * f[j].z + ternion_load(e + 4 * j + 3) * f[j].w;
+                }
+            }
+        }
+    }
+    ternion_block_sums<R * NC>(sum);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            if (row0 + r >= src0.ne[1]) continue;
+#pragma unroll
+            for (int c = 0; c < NC; c++) {
+                *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum[r * NC + c];
+            }
+        }
+    }
+}
+
+// MUL_MAT for 2 to 8 f32 src1 columns (ncols) with mmvv's 16-byte loads:
+// block (x, y, z) computes rows R·x … R·x + R - 1 of matrix (y, z) for
+// every column; each 16-byte load of weights serves the ncols columns and
+// each load of src1 the R rows.
+template <typename T, int V, int R>
+static __device__ __forceinline__ void mmvn(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
+                                            ternion_fastdiv r3, int ncols) {
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    switch (ncols) {
+    case 2: mmvn_cols<T, V, R, 2>(dst, src0, src1, i02, i03, i12, i13); break;
+    case 3: mmvn_cols<T, V, R, 3>(dst, src0, src1, i02, i03, i12, i13); break;
+    case 4: mmvn_cols<T, V, R, 4>(dst, src0, src1, i02, i03, i12, i13); break;
+    case 5: mmvn_cols<T, V, R, 5>(dst, src0, src1, i02, i03, i12, i13); break;
+    case 6: mmvn_cols<T, V, R, 6>(dst, src0, src1, i02, i03, i12, i13); break;
+    case 7: mmvn_cols<T, V, R, 7>(dst, src0, src1, i02, i03, i12, i13); break;
+    default: mmvn_cols<T, V, R, 8>(dst, src0, src1, i02, i03, i12, i13); break;
+    }
+}
+
 // The pointer arrays of a batched gemm (ggml's k_compute_batched_ptrs): for
 // batch i = i12 + i13*ne12 < ne12*ne13, out[i] = a + (i12/r2)*nba2 +
 // (i13/r3)*nba3, out[n + i] = b + i12*nbb2 + i13*nbb3, out[2n + i] = c +

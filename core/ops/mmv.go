@@ -64,7 +64,19 @@ func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 func mulMatShape(n *graph.Tensor) MulMatShape {
 	return MulMatShape{A: n.Src(0).Type(), B: n.Src(1).Type(), Columns: n.Src(1).Ne()[1],
 		ForceBLAS: switches.On(nil, switches.ForceBLAS), ForceMMQ: switches.On(nil, switches.ForceMMQ),
-		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535}
+		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535,
+		VecRows:    vecRows16(n.Src(0)) && vecRows16(n.Src(1))}
+}
+
+// vecRows16 reports whether x's rows are packed and start 16-byte aligned
+// (buffers are: views at their offsets and strides), and are a multiple of
+// 16 bytes long.
+func vecRows16(x *graph.Tensor) bool {
+	ok := x.Nb()[0] == x.Type().BlockBytes() && x.ViewOffset()%16 == 0 && x.Type().RowSize(x.Ne()[0])%16 == 0
+	for i := 1; i < 4; i++ {
+		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%16 == 0)
+	}
+	return ok
 }
 
 // MulMatPathOf returns the path MUL_MAT node n takes on a device with props
@@ -107,6 +119,12 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	vecElems := 16 / es
 	k := a.Ne[0]
 	vec := k%vecElems == 0 && k%4 == 0 && aligned(a, 16) && aligned(b, 16)
+	if b.Ne[1] > 1 {
+		if !vec {
+			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
+		}
+		return runMMVN(d, t, dst, a, b)
+	}
 	name := "mmv_" + t
 	steps := k
 	if vec {
@@ -128,6 +146,16 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
+}
+
+// runMMVN launches mmvn_{t} for 2..8 columns (rows checked 16-byte
+// aligned), 128 threads a block.
+func runMMVN(d Device, t string, dst, a, b vendorapi.TensorDesc) error {
+	rows := mmvvRows(t)
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
+		I32(int32(b.Ne[1]))
+	return launch(d, "mmvn_"+t, grid, vendorapi.Dim3{X: 128}, 0, args)
 }
 
 // mmvvRows is the rows one block of mmvv_{t} multiplies: the catalog's

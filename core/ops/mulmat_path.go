@@ -11,8 +11,8 @@ import (
 type MulMatPath int
 
 const (
-	// PathMMV is the vector kernel for float src0 and one f32 column
-	// (kernels/mmv.cu).
+	// PathMMV is the vector kernel for float src0 and one f32 column, or
+	// up to 8 with 16-byte aligned rows (kernels/mmv.cu).
 	PathMMV MulMatPath = iota + 1
 	// PathMMVQ is the quantized matrix-vector kernel for up to 8 f32
 	// columns (kernels/quant.cu's mmvq).
@@ -39,6 +39,11 @@ func (p MulMatPath) String() string {
 // seed's MMVQ_MAX_BATCH_SIZE).
 const MMVQMaxColumns = 8
 
+// MMVMaxColumns is the most src1 columns the float vector kernel takes
+// (mmvn_{t} for 2 and more, with 16-byte aligned rows), as the seed's mmv
+// takes up to 8 on NVIDIA GPUs.
+const MMVMaxColumns = 8
+
 // MulMatShape is what the path choice depends on.
 type MulMatShape struct {
 	A, B       tensor.Type // src0 and src1 types
@@ -46,6 +51,7 @@ type MulMatShape struct {
 	ForceBLAS  bool        // switches.ForceBLAS
 	ForceMMQ   bool        // switches.ForceMMQ
 	VectorSrc1 bool        // src1 is f32 (the vector kernels' operand)
+	VecRows    bool        // src0's and src1's rows are packed and 16-byte aligned (the float vector kernel's 16-byte loads)
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -72,6 +78,8 @@ func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 		return PathBLAS, switches.ForceBLAS.Name
 	case s.VectorSrc1 && s.Columns == 1:
 		return PathMMV, "float src0, one f32 column: the vector kernel"
+	case s.VectorSrc1 && s.VecRows && s.Columns <= MMVMaxColumns:
+		return PathMMV, fmt.Sprintf("float src0, %d f32 columns ≤ %d, 16-byte aligned rows: the vector kernel", s.Columns, MMVMaxColumns)
 	}
 	return PathBLAS, fmt.Sprintf("float src0, %d columns: BLAS", s.Columns)
 }

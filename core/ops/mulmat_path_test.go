@@ -18,7 +18,11 @@ func TestChooseMulMat(t *testing.T) {
 		why  string
 	}{
 		{"f16 one column", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 1, VectorSrc1: true}, PathMMV, "vector kernel"},
-		{"f16 two columns", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true}, PathBLAS, "BLAS"},
+		{"f16 two columns, rows not 16-byte aligned", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true}, PathBLAS, "BLAS"},
+		{"f16 two columns", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true}, PathMMV, "vector kernel"},
+		{"bf16 eight columns", MulMatShape{A: tensor.BF16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true}, PathMMV, "8 f32 columns"},
+		{"f32 nine columns", MulMatShape{A: tensor.F32, B: tensor.F32, Columns: 9, VectorSrc1: true, VecRows: true}, PathBLAS, "BLAS"},
+		{"f16 eight columns, BLAS forced", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true, ForceBLAS: true}, PathBLAS, "FORCE_BLAS"},
 		{"f16 src1 f16", MulMatShape{A: tensor.F16, B: tensor.F16, Columns: 1}, PathBLAS, "BLAS"},
 		{"f32 forced BLAS", MulMatShape{A: tensor.F32, B: tensor.F32, Columns: 1, VectorSrc1: true, ForceBLAS: true}, PathBLAS, "FORCE_BLAS"},
 		{"q4_0 one column", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 1, VectorSrc1: true}, PathMMVQ, "mmvq"},
