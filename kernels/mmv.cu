@@ -58,7 +58,7 @@ static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor sr
         const float4 * yv = (const float4 *)y;
 #pragma unroll 4
         for (ternion_i64 i = threadIdx.x; i < k / V; i += blockDim.x) {
-            float4 f[V / 4];
+            float4 f[V >= 4 ? V / 4 : 1]; // V is 1 only in the branch above
 #pragma unroll
             for (int j = 0; j < V / 4; j++) f[j] = yv[i * (V / 4) + j];
 #pragma unroll
