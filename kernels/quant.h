@@ -8,6 +8,7 @@
 // whole block.
 #pragma once
 #include "vendor.h"
+#include "quant_grids.h"
 
 // The f16 at p (2-byte aligned: every block with an f16 has an even size).
 static __device__ __forceinline__ float quant_f16(const unsigned char * p) {
