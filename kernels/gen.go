@@ -1,5 +1,9 @@
 package kernels
 
+// Write quant_grids.h, the i-quants' lookup tables, from quant/grids/*.txt
+// (see internal/gridgen; TestQuantGridsHeader keeps the two identical).
+//go:generate go run ./internal/gridgen/write
+
 // Build the code objects of every vendor whose compiler is installed: nvcc
 // compiles every .cu file into one fatbin for CUDAArchs under gen/cuda,
 // hipcc --genco one code object per gfx of HIPArchs under gen/hip, mcc one

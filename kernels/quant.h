@@ -8,6 +8,7 @@
 // whole block.
 #pragma once
 #include "vendor.h"
+#include "quant_grids.h"
 
 // The f16 at p (2-byte aligned: every block with an f16 has an even size).
 static __device__ __forceinline__ float quant_f16(const unsigned char * p) {
@@ -494,6 +495,192 @@ struct ternion_mxfp4 {
         const int sh = j < 16 ? 0 : 4;
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = d * (float)levels[(quant_byte(lo, hi, i) >> sh) & 15u];
+    }
+};
+
+// The grid i-quants and the ternary formats: 256 values a block, decoded
+// 8 at a time (one grid point, or two of iq3's 4-value points, per 8
+// values), as quant/iq.go and quant/tq.go do, operation for operation in
+// float. Value e of a block is in group k = e/8 (dq8's j/8), sub-block ib =
+// k/4 of 32 values, position l = k%4 in it.
+
+// The little-endian u16 at p (2-byte aligned: these blocks have even sizes).
+static __device__ __forceinline__ ternion_u32 quant_u16(const unsigned char * p) {
+    return *(const unsigned short *)p;
+}
+
+// v[i] = scale·(byte i of grid), negated where bit i of signs is set
+// (quant's putSignedGrid).
+static __device__ __forceinline__ void quant_signed_grid(float scale, unsigned long long grid, ternion_u32 signs, float * v) {
+    const ternion_u32 lo = (ternion_u32)grid, hi = (ternion_u32)(grid >> 32);
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const float x = scale * (float)quant_byte(lo, hi, i);
+        v[i] = ((signs >> i) & 1u) ? -x : x;
+    }
+}
+
+// v[i] = scale·((signed byte i of grid) + delta) (quant's putShiftedGrid):
+// the iq1 formats, delta ±0.125 (IQ1S_DELTA).
+static __device__ __forceinline__ void quant_shifted_grid(float scale, float delta, unsigned long long grid, float * v) {
+    const ternion_u32 lo = (ternion_u32)grid, hi = (ternion_u32)(grid >> 32);
+#pragma unroll
+    for (int i = 0; i < 8; i++) v[i] = scale * ((float)(signed char)quant_byte(lo, hi, i) + delta);
+}
+
+// iq2_xxs: f16 d; 8 sub-blocks of 8 bytes: 4 iq2xxs_grid indices (one a
+// group), then a u32 aux of four 7-bit ksigns indices (bits 7l..7l+6) and
+// a 4-bit scale s (bits 28..31). Value = d·(0.5 + s)·0.25·grid byte·sign.
+struct ternion_iq2_xxs {
+    static constexpr int QK = 256, BYTES = 66, A = QUANT_ALIGN(66);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int ib = j / 32, l = (j / 8) % 4;
+        const unsigned char * g = b + 2 + 8 * ib;
+        const ternion_u32 aux = (ternion_u32)quant_ld32<A>(g + 4);
+        const float db = quant_f16(b) * (0.5f + (float)(aux >> 28)) * 0.25f;
+        quant_signed_grid(db, ternion_iq2xxs_grid[g[l]], ternion_ksigns_iq2xs[(aux >> (7 * l)) & 127u], v);
+    }
+};
+
+// iq2_xs: f16 d; u16 qs[32] (one a group: a 9-bit iq2xs_grid index, bits
+// 0..8, and a 7-bit ksigns index, bits 9..15); u8 scales[8] (the 4-bit s
+// of a sub-block's first 16 values in the low nibble, of its last 16 in
+// the high one). Value = d·(0.5 + s)·0.25·grid byte·sign.
+struct ternion_iq2_xs {
+    static constexpr int QK = 256, BYTES = 74, A = QUANT_ALIGN(74);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int k = j / 8, ib = k / 4, l = k % 4;
+        const ternion_u32 sc = b[66 + ib], q = quant_u16(b + 2 + 2 * k);
+        const float db = quant_f16(b) * (0.5f + (float)(l < 2 ? sc & 15u : sc >> 4)) * 0.25f;
+        quant_signed_grid(db, ternion_iq2xs_grid[q & 511u], ternion_ksigns_iq2xs[q >> 9], v);
+    }
+};
+
+// iq2_s: f16 d; u8 qs[32] (low 8 bits of a group's 10-bit iq2s_grid
+// index); u8 signs[32] (a group's 8 sign bits); u8 qh[8] (bits 2l, 2l+1 of
+// a sub-block's byte: the index's top bits of its group l); u8 scales[8]
+// as iq2_xs. Value = d·(0.5 + s)·0.25·grid byte·sign.
+struct ternion_iq2_s {
+    static constexpr int QK = 256, BYTES = 82, A = QUANT_ALIGN(82);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int k = j / 8, ib = k / 4, l = k % 4;
+        const ternion_u32 sc = b[74 + ib];
+        const ternion_u32 idx = b[2 + k] | ((ternion_u32)b[66 + ib] << (8 - 2 * l) & 0x300u);
+        const float db = quant_f16(b) * (0.5f + (float)(l < 2 ? sc & 15u : sc >> 4)) * 0.25f;
+        quant_signed_grid(db, ternion_iq2s_grid[idx], b[34 + k], v);
+    }
+};
+
+// iq3_xxs: f16 d; u8 qs[64] (an iq3xxs_grid index per 4 values); a u32 per
+// sub-block as iq2_xxs's aux. Value = d·(0.5 + s)·0.5·grid byte·sign.
+struct ternion_iq3_xxs {
+    static constexpr int QK = 256, BYTES = 98, A = QUANT_ALIGN(98);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int k = j / 8, ib = k / 4, l = k % 4;
+        const ternion_u32 aux = (ternion_u32)quant_ld32<A>(b + 66 + 4 * ib);
+        const float db = quant_f16(b) * (0.5f + (float)(aux >> 28)) * 0.5f;
+        const unsigned long long grid =
+            ternion_iq3xxs_grid[b[2 + 2 * k]] | (unsigned long long)ternion_iq3xxs_grid[b[3 + 2 * k]] << 32;
+        quant_signed_grid(db, grid, ternion_ksigns_iq2xs[(aux >> (7 * l)) & 127u], v);
+    }
+};
+
+// iq3_s: f16 d; u8 qs[64] (low 8 bits of a 9-bit iq3s_grid index per 4
+// values); u8 qh[8] (bit m of a sub-block's byte: the top index bit of its
+// m-th 4 values); u8 signs[32]; u8 scales[4] (the 4-bit s of sub-block ib
+// in nibble ib%2 of byte ib/2). Value = d·(1 + 2s)·grid byte·sign.
+struct ternion_iq3_s {
+    static constexpr int QK = 256, BYTES = 110, A = QUANT_ALIGN(110);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int k = j / 8, ib = k / 4, l = k % 4;
+        const ternion_u32 qh = b[66 + ib];
+        const float db = quant_f16(b) * (float)(1 + 2 * (int)((b[106 + ib / 2] >> (4 * (ib % 2))) & 15));
+        const ternion_u32 i1 = b[2 + 2 * k] | (qh << (8 - 2 * l) & 256u), i2 = b[3 + 2 * k] | (qh << (7 - 2 * l) & 256u);
+        const unsigned long long grid = ternion_iq3s_grid[i1] | (unsigned long long)ternion_iq3s_grid[i2] << 32;
+        quant_signed_grid(db, grid, b[74 + k], v);
+    }
+};
+
+// iq1_s: f16 d; u8 qs[32] (low 8 bits of a group's 11-bit iq1s_grid
+// index); u16 qh[8], one a sub-block: bits 3l..3l+2 the index's top bits of
+// group l, bits 12..14 a scale s, bit 15 the sign of delta. Value =
+// d·(2s + 1)·(grid signed byte + delta), delta = ±0.125.
+struct ternion_iq1_s {
+    static constexpr int QK = 256, BYTES = 50, A = QUANT_ALIGN(50);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int k = j / 8, ib = k / 4, l = k % 4;
+        const ternion_u32 qh = quant_u16(b + 34 + 2 * ib);
+        const float dl = quant_f16(b) * (float)(2 * (int)((qh >> 12) & 7u) + 1);
+        const float delta = (qh & 0x8000u) ? -0.125f : 0.125f;
+        quant_shifted_grid(dl, delta, ternion_iq1s_grid[b[2 + k] | ((qh >> (3 * l)) & 7u) << 8], v);
+    }
+};
+
+// iq1_m: u8 qs[32] (as iq1_s); u8 qh[16] (a nibble a group, low nibble
+// first: bits 0..2 the index's top bits, bit 3 the sign of delta); u16
+// sc[4]: bits 0..11 of word w the 3-bit scales s of values 64w..64w+63, 16
+// values each, bits 12..15 of word w bits 4w..4w+3 of the f16 d. Value =
+// d·(2s + 1)·(grid signed byte + delta), delta = ±0.125.
+struct ternion_iq1_m {
+    static constexpr int QK = 256, BYTES = 56, A = QUANT_ALIGN(56);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int k = j / 8, h = k / 2;
+        ternion_u32 lo, hi;
+        quant_load8<A>(b + 48, lo, hi); // sc[0], sc[1] in lo; sc[2], sc[3] in hi
+        const ternion_u32 bits = (lo >> 12 & 0x000fu) | (lo >> 24 & 0x00f0u) | (hi >> 4 & 0x0f00u) | (hi >> 16 & 0xf000u);
+        const float d = ternion_f16_to_f32((ternion_f16)bits);
+        const ternion_u32 w = (h / 4 < 2 ? lo : hi) >> (16 * ((h / 4) % 2)); // sc[h/4] in the low 16 bits
+        const float dl = d * (float)(2 * (int)((w >> (3 * (h % 4))) & 7u) + 1);
+        const ternion_u32 nib = (ternion_u32)b[32 + k / 2] >> (4 * (k % 2));
+        const float delta = (nib & 8u) ? -0.125f : 0.125f;
+        quant_shifted_grid(dl, delta, ternion_iq1s_grid[b[k] | (nib & 7u) << 8], v);
+    }
+};
+
+// Trit n (0 = most significant) of a tq1_0 byte x, minus 1: the byte times
+// 3^n keeps trit n at the top (mod 256), read as ⌊3·byte/256⌋ (quant's
+// trit): -1, 0 or +1 (2 for bytes no encoder writes).
+static __device__ __forceinline__ int quant_trit(ternion_u32 x, int n) {
+    const ternion_u32 pow3 = n == 0 ? 1u : n == 1 ? 3u : n == 2 ? 9u : n == 3 ? 27u : 81u;
+    return (int)((((x * pow3) & 0xffu) * 3u) >> 8) - 1;
+}
+
+// tq1_0: u8 qs[32] (5 trits a byte: values m, m+32, …, m+128 in byte m);
+// u8 qs2[16] (values 160+m, 160+m+16, …, 160+m+64 in byte 32+m); u8 qh[4]
+// (4 trits a byte: values 240+j, 244+j, 248+j, 252+j in byte 48+j); f16 d.
+// Value = (trit - 1)·d.
+struct ternion_tq1_0 {
+    static constexpr int QK = 256, BYTES = 54, A = QUANT_ALIGN(54);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const float d = quant_f16(b + 52);
+        if (j >= 240) { // trits n0 and n0 + 1 of bytes 48..51
+            const int n0 = (j - 240) / 4;
+            const ternion_u32 x = quant_u16(b + 48) | (quant_u16(b + 50) << 16);
+#pragma unroll
+            for (int i = 0; i < 8; i++) v[i] = (float)quant_trit((x >> (8 * (i % 4))) & 0xffu, n0 + i / 4) * d;
+            return;
+        }
+        // Trit n of the 8 bytes at p.
+        const unsigned char * p = j < 160 ? b + j % 32 : b + 32 + (j - 160) % 16;
+        const int n = j < 160 ? j / 32 : (j - 160) / 16;
+        ternion_u32 lo, hi;
+        quant_load8<A>(p, lo, hi);
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = (float)quant_trit(quant_byte(lo, hi, i), n) * d;
+    }
+};
+
+// tq2_0: u8 qs[64] (value 128h + 32l + m in bits 2l, 2l+1 of byte 32h + m,
+// as trit + 1); f16 d. Value = (q - 1)·d (the unused code 3 gives 2d).
+struct ternion_tq2_0 {
+    static constexpr int QK = 256, BYTES = 66, A = QUANT_ALIGN(66);
+    static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
+        const int h = j / 128, l = (j % 128) / 32, m = j % 32;
+        const float d = quant_f16(b + 64);
+        ternion_u32 lo, hi;
+        quant_load8<A>(b + 32 * h + m, lo, hi);
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = (float)((int)((quant_byte(lo, hi, i) >> (2 * l)) & 3u) - 1) * d;
     }
 };
 

@@ -2,12 +2,15 @@ package kernels
 
 import "slices"
 
-// quantTypes are the block formats quant.h decodes on the device.
+// quantTypes are the block formats quant.h decodes on the device (the grid
+// i-quants through the tables of quant_grids.h).
 var quantTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_1", "ternion_q4_1"},
 	{"q5_0", "ternion_q5_0"}, {"q5_1", "ternion_q5_1"}, {"q8_0", "ternion_q8_0"}, {"q8_1", "ternion_q8_1"},
 	{"q2_K", "ternion_q2_K"}, {"q3_K", "ternion_q3_K"}, {"q4_K", "ternion_q4_K"}, {"q5_K", "ternion_q5_K"},
 	{"q6_K", "ternion_q6_K"}, {"q8_K", "ternion_q8_K"}, {"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"},
-	{"mxfp4", "ternion_mxfp4"}}}
+	{"mxfp4", "ternion_mxfp4"}, {"iq2_xxs", "ternion_iq2_xxs"}, {"iq2_xs", "ternion_iq2_xs"}, {"iq2_s", "ternion_iq2_s"},
+	{"iq3_xxs", "ternion_iq3_xxs"}, {"iq3_s", "ternion_iq3_s"}, {"iq1_s", "ternion_iq1_s"}, {"iq1_m", "ternion_iq1_m"},
+	{"tq1_0", "ternion_tq1_0"}, {"tq2_0", "ternion_tq2_0"}}}
 
 // mmvq8Types are the formats with mmvq8 kernels (quant.h's q32): the
 // seed's mmvq types.
@@ -17,7 +20,8 @@ var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_
 	{"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"}, {"mxfp4", "ternion_mxfp4"}}}
 
 // mmvqTypes are the formats with mmvq and mmvq_id kernels (float dot
-// products): those without mmvq8 (q8_1, q8_K) and those whose rows may not
+// products): those without mmvq8 (q8_1, q8_K, the grid i-quants, tq1_0,
+// tq2_0: quant.h has no q32 for them) and those whose rows may not
 // be 16-byte aligned, which mmvq8 needs. q4_K's and q5_K's blocks are
 // multiples of 16 bytes, so mmvq8 takes all their rows.
 var mmvqTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(quantTypes.Values), func(v Value) bool {

@@ -45,7 +45,7 @@ func TestComputeErrorsBeforeLaunch(t *testing.T) {
 	buf, err := b.AllocTensors(freedW)
 	require.NoError(t, err)
 	require.NoError(t, buf.Free())
-	q := weights.Empty(tensor.IQ2_XXS, 256, 2) // no device kernels decode iq2_xxs yet
+	q := weights.Empty(tensor.Q4_0, 256, 2)
 	_, err = b.AllocTensors(q)
 	require.NoError(t, err)
 
@@ -62,8 +62,8 @@ func TestComputeErrorsBeforeLaunch(t *testing.T) {
 			return ctx.FromFloats([]float32{1, 1, 1, 1}, 4).Add(freedW)
 		}, "freed", nil},
 		{"an unsupported op", func(ctx *graph.Context) *graph.Tensor {
-			return q.MulMat(ctx.FromFloats(make([]float32, 512), 256, 2))
-		}, "no device kernels decode iq2_xxs", ops.ErrNotSupported},
+			return q.MulMat(ctx.FromFloatsAs(tensor.F16, make([]float32, 512), 256, 2)) // quantized src0 takes f32 src1 only
+		}, "src1 must be f32", ops.ErrNotSupported},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := graph.NewContext()

@@ -18,7 +18,8 @@ import (
 // deviceQuantTypes are the formats kernels/quant.cu decodes (its axis q).
 var deviceQuantTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q8_1,
 	tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K, tensor.IQ4_NL, tensor.IQ4_XS,
-	tensor.MXFP4}
+	tensor.MXFP4, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M,
+	tensor.TQ1_0, tensor.TQ2_0}
 
 // QuantTypes returns the quantized formats the device kernels decode.
 func QuantTypes() []tensor.Type { return slices.Clone(deviceQuantTypes) }

@@ -6,12 +6,15 @@
 package optest
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/internal/half"
 )
 
 // Case is one op case: a graph computing one output from random inputs.
@@ -103,9 +106,14 @@ func input(ctx *graph.Context, r *rand.Rand, t tensor.Type, ne [4]int64) *graph.
 	return inputRange(ctx, r, t, ne, -1, 1)
 }
 
-// inputRange makes a leaf of type t and shape ne holding values uniform in [lo, hi].
+// inputRange makes a leaf of type t and shape ne holding values uniform in
+// [lo, hi]; for the grid i-quants, which ggml quantizes only with an
+// importance matrix, random blocks instead (randomIQBlocks).
 func inputRange(ctx *graph.Context, r *rand.Rand, t tensor.Type, ne [4]int64, lo, hi float32) *graph.Tensor {
 	n := ne[0] * ne[1] * ne[2] * ne[3]
+	if iqPutD(t, nil, 0) {
+		return ctx.FromBytes(t, randomIQBlocks(r, t, n, max(-lo, hi)), ne[:]...)
+	}
 	v := make([]float32, n)
 	for i := range v {
 		v[i] = lo + (hi-lo)*r.Float32()
@@ -135,4 +143,55 @@ func Match(cases []Case, op string, match func(name string) bool) []Case {
 		out = append(out, c)
 	}
 	return out
+}
+
+// iqPutD stores d as the f16 scale of block blk of t, for the grid
+// i-quants (at the block's start; iq1_m keeps its four nibbles at the top
+// of its four scale words), and reports whether t is one (blk nil: only
+// reports).
+func iqPutD(t tensor.Type, blk []byte, d float32) bool {
+	switch t {
+	case tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S:
+		if blk != nil {
+			binary.LittleEndian.PutUint16(blk, half.F16FromF32(d))
+		}
+	case tensor.IQ1_M:
+		if blk != nil {
+			bits := half.F16FromF32(d)
+			for w := range 4 {
+				blk[49+2*w] = blk[49+2*w]&0x0f | byte(bits>>(4*w)&15)<<4
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// randomIQBlocks returns n values of grid i-quant t (a multiple of its
+// block): every byte random but each block's d, chosen so that the block's
+// largest value has a magnitude between m/2 and m.
+func randomIQBlocks(r *rand.Rand, t tensor.Type, n int64, m float32) []byte {
+	f, err := tensor.Format(t)
+	if err != nil {
+		panic(err)
+	}
+	b := make([]byte, n/int64(f.BlockElems)*int64(f.BlockBytes))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	v := make([]float32, f.BlockElems)
+	for off := 0; off < len(b); off += f.BlockBytes {
+		blk := b[off : off+f.BlockBytes]
+		iqPutD(t, blk, 1)
+		if err := f.Dequantize(v, blk); err != nil {
+			panic(err)
+		}
+		amax := float32(0)
+		for _, x := range v {
+			amax = max(amax, float32(math.Abs(float64(x))))
+		}
+		iqPutD(t, blk, m*(0.5+0.5*r.Float32())/amax) // every grid value is nonzero: amax > 0
+	}
+	return b
 }
