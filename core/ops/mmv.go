@@ -65,7 +65,8 @@ func mulMatShape(n *graph.Tensor) MulMatShape {
 	return MulMatShape{A: n.Src(0).Type(), B: n.Src(1).Type(), Columns: n.Src(1).Ne()[1],
 		ForceBLAS: switches.On(nil, switches.ForceBLAS), ForceMMQ: switches.On(nil, switches.ForceMMQ),
 		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535,
-		VecRows:    vecRows16(n.Src(0)) && vecRows16(n.Src(1))}
+		VecRows:    vecRows16(n.Src(0)) && vecRows16(n.Src(1)),
+		MMVQ8:      mmvq8Rows(n.Src(0))}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned

@@ -52,6 +52,7 @@ type MulMatShape struct {
 	ForceMMQ   bool        // switches.ForceMMQ
 	VectorSrc1 bool        // src1 is f32 (the vector kernels' operand)
 	VecRows    bool        // src0's and src1's rows are packed and 16-byte aligned (the float vector kernel's 16-byte loads)
+	MMVQ8      bool        // src0 is of a format with mmvq8 kernels and its rows start 16-byte aligned
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -63,8 +64,12 @@ type MulMatShape struct {
 func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 	if s.A.IsQuantized() {
 		switch {
+		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns && s.MMVQ8:
+			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq (mmvq8: src1 to 8 bits, integer dot products)",
+				s.Columns, MMVQMaxColumns)
 		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns:
-			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq", s.Columns, MMVQMaxColumns)
+			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq (float dot products: no mmvq8 for %s or rows not 16-byte aligned)",
+				s.Columns, MMVQMaxColumns, s.A)
 		case s.ForceMMQ:
 			return 0, switches.ForceMMQ.Name + " is set, and ternion has no mmq kernels yet"
 		case s.ForceBLAS:

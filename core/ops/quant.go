@@ -244,6 +244,17 @@ func useMMVQ8(t tensor.Type, a vendorapi.TensorDesc) bool {
 	return slices.Contains(mmvq8Types, t) && aligned(a, 16)
 }
 
+// mmvq8Rows reports whether src0 x takes mmvq8 as planned: a format it
+// has, rows starting 16-byte aligned (useMMVQ8's rule on the tensor's
+// view, buffers being aligned).
+func mmvq8Rows(x *graph.Tensor) bool {
+	ok := slices.Contains(mmvq8Types, x.Type()) && x.ViewOffset()%16 == 0
+	for i := 1; i < 4; i++ {
+		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%16 == 0)
+	}
+	return ok
+}
+
 // q8Columns queues q8y, which quantizes src1 b (f32, any strides, ne[0] a
 // multiple of 32) to 8 bits a value into a pool buffer: the bytes at yq,
 // the per-32 (scale, sum) pairs at yd, one column per row of b (free the
