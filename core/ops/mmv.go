@@ -116,10 +116,8 @@ func runMulMat(d Device, n *graph.Tensor) error {
 // striding over k.
 func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	t, _ := floatType(at)
-	es := at.BlockBytes()
-	vecElems := 16 / es
 	k := a.Ne[0]
-	vec := k%vecElems == 0 && k%4 == 0 && aligned(a, 16) && aligned(b, 16)
+	vec := mmvVec(at, a, b)
 	if b.Ne[1] > 1 {
 		if !vec {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
@@ -129,7 +127,7 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	name := "mmv_" + t
 	steps := k
 	if vec {
-		name, steps = "mmvv_"+t, k/vecElems
+		name, steps = "mmvv_"+t, k/(16/at.BlockBytes())
 	}
 	// One block per row, at most 128 threads: on the H200 a row of 14336
 	// f16 ran at 31.9 µs with 256 threads a block and 34.7 µs with 32 lanes
@@ -147,6 +145,14 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
+}
+
+// mmvVec reports whether the vector kernel takes src0 a (of type at) and
+// src1 b with 16-byte loads (mmvv, mmvn): rows 16-byte aligned and a
+// multiple of 16 bytes long.
+func mmvVec(at tensor.Type, a, b vendorapi.TensorDesc) bool {
+	k := a.Ne[0]
+	return k%(16/at.BlockBytes()) == 0 && k%4 == 0 && aligned(a, 16) && aligned(b, 16)
 }
 
 // runMMVN launches mmvn_{t} for 2..8 columns (rows checked 16-byte

@@ -50,9 +50,10 @@ func MulMatRows(src0, src1 tensor.Type) (RowsFunc, string) {
 }
 
 // mulMatRowsFloat is the row step for f32, f16 and bf16 weights: the vector
-// kernel for one column, else a gemm (as runMulMat).
+// kernel for one column, or up to 8 with 16-byte aligned rows, else a gemm
+// (as runMulMat chooses).
 func mulMatRowsFloat(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
-	if b.Ne[1] == 1 {
+	if b.Ne[1] == 1 || (b.Ne[1] <= MMVMaxColumns && mmvVec(at, a, b)) {
 		return runMMV(d, at, dst, a, b)
 	}
 	return runGemm(d, at, tensor.F32, dst, a, b)
