@@ -324,8 +324,13 @@ func init() {
 // quantized to 8 bits a value in blocks of 32 (a scale and the block's sum
 // per block), and the matrix-vector products against it.
 
-// mmvq8Rows is quant.cu's MMVQ8_ROWS: the rows one mmvq8 block multiplies.
-const mmvq8Rows = 4
+// mmvq8Rows is quant.cu's MMVQ8_ROWS, the rows one mmvq8_{q}_8 or
+// mmvq8_idg block multiplies; mmvq8Rows1 its MMVQ8_ROWS_1, those of
+// mmvq8_{q}_1 and mmvq8_id.
+const (
+	mmvq8Rows  = 4
+	mmvq8Rows1 = 2
+)
 
 // q8Cols are the buffers of cols quantized columns of k values: k bytes a
 // column at yq, a float2 per 32 values at yd.
@@ -399,18 +404,18 @@ func init() {
 			}
 		},
 	})
-	// mmvq8_{q}_{nc}(dst, src0, yq, yd, r2, r3, ncols): mmvq8Rows rows a
-	// block, block column (i12, i13); src0's rows 16-byte aligned; each dot
-	// product of the row (dequantized) and the column (bytes times scales)
-	// summed in float64.
+	// mmvq8_{q}_{nc}(dst, src0, yq, yd, r2, r3, ncols): mmvq8Rows1 rows a
+	// block for nc 1, mmvq8Rows for nc 8, block column (i12, i13); src0's
+	// rows 16-byte aligned; each dot product of the row (dequantized) and
+	// the column (bytes times scales) summed in float64.
 	registerTemplate("mmvq8", func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
 			return nil, err
 		}
-		maxCols := int32(1)
+		maxCols, rows := int32(1), int64(mmvq8Rows1)
 		if k.Bind["nc"] == "8" {
-			maxCols = 8
+			maxCols, rows = 8, mmvq8Rows
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
@@ -430,8 +435,8 @@ func init() {
 				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
 				k := s0.Ne[0]
 				w := make([]float32, k)
-				for r := range int64(mmvq8Rows) {
-					row := int64(b.idx.X)*mmvq8Rows + r
+				for r := range rows {
+					row := int64(b.idx.X)*rows + r
 					if row >= s0.Ne[1] {
 						continue
 					}
@@ -446,7 +451,7 @@ func init() {
 			},
 		}, nil
 	})
-	// mmvq8_id_{q}(dst, src0, yq, yd, ids, ne11, flag): mmvq8Rows rows a
+	// mmvq8_id_{q}(dst, src0, yq, yd, ids, ne11, flag): mmvq8Rows1 rows a
 	// block, block column (e, t) = (blockIdx.y, blockIdx.z), src1 column
 	// (e % ne11) + ne11·t; an expert out of range writes NaN rows and sets
 	// bit 1 of the word at flag when flag is not null.
@@ -474,8 +479,8 @@ func init() {
 				k := s0.Ne[0]
 				w := make([]float32, k)
 				var y []float32
-				for r := range int64(mmvq8Rows) {
-					row := int64(b.idx.X)*mmvq8Rows + r
+				for r := range int64(mmvq8Rows1) {
+					row := int64(b.idx.X)*mmvq8Rows1 + r
 					if row >= s0.Ne[1] {
 						continue
 					}

@@ -427,22 +427,26 @@ extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion
 }
 
 // MMVQ8_THREADS is the threads of an mmvq8 block, MMVQ8_ROWS the rows of
-// src0 it multiplies: each thread takes one 32-value item of every row
-// per chunk, so one load of src1's bytes serves MMVQ8_ROWS rows.
+// src0 it multiplies (R in the functions below): each thread takes one
+// 32-value item of every row per chunk, so one load of src1's bytes serves
+// R rows. The one-column kernels (mmvq8_{q}_1, mmvq8_id) take
+// MMVQ8_ROWS_1: with 4 rows a block, 4096 rows made 1024 blocks, 7.75 an SM
+// for 11 resident, and the H200 read weights at 48 % of its DRAM peak.
 #define MMVQ8_THREADS 128
 #define MMVQ8_ROWS 4
+#define MMVQ8_ROWS_1 2
 
 // A chunk of mmvq8: the blocks of a row staged in shared memory at a time,
 // one item a thread; BYTES is a multiple of 16 for every format (128·BYTES
 // for 32-value blocks, 16·BYTES for 256-value ones), so a 16-byte aligned
 // row is read with 16-byte loads only, whatever the block size.
-template <typename Q>
+template <typename Q, int R>
 struct mmvq8_chunk {
     static constexpr int ITEMS = Q::QK / 32;
     static constexpr int BLOCKS = MMVQ8_THREADS / ITEMS;
     static constexpr int BYTES = BLOCKS * Q::BYTES;
     static constexpr int VECS = BYTES / 16;
-    static constexpr int LOADS = (MMVQ8_ROWS * VECS + MMVQ8_THREADS - 1) / MMVQ8_THREADS; // 16-byte loads a thread
+    static constexpr int LOADS = (R * VECS + MMVQ8_THREADS - 1) / MMVQ8_THREADS; // 16-byte loads a thread
 };
 
 // MMVQ8_ASYNC: mmvq8 stages rows with cp.async (CUDA, sm_80 and later):
@@ -459,17 +463,17 @@ struct mmvq8_chunk {
 
 // Shared memory of an mmvq8 block: the staged rows and the warps' partial
 // sums.
-template <typename Q>
+template <typename Q, int R>
 struct mmvq8_smem {
-    uint4 tile[MMVQ8_TILES][MMVQ8_ROWS][mmvq8_chunk<Q>::VECS];
-    float part[MMVQ8_THREADS / TERNION_WARP_SIZE][MMVQ8_ROWS * 8];
+    uint4 tile[MMVQ8_TILES][R][mmvq8_chunk<Q, R>::VECS];
+    float part[MMVQ8_THREADS / TERNION_WARP_SIZE][R * 8];
 };
 
 // Copies the partial last 16 bytes of a chunk of bytes bytes (only in a
-// row's last chunk, when the row's bytes are not a multiple of 16) from s
-// to d byte by byte.
+// row's last chunk, when the row's bytes are not a multiple of 16) from the
+// row's chunk at s to its tile at d, byte by byte.
 static __device__ __forceinline__ void mmvq8_tail(unsigned char * d, const unsigned char * s, int bytes) {
-    for (int k = 0; k < bytes % 16; k++) d[k] = s[16 * (bytes / 16) + k];
+    for (int k = 16 * (bytes / 16); k < bytes; k++) d[k] = s[k];
 }
 
 // Stages the nb blocks from block b0 of the nr rows x + r·xs (16-byte
@@ -477,14 +481,14 @@ static __device__ __forceinline__ void mmvq8_tail(unsigned char * d, const unsig
 // cp.async group (wait for it before reading tile); else every 16-byte
 // load of the chunk is issued before any store, and tile is written on
 // return.
-template <typename Q>
-static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q>::VECS], const unsigned char * x, ternion_i64 xs,
+template <typename Q, int R>
+static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q, R>::VECS], const unsigned char * x, ternion_i64 xs,
                                                    int nr, ternion_i64 b0, int nb) {
-    typedef mmvq8_chunk<Q> C;
+    typedef mmvq8_chunk<Q, R> C;
     const int bytes = nb * Q::BYTES, full = bytes / 16, tid = threadIdx.x;
     x += b0 * Q::BYTES;
 #if MMVQ8_ASYNC
-    for (int i = tid; i < MMVQ8_ROWS * C::VECS; i += MMVQ8_THREADS) {
+    for (int i = tid; i < R * C::VECS; i += MMVQ8_THREADS) {
         const int r = i / C::VECS, e = i % C::VECS;
         if (r >= nr) break;
         if (e < full) {
@@ -500,12 +504,12 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q>:
 #pragma unroll
     for (int j = 0; j < C::LOADS; j++) {
         const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
-        if (i < MMVQ8_ROWS * C::VECS && r < nr && e < full) v[j] = ((const uint4 *)(x + r * xs))[e];
+        if (i < R * C::VECS && r < nr && e < full) v[j] = ((const uint4 *)(x + r * xs))[e];
     }
 #pragma unroll
     for (int j = 0; j < C::LOADS; j++) {
         const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
-        if (i < MMVQ8_ROWS * C::VECS && r < nr) {
+        if (i < R * C::VECS && r < nr) {
             if (e < full) {
                 tile[r][e] = v[j];
             } else if (e == full && bytes % 16 != 0) {
@@ -520,11 +524,11 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q>:
 // the chunk's blocks) times the NC columns to sum[r][c] for the nr rows.
 // A thread keeps its item's src1 bytes of all NC columns in registers and
 // decodes one row at a time.
-template <typename Q, int NC>
-static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chunk<Q>::VECS], int nr, ternion_i64 item,
+template <typename Q, int NC, int R>
+static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chunk<Q, R>::VECS], int nr, ternion_i64 item,
                                                   const signed char * const * yq, const float2 * const * yd,
                                                   float (*sum)[NC]) {
-    typedef mmvq8_chunk<Q> C;
+    typedef mmvq8_chunk<Q, R> C;
     const int tid = threadIdx.x;
     int y[NC][8], ysum[NC][2];
     float2 ds[NC];
@@ -544,7 +548,7 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chun
         }
     }
 #pragma unroll
-    for (int r = 0; r < MMVQ8_ROWS; r++) {
+    for (int r = 0; r < R; r++) {
         if (r >= nr) continue;
         int q[8];
         float sc[2], mn[2];
@@ -567,47 +571,47 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chun
 
 // The dot products of the nr rows x + r·xs (of Q, k values, 16-byte
 // aligned) with NC columns quantized by q8y (yq[c], yd[c]): thread t <
-// MMVQ8_ROWS·NC returns the one of row t / NC and column t % NC (the others
+// R·NC returns the one of row t / NC and column t % NC (the others
 // return 0). Every thread of the block must call it.
-template <typename Q, int NC>
-static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q> & sm, const unsigned char * x, ternion_i64 xs, int nr,
+template <typename Q, int NC, int R>
+static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q, R> & sm, const unsigned char * x, ternion_i64 xs, int nr,
                                                     ternion_i64 k, const signed char * const * yq, const float2 * const * yd) {
-    typedef mmvq8_chunk<Q> C;
+    typedef mmvq8_chunk<Q, R> C;
     const int tid = threadIdx.x;
     const ternion_i64 nblocks = k / Q::QK;
-    float sum[MMVQ8_ROWS][NC];
+    float sum[R][NC];
 #pragma unroll
-    for (int r = 0; r < MMVQ8_ROWS; r++) {
+    for (int r = 0; r < R; r++) {
 #pragma unroll
         for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
     }
 #if MMVQ8_ASYNC
-    mmvq8_stage<Q>(sm.tile[0], x, xs, nr, 0, (int)min((ternion_i64)C::BLOCKS, nblocks));
+    mmvq8_stage<Q, R>(sm.tile[0], x, xs, nr, 0, (int)min((ternion_i64)C::BLOCKS, nblocks));
     int t = 0;
     for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS, t ^= 1) {
         const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
         if (b0 + C::BLOCKS < nblocks) {
-            mmvq8_stage<Q>(sm.tile[t ^ 1], x, xs, nr, b0 + C::BLOCKS, (int)min((ternion_i64)C::BLOCKS, nblocks - b0 - C::BLOCKS));
+            mmvq8_stage<Q, R>(sm.tile[t ^ 1], x, xs, nr, b0 + C::BLOCKS, (int)min((ternion_i64)C::BLOCKS, nblocks - b0 - C::BLOCKS));
             asm volatile("cp.async.wait_group 1;\n" ::);
         } else {
             asm volatile("cp.async.wait_group 0;\n" ::);
         }
         __syncthreads(); // chunk b0 is in tile t for every thread
-        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC>(sm.tile[t], nr, b0 * C::ITEMS + tid, yq, yd, sum);
+        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC, R>(sm.tile[t], nr, b0 * C::ITEMS + tid, yq, yd, sum);
         __syncthreads(); // tile t is read before the next iteration stages into it
     }
 #else
     for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS) {
         const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
         __syncthreads(); // the previous chunk's reads of the tile are done
-        mmvq8_stage<Q>(sm.tile[0], x, xs, nr, b0, nb);
+        mmvq8_stage<Q, R>(sm.tile[0], x, xs, nr, b0, nb);
         __syncthreads();
-        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC>(sm.tile[0], nr, b0 * C::ITEMS + tid, yq, yd, sum);
+        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC, R>(sm.tile[0], nr, b0 * C::ITEMS + tid, yq, yd, sum);
     }
 #endif
     const int warp = tid / TERNION_WARP_SIZE, lane = tid % TERNION_WARP_SIZE;
 #pragma unroll
-    for (int r = 0; r < MMVQ8_ROWS; r++) {
+    for (int r = 0; r < R; r++) {
 #pragma unroll
         for (int c = 0; c < NC; c++) {
             const float s = mmvq_warp_sum(sum[r][c]);
@@ -616,19 +620,19 @@ static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q> & sm, const un
     }
     __syncthreads();
     float s = 0.0f;
-    if (tid < MMVQ8_ROWS * NC) {
+    if (tid < R * NC) {
 #pragma unroll
         for (int w = 0; w < MMVQ8_THREADS / TERNION_WARP_SIZE; w++) s += sm.part[w][tid];
     }
     return s;
 }
 
-// MMVQ8_ROWS rows from row0 of mmvq8 for NC columns (see mmvq8).
-template <typename Q, int NC>
-static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q> & sm, ternion_tensor dst, ternion_tensor src0, const signed char * yq,
+// R rows from row0 of mmvq8 for NC columns (see mmvq8).
+template <typename Q, int NC, int R>
+static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q, R> & sm, ternion_tensor dst, ternion_tensor src0, const signed char * yq,
                                                   const float2 * yd, ternion_i64 row0, ternion_u32 i02, ternion_u32 i03,
                                                   ternion_u32 i12, ternion_u32 i13) {
-    const int nr = (int)min((ternion_i64)MMVQ8_ROWS, src0.ne[1] - row0);
+    const int nr = (int)min((ternion_i64)R, src0.ne[1] - row0);
     const ternion_i64 k = src0.ne[0];
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
     const signed char * yqc[NC];
@@ -639,9 +643,9 @@ static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q> & sm, ternion_te
         yqc[c] = yq + col * k;
         ydc[c] = yd + col * (k / 32);
     }
-    const float s = mmvq8_block<Q, NC>(sm, x, src0.nb[1], nr, k, yqc, ydc);
+    const float s = mmvq8_block<Q, NC, R>(sm, x, src0.nb[1], nr, k, yqc, ydc);
     const int t = threadIdx.x, r = t / NC, c = t % NC;
-    if (t < MMVQ8_ROWS * NC && r < nr) {
+    if (t < R * NC && r < nr) {
         *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
     }
 }
@@ -650,14 +654,15 @@ static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q> & sm, ternion_te
 // the columns of dst's dims 1..3 in order): dst[row, c] = Σ_k
 // src0[row][k]·src1[c][k], src0 of Q with 16-byte aligned rows, batched over
 // dims 2 and 3 (i02 = i12 / r2). Blocks of MMVQ8_THREADS threads,
-// MMVQ8_ROWS rows each; grid (rows/MMVQ8_ROWS, ne12, ne13). NCMAX 1 is
+// R rows each; grid (rows/R, ne12, ne13). NCMAX 1 is
 // the kernel for one column (compiled alone: the registers the 8-column
 // case needs would halve its occupancy), 8 the one for 1..8.
 template <typename Q, int NCMAX>
 static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
                                              ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
-    __shared__ mmvq8_smem<Q> sm;
-    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8_ROWS;
+    constexpr int R = NCMAX == 1 ? MMVQ8_ROWS_1 : MMVQ8_ROWS;
+    __shared__ mmvq8_smem<Q, R> sm;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * R;
     if (row0 >= src0.ne[1]) {
         return;
     }
@@ -666,18 +671,18 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
     const signed char * q = (const signed char *)yq;
     const float2 * d = (const float2 *)yd;
     if (NCMAX == 1) {
-        mmvq8_rows<Q, 1>(sm, dst, src0, q, d, row0, i02, i03, i12, i13);
+        mmvq8_rows<Q, 1, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13);
         return;
     }
     switch (ncols) {
-    case 1: mmvq8_rows<Q, 1>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    case 2: mmvq8_rows<Q, 2>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    case 3: mmvq8_rows<Q, 3>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    case 4: mmvq8_rows<Q, 4>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    case 5: mmvq8_rows<Q, 5>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    case 6: mmvq8_rows<Q, 6>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    case 7: mmvq8_rows<Q, 7>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
-    default: mmvq8_rows<Q, 8>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 1: mmvq8_rows<Q, 1, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 2: mmvq8_rows<Q, 2, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 3: mmvq8_rows<Q, 3, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 4: mmvq8_rows<Q, 4, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 5: mmvq8_rows<Q, 5, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 6: mmvq8_rows<Q, 6, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    case 7: mmvq8_rows<Q, 7, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
+    default: mmvq8_rows<Q, 8, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
     }
 }
 
@@ -685,18 +690,19 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
 // dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of
 // Q with 16-byte aligned rows; an expert out of range gives NaN rows and
 // sets bit 1 of *flag when flag is not null (as mmvq_id). Blocks of
-// MMVQ8_THREADS threads, MMVQ8_ROWS rows each; grid (rows/MMVQ8_ROWS,
+// MMVQ8_THREADS threads, R rows each; grid (rows/R,
 // n_used, n_tokens).
 template <typename Q>
 static __device__ __forceinline__ void mmvq8_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
                                                 ternion_tensor ids, int ne11, unsigned int * flag) {
-    __shared__ mmvq8_smem<Q> sm;
-    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8_ROWS;
+    constexpr int R = MMVQ8_ROWS_1;
+    __shared__ mmvq8_smem<Q, R> sm;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * R;
     if (row0 >= src0.ne[1]) {
         return;
     }
     const ternion_u32 e = blockIdx.y, t = blockIdx.z;
-    const int nr = (int)min((ternion_i64)MMVQ8_ROWS, src0.ne[1] - row0);
+    const int nr = (int)min((ternion_i64)R, src0.ne[1] - row0);
     const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
     const int tid = threadIdx.x;
     if (expert < 0 || expert >= src0.ne[2]) {
@@ -711,7 +717,7 @@ static __device__ __forceinline__ void mmvq8_id(ternion_tensor dst, ternion_tens
     const ternion_i64 col = e % ne11 + (ternion_i64)ne11 * t;
     const signed char * yqc[1] = {(const signed char *)yq + col * k};
     const float2 * ydc[1] = {(const float2 *)yd + col * (k / 32)};
-    const float s = mmvq8_block<Q, 1>(sm, x, src0.nb[1], nr, k, yqc, ydc);
+    const float s = mmvq8_block<Q, 1, R>(sm, x, src0.nb[1], nr, k, yqc, ydc);
     if (tid < nr) *(float *)((char *)dst.data + (row0 + tid) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = s;
 }
 
@@ -774,11 +780,11 @@ extern "C" __global__ void mmid_group(ternion_tensor ids, ternion_tensor dst, in
 }
 
 // One tile of mmvq8_idg with NC pairs (its count).
-template <typename Q, int NC>
-static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q> & sm, ternion_tensor dst, ternion_tensor src0, const void * yq,
+template <typename Q, int NC, int R>
+static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q, R> & sm, ternion_tensor dst, ternion_tensor src0, const void * yq,
                                                       const void * yd, int ne11, int n_used, const int * pairs, int expert,
                                                       ternion_i64 row0) {
-    const int nr = (int)min((ternion_i64)MMVQ8_ROWS, src0.ne[1] - row0);
+    const int nr = (int)min((ternion_i64)R, src0.ne[1] - row0);
     const ternion_i64 k = src0.ne[0];
     const signed char * yqc[NC];
     const float2 * ydc[NC];
@@ -790,9 +796,9 @@ static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q> & sm, ternio
         ydc[c] = (const float2 *)yd + col * (k / 32);
     }
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
-    const float s = mmvq8_block<Q, NC>(sm, x, src0.nb[1], nr, k, yqc, ydc);
+    const float s = mmvq8_block<Q, NC, R>(sm, x, src0.nb[1], nr, k, yqc, ydc);
     const int i = threadIdx.x, r = i / NC, c = i % NC;
-    if (i < MMVQ8_ROWS * NC && r < nr) {
+    if (i < R * NC && r < nr) {
         const int p = pairs[c], e = p % n_used, t = p / n_used;
         *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = s;
     }
@@ -803,12 +809,13 @@ static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q> & sm, ternio
 // quantized by q8y (column (e % ne11) + ne11·t), dst [m, n_used, n_tokens];
 // a tile of count 0 (or by >= max_tiles) does nothing. src0 of Q with
 // 16-byte aligned rows.
-// Blocks of MMVQ8_THREADS threads; grid (rows/MMVQ8_ROWS, max_tiles).
+// Blocks of MMVQ8_THREADS threads; grid (rows/R, max_tiles).
 template <typename Q>
 static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
                                                  int n_used, const void * list, const void * tiles, int max_tiles) {
-    __shared__ mmvq8_smem<Q> sm;
-    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8_ROWS;
+    constexpr int R = MMVQ8_ROWS;
+    __shared__ mmvq8_smem<Q, R> sm;
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * R;
     if ((int)blockIdx.y >= max_tiles) {
         return;
     }
@@ -819,13 +826,13 @@ static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_ten
     }
     const int * pairs = (const int *)list + tl[0];
     switch (count) {
-    case 1: mmvq8_idg_tile<Q, 1>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    case 2: mmvq8_idg_tile<Q, 2>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    case 3: mmvq8_idg_tile<Q, 3>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    case 4: mmvq8_idg_tile<Q, 4>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    case 5: mmvq8_idg_tile<Q, 5>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    case 6: mmvq8_idg_tile<Q, 6>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    case 7: mmvq8_idg_tile<Q, 7>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
-    default: mmvq8_idg_tile<Q, 8>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 1: mmvq8_idg_tile<Q, 1, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 2: mmvq8_idg_tile<Q, 2, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 3: mmvq8_idg_tile<Q, 3, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 4: mmvq8_idg_tile<Q, 4, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 5: mmvq8_idg_tile<Q, 5, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 6: mmvq8_idg_tile<Q, 6, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    case 7: mmvq8_idg_tile<Q, 7, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
+    default: mmvq8_idg_tile<Q, 8, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
     }
 }

@@ -229,11 +229,13 @@ func mmvqRows(x *graph.Tensor) string {
 	return ""
 }
 
-// mmvq8RowsPerBlock is quant.cu's MMVQ8_ROWS, mmvq8Threads its
-// MMVQ8_THREADS: the rows and threads of one mmvq8 block.
+// mmvq8RowsPerBlock is quant.cu's MMVQ8_ROWS (mmvq8_{q}_8, mmvq8_idg),
+// mmvq8RowsOneColumn its MMVQ8_ROWS_1 (mmvq8_{q}_1, mmvq8_id), mmvq8Threads
+// its MMVQ8_THREADS: the rows and threads of one mmvq8 block.
 const (
-	mmvq8RowsPerBlock = 4
-	mmvq8Threads      = 128
+	mmvq8RowsPerBlock  = 4
+	mmvq8RowsOneColumn = 2
+	mmvq8Threads       = 128
 )
 
 // useMMVQ8 reports whether mmvq8 multiplies src0 a of type t: a format it
@@ -305,12 +307,11 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 		return err
 	}
 	defer buf.Free()
-	nc := "1"
+	nc, rows := "1", int64(mmvq8RowsOneColumn)
 	if b.Ne[1] > 1 {
-		nc = "8"
+		nc, rows = "8", mmvq8RowsPerBlock
 	}
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(b.Ne[2]),
-		Z: uint32(b.Ne[3])}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	return launch(d, "mmvq8_"+at.String()+"_"+nc, grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
@@ -399,7 +400,7 @@ func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
-// runMulMatID launches mmvq8_id_{q} (src1 quantized by q8y; 4 rows a
+// runMulMatID launches mmvq8_id_{q} (src1 quantized by q8y; 2 rows a
 // block) where useMMVQ8 allows, else mmvq_id_{q}: one warp per (row,
 // expert slot, token);
 // an expert index out of range gives NaN rows and sets FlagMulMatIDExpert
@@ -422,7 +423,7 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 		if groupMulMatID(a.Ne[2], dst.Ne[1], dst.Ne[2]) {
 			return runGroupedMulMatID(d, at, dst, a, b, ids, yq, yd)
 		}
-		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(dst.Ne[1]),
+		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsOneColumn - 1) / mmvq8RowsOneColumn), Y: uint32(dst.Ne[1]),
 			Z: uint32(dst.Ne[2])}
 		args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).Tensor(ids).I32(int32(b.Ne[1])).Ptr(errorFlag(d))
 		return launch(d, "mmvq8_id_"+at.String(), grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
