@@ -320,16 +320,16 @@ func init() {
 	})
 }
 
-// q8y, mmvq8 and mmvq8_id: src1
+// q8y, mmvq8, mmid_group and mmvq8_idg: src1
 // quantized to 8 bits a value in blocks of 32 (a scale and the block's sum
 // per block), and the matrix-vector products against it.
 
 // mmvq8Rows is quant.cu's MMVQ8_ROWS, the rows one mmvq8_{q}_8 or
 // mmvq8_idg block multiplies; mmvq8Rows1 its MMVQ8_ROWS_1, those of
-// mmvq8_{q}_1 and mmvq8_id.
+// mmvq8_{q}_1.
 const (
 	mmvq8Rows  = 4
-	mmvq8Rows1 = 2
+	mmvq8Rows1 = 4
 )
 
 // q8Cols are the buffers of cols quantized columns of k values: k bytes a
@@ -447,55 +447,6 @@ func init() {
 						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:],
 							math.Float32bits(float32(dot64(w, y))))
 					}
-				}
-			},
-		}, nil
-	})
-	// mmvq8_id_{q}(dst, src0, yq, yd, ids, ne11, flag): mmvq8Rows1 rows a
-	// block, block column (e, t) = (blockIdx.y, blockIdx.z), src1 column
-	// (e % ne11) + ne11·t; an expert out of range writes NaN rows and sets
-	// bit 1 of the word at flag when flag is not null.
-	registerTemplate("mmvq8_id", func(k kernels.Kernel) (*hostKernel, error) {
-		f, err := quantFormat(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(5))
-				src0 := quantBuf("src0", s0, f)
-				src0.align = 16
-				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), ne11*dst.Ne[2], s0.Ne[0])...)
-				bufs = append(bufs, tensorBuf("ids", a.TensorAt(4), 4), optionalWord("flag", a.PtrAt(6)))
-				if ne11 < 1 {
-					bufs[2].bad = fmt.Sprintf("ne11 = %d", ne11)
-				}
-				return bufs
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, s0, ids, ne11 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(4), int64(a.I32At(5))
-				e, t := int64(b.idx.Y), int64(b.idx.Z)
-				expert := int64(int32(binary.LittleEndian.Uint32(m[4][e*ids.Nb[0]+t*ids.Nb[1]:])))
-				k := s0.Ne[0]
-				w := make([]float32, k)
-				var y []float32
-				for r := range int64(mmvq8Rows1) {
-					row := int64(b.idx.X)*mmvq8Rows1 + r
-					if row >= s0.Ne[1] {
-						continue
-					}
-					out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
-					if expert < 0 || expert >= s0.Ne[2] {
-						binary.LittleEndian.PutUint32(out, 0x7fc00000)
-						setFlag(m[5], 1)
-						continue
-					}
-					if y == nil {
-						y = q8Column(m[2], m[3], e%ne11+ne11*t, k)
-					}
-					x := row*s0.Nb[1] + expert*s0.Nb[2]
-					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
-					binary.LittleEndian.PutUint32(out, math.Float32bits(float32(dot64(w, y))))
 				}
 			},
 		}, nil

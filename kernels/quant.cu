@@ -429,12 +429,12 @@ extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion
 // MMVQ8_THREADS is the threads of an mmvq8 block, MMVQ8_ROWS the rows of
 // src0 it multiplies (R in the functions below): each thread takes one
 // 32-value item of every row per chunk, so one load of src1's bytes serves
-// R rows. The one-column kernels (mmvq8_{q}_1, mmvq8_id) take
-// MMVQ8_ROWS_1: with 4 rows a block, 4096 rows made 1024 blocks, 7.75 an SM
-// for 11 resident, and the H200 read weights at 48 % of its DRAM peak.
+// R rows. MMVQ8_ROWS_1 is the one-column kernels' (mmvq8_{q}_1): 2 rows
+// measured on the H200 (m=4096 k=14336) gave q4_0 the same time, q4_K 10 %
+// more and q8_0 5 % less than 4, which it keeps.
 #define MMVQ8_THREADS 128
 #define MMVQ8_ROWS 4
-#define MMVQ8_ROWS_1 2
+#define MMVQ8_ROWS_1 4
 
 // A chunk of mmvq8: the blocks of a row staged in shared memory at a time,
 // one item a thread; BYTES is a multiple of 16 for every format (128·BYTES
@@ -684,41 +684,6 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
     case 7: mmvq8_rows<Q, 7, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
     default: mmvq8_rows<Q, 8, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
     }
-}
-
-// MUL_MAT_ID with src1 quantized by q8y (column (e % ne11) + ne11·t):
-// dst[row, e, t] = src0[:, row, ids[e, t]] · src1[:, e % ne11, t], src0 of
-// Q with 16-byte aligned rows; an expert out of range gives NaN rows and
-// sets bit 1 of *flag when flag is not null (as mmvq_id). Blocks of
-// MMVQ8_THREADS threads, R rows each; grid (rows/R,
-// n_used, n_tokens).
-template <typename Q>
-static __device__ __forceinline__ void mmvq8_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
-                                                ternion_tensor ids, int ne11, unsigned int * flag) {
-    constexpr int R = MMVQ8_ROWS_1;
-    __shared__ mmvq8_smem<Q, R> sm;
-    const ternion_i64 row0 = (ternion_i64)blockIdx.x * R;
-    if (row0 >= src0.ne[1]) {
-        return;
-    }
-    const ternion_u32 e = blockIdx.y, t = blockIdx.z;
-    const int nr = (int)min((ternion_i64)R, src0.ne[1] - row0);
-    const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
-    const int tid = threadIdx.x;
-    if (expert < 0 || expert >= src0.ne[2]) {
-        if (tid < nr) {
-            *(float *)((char *)dst.data + (row0 + tid) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = __int_as_float(0x7fc00000);
-            if (flag != nullptr && tid == 0) atomicOr(flag, 1u);
-        }
-        return;
-    }
-    const ternion_i64 k = src0.ne[0];
-    const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
-    const ternion_i64 col = e % ne11 + (ternion_i64)ne11 * t;
-    const signed char * yqc[1] = {(const signed char *)yq + col * k};
-    const float2 * ydc[1] = {(const float2 *)yd + col * (k / 32)};
-    const float s = mmvq8_block<Q, 1, R>(sm, x, src0.nb[1], nr, k, yqc, ydc);
-    if (tid < nr) *(float *)((char *)dst.data + (row0 + tid) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2]) = s;
 }
 
 // MUL_MAT_ID for many tokens: the (expert slot, token) pairs grouped by

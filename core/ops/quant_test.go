@@ -74,7 +74,7 @@ func TestForceMMQRefused(t *testing.T) {
 // aligned rows) and that every such format has its kernels in the catalog.
 func TestUseMMVQ8(t *testing.T) {
 	for _, q := range mmvq8Types {
-		for _, name := range []string{"mmvq8_" + q.String() + "_1", "mmvq8_" + q.String() + "_8", "mmvq8_id_" + q.String()} {
+		for _, name := range []string{"mmvq8_" + q.String() + "_1", "mmvq8_" + q.String() + "_8", "mmvq8_idg_" + q.String()} {
 			_, err := kernels.Lookup(name)
 			require.NoError(t, err, name)
 		}

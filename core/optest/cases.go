@@ -231,6 +231,9 @@ func firstTests() []Case {
 			}
 		}
 		out = append(out, mulMatCase(ta, tensor.F32, 33, 1, 250, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
+			// Two columns, aligned rows: the vector kernel (mmvn), 37 rows
+			// leaving its last block of rows partial.
+			mulMatCase(ta, tensor.F32, 37, 2, 1024, [2]int64{2, 1}, [2]int64{2, 1}, [4]int{0, 1, 2, 3}),
 			mulMatCase(ta, tensor.F32, 37, 1, 1024, [2]int64{2, 1}, [2]int64{2, 1}, [4]int{0, 1, 2, 3}))
 	}
 	out = append(out, mulMatCase(tensor.F16, tensor.F16, 16, 8, 256, [2]int64{2, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}))
