@@ -538,8 +538,12 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chun
         y[c][0] = y0.x, y[c][1] = y0.y, y[c][2] = y0.z, y[c][3] = y0.w;
         y[c][4] = y1.x, y[c][5] = y1.y, y[c][6] = y1.z, y[c][7] = y1.w;
         ds[c] = yd[c][item];
-        ysum[c][0] = ysum[c][1] = 0; // Σ of each half's bytes, for per-half offsets
-        if (Q::MIN == 2) {
+        // Σ of each half's bytes, for the offsets: the quantized sums, not
+        // the f32 sum q8y stores, so that the offset's rounding cancels the
+        // products' (an exact sum left q4_K's error at test-backend-ops'
+        // bound, NMSE 5.3e-4 on the H200, where the host's was far below).
+        ysum[c][0] = ysum[c][1] = 0;
+        if (Q::MIN != 0) {
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 ysum[c][0] = ternion_dp4a(0x01010101, y[c][i], ysum[c][0]);
@@ -562,7 +566,7 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chun
                 s1 = ternion_dp4a(q[4 + i], y[c][4 + i], s1);
             }
             float v = Q::SPLIT ? ds[c].x * (sc[0] * (float)s0 + sc[1] * (float)s1) : ds[c].x * sc[0] * (float)(s0 + s1);
-            if (Q::MIN == 1) v -= mn[0] * ds[c].y;
+            if (Q::MIN == 1) v -= ds[c].x * mn[0] * (float)(ysum[c][0] + ysum[c][1]);
             if (Q::MIN == 2) v -= ds[c].x * (mn[0] * (float)ysum[c][0] + mn[1] * (float)ysum[c][1]);
             sum[r][c] += v;
         }
