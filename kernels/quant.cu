@@ -477,13 +477,13 @@ static __device__ __forceinline__ void mmvq8_tail(unsigned char * d, const unsig
 }
 
 // Stages the nb blocks from block b0 of the nr rows x + r·xs (16-byte
-// aligned) into tile. With MMVQ8_ASYNC the copies are queued as one
+// aligned) into tile (row r at tile + r·VECS). With MMVQ8_ASYNC the copies are queued as one
 // cp.async group (wait for it before reading tile); else every 16-byte
 // load of the chunk is issued before any store, and tile is written on
 // return.
 template <typename Q, int R>
-static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q, R>::VECS], const unsigned char * x, ternion_i64 xs,
-                                                   int nr, ternion_i64 b0, int nb) {
+static __device__ __forceinline__ void mmvq8_stage(uint4 * tile, const unsigned char * x, ternion_i64 xs, int nr, ternion_i64 b0,
+                                                   int nb) {
     typedef mmvq8_chunk<Q, R> C;
     const int bytes = nb * Q::BYTES, full = bytes / 16, tid = threadIdx.x;
     x += b0 * Q::BYTES;
@@ -492,10 +492,10 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q, 
         const int r = i / C::VECS, e = i % C::VECS;
         if (r >= nr) break;
         if (e < full) {
-            const unsigned int d = (unsigned int)__cvta_generic_to_shared(&tile[r][e]);
+            const unsigned int d = (unsigned int)__cvta_generic_to_shared(tile + r * C::VECS + e);
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(x + r * xs + 16 * e));
         } else if (e == full && bytes % 16 != 0) {
-            mmvq8_tail((unsigned char *)&tile[r][0], x + r * xs, bytes);
+            mmvq8_tail((unsigned char *)(tile + r * C::VECS), x + r * xs, bytes);
         }
     }
     asm volatile("cp.async.commit_group;\n" ::);
@@ -511,9 +511,9 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q, 
         const int i = tid + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
         if (i < R * C::VECS && r < nr) {
             if (e < full) {
-                tile[r][e] = v[j];
+                tile[r * C::VECS + e] = v[j];
             } else if (e == full && bytes % 16 != 0) {
-                mmvq8_tail((unsigned char *)&tile[r][0], x + r * xs, bytes);
+                mmvq8_tail((unsigned char *)(tile + r * C::VECS), x + r * xs, bytes);
             }
         }
     }
@@ -525,7 +525,7 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 (*tile)[mmvq8_chunk<Q, 
 // A thread keeps its item's src1 bytes of all NC columns in registers and
 // decodes one row at a time.
 template <typename Q, int NC, int R>
-static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chunk<Q, R>::VECS], int nr, ternion_i64 item,
+static __device__ __forceinline__ void mmvq8_item(const uint4 * tile, int nr, ternion_i64 item,
                                                   const signed char * const * yq, const float2 * const * yd,
                                                   float (*sum)[NC]) {
     typedef mmvq8_chunk<Q, R> C;
@@ -556,7 +556,7 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 (*tile)[mmvq8_chun
         if (r >= nr) continue;
         int q[8];
         float sc[2], mn[2];
-        Q::q32((const unsigned char *)tile[r] + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
+        Q::q32((const unsigned char *)(tile + r * C::VECS) + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
 #pragma unroll
         for (int c = 0; c < NC; c++) {
             int s0 = 0, s1 = 0;
@@ -590,27 +590,27 @@ static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q, R> & sm, const
         for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
     }
 #if MMVQ8_ASYNC
-    mmvq8_stage<Q, R>(sm.tile[0], x, xs, nr, 0, (int)min((ternion_i64)C::BLOCKS, nblocks));
+    mmvq8_stage<Q, R>(&sm.tile[0][0][0], x, xs, nr, 0, (int)min((ternion_i64)C::BLOCKS, nblocks));
     int t = 0;
     for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS, t ^= 1) {
         const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
         if (b0 + C::BLOCKS < nblocks) {
-            mmvq8_stage<Q, R>(sm.tile[t ^ 1], x, xs, nr, b0 + C::BLOCKS, (int)min((ternion_i64)C::BLOCKS, nblocks - b0 - C::BLOCKS));
+            mmvq8_stage<Q, R>(&sm.tile[t ^ 1][0][0], x, xs, nr, b0 + C::BLOCKS, (int)min((ternion_i64)C::BLOCKS, nblocks - b0 - C::BLOCKS));
             asm volatile("cp.async.wait_group 1;\n" ::);
         } else {
             asm volatile("cp.async.wait_group 0;\n" ::);
         }
         __syncthreads(); // chunk b0 is in tile t for every thread
-        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC, R>(sm.tile[t], nr, b0 * C::ITEMS + tid, yq, yd, sum);
+        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC, R>(&sm.tile[t][0][0], nr, b0 * C::ITEMS + tid, yq, yd, sum);
         __syncthreads(); // tile t is read before the next iteration stages into it
     }
 #else
     for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS) {
         const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
         __syncthreads(); // the previous chunk's reads of the tile are done
-        mmvq8_stage<Q, R>(sm.tile[0], x, xs, nr, b0, nb);
+        mmvq8_stage<Q, R>(&sm.tile[0][0][0], x, xs, nr, b0, nb);
         __syncthreads();
-        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC, R>(sm.tile[0], nr, b0 * C::ITEMS + tid, yq, yd, sum);
+        if (tid < nb * C::ITEMS) mmvq8_item<Q, NC, R>(&sm.tile[0][0][0], nr, b0 * C::ITEMS + tid, yq, yd, sum);
     }
 #endif
     const int warp = tid / TERNION_WARP_SIZE, lane = tid % TERNION_WARP_SIZE;
