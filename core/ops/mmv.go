@@ -73,11 +73,7 @@ func mulMatShape(n *graph.Tensor) MulMatShape {
 // (buffers are: views at their offsets and strides), and are a multiple of
 // 16 bytes long.
 func vecRows16(x *graph.Tensor) bool {
-	ok := x.Nb()[0] == x.Type().BlockBytes() && x.ViewOffset()%16 == 0 && x.Type().RowSize(x.Ne()[0])%16 == 0
-	for i := 1; i < 4; i++ {
-		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%16 == 0)
-	}
-	return ok
+	return x.Nb()[0] == x.Type().BlockBytes() && x.Type().RowSize(x.Ne()[0])%16 == 0 && rowsStartAligned(x, 16)
 }
 
 // MulMatPathOf returns the path MUL_MAT node n takes on a device with props

@@ -48,11 +48,7 @@ func quantAlign(t tensor.Type) int64 {
 // aligned as quant.h's loads need (ggml's tensors always do), else why not.
 func quantRows(x *graph.Tensor) string {
 	a := quantAlign(x.Type())
-	ok := x.ViewOffset()%a == 0
-	for i := 1; i < 4; i++ {
-		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%a == 0)
-	}
-	if !ok {
+	if !rowsStartAligned(x, a) {
 		return fmt.Sprintf("%s rows that do not start %d-byte aligned (a view at an odd offset)", x.Type(), a)
 	}
 	return ""
@@ -219,11 +215,7 @@ func mmvqRows(x *graph.Tensor) string {
 	if !slices.Contains(mmvq8Only, x.Type()) {
 		return ""
 	}
-	ok := x.ViewOffset()%16 == 0
-	for i := 1; i < 4; i++ {
-		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%16 == 0)
-	}
-	if !ok {
+	if !rowsStartAligned(x, 16) {
 		return fmt.Sprintf("%s rows that do not start 16-byte aligned (mmvq8, its only matrix-vector kernel, loads them 16 bytes at a time)", x.Type())
 	}
 	return ""
@@ -250,9 +242,16 @@ func useMMVQ8(t tensor.Type, a vendorapi.TensorDesc) bool {
 // has, rows starting 16-byte aligned (useMMVQ8's rule on the tensor's
 // view, buffers being aligned).
 func mmvq8Rows(x *graph.Tensor) bool {
-	ok := slices.Contains(mmvq8Types, x.Type()) && x.ViewOffset()%16 == 0
+	return slices.Contains(mmvq8Types, x.Type()) && rowsStartAligned(x, 16)
+}
+
+// rowsStartAligned reports whether every row of x starts n-byte aligned in
+// an aligned buffer: its view offset and the strides of dims 1..3 with more
+// than one element are multiples of n (aligned's rule, on the graph tensor).
+func rowsStartAligned(x *graph.Tensor, n int64) bool {
+	ok := x.ViewOffset()%n == 0
 	for i := 1; i < 4; i++ {
-		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%16 == 0)
+		ok = ok && (x.Ne()[i] <= 1 || x.Nb()[i]%n == 0)
 	}
 	return ok
 }
