@@ -21,11 +21,14 @@ import (
 type moe struct {
 	k, m, nExpert, nUsed, tokens int64
 	w, x                         []float32
-	wt                           tensor.Type // the weights' type (f32 unless set)
+	wt                           tensor.Type // the weights' type
 }
 
-func newMoE(tokens int64) moe {
-	c := moe{k: 16, m: 8, nExpert: 4, nUsed: 2, tokens: tokens}
+func newMoE(tokens int64) moe { return newMoEOf(tokens, 16, tensor.F32) }
+
+// newMoEOf is newMoE with rows of k values and weights of type wt.
+func newMoEOf(tokens, k int64, wt tensor.Type) moe {
+	c := moe{k: k, m: 8, nExpert: 4, nUsed: 2, tokens: tokens, wt: wt}
 	c.w = make([]float32, c.k*c.m*c.nExpert)
 	for i := range c.w {
 		c.w[i] = float32(i%7) - 3
@@ -46,18 +49,10 @@ func (c moe) computedIDs(t *testing.T, scores []float32, cols int64) (*graph.Gra
 	ctx := graph.NewContext()
 	s := ctx.FromFloats(scores, cols, c.tokens).Argsort(graph.SortDesc)
 	ids := s.View(0, []int64{c.nUsed, c.tokens}, []int64{s.Nb()[1]})
-	y := ctx.FromFloatsAs(c.weightType(), c.w, c.k, c.m, c.nExpert).MulMatID(ctx.FromFloats(c.x, c.k, 1, c.tokens), ids)
+	y := ctx.FromFloatsAs(c.wt, c.w, c.k, c.m, c.nExpert).MulMatID(ctx.FromFloats(c.x, c.k, 1, c.tokens), ids)
 	g, err := ctx.Build(y)
 	require.NoError(t, err)
 	return g, y
-}
-
-// weightType is the weights' type: wt, f32 when unset.
-func (c moe) weightType() tensor.Type {
-	if c.wt == 0 {
-		return tensor.F32
-	}
-	return c.wt
 }
 
 // leafIDs builds the MUL_MAT_ID with ids an uploaded leaf.
@@ -199,16 +194,7 @@ func TestMulMatIDBadExpertQuantized(t *testing.T) {
 	const cols = 6
 	for _, tokens := range []int64{3, 16} {
 		t.Run(fmt.Sprintf("%d tokens", tokens), func(t *testing.T) {
-			c := newMoE(tokens)
-			c.k, c.wt = 64, tensor.Q8_0
-			c.w = make([]float32, c.k*c.m*c.nExpert)
-			for i := range c.w {
-				c.w[i] = float32(i%7) - 3
-			}
-			c.x = make([]float32, c.k*c.tokens)
-			for i := range c.x {
-				c.x[i] = float32(i%5) * 0.25
-			}
+			c := newMoEOf(tokens, 64, tensor.Q8_0)
 			good := make([]int32, c.nUsed*tokens)
 			for tok := range tokens {
 				good[tok*c.nUsed], good[tok*c.nUsed+1] = int32(tok%4), int32((tok+1)%4)
