@@ -324,13 +324,9 @@ func init() {
 // quantized to 8 bits a value in blocks of 32 (a scale and the block's sum
 // per block), and the matrix-vector products against it.
 
-// mmvq8Rows is quant.cu's MMVQ8_ROWS, the rows one mmvq8_{q}_8 or
-// mmvq8_idg block multiplies; mmvq8Rows1 its MMVQ8_ROWS_1, those of
-// mmvq8_{q}_1.
-const (
-	mmvq8Rows  = 4
-	mmvq8Rows1 = 4
-)
+// mmvq8Rows is quant.cu's MMVQ8_ROWS: the rows one mmvq8 or mmvq8_idg
+// block multiplies.
+const mmvq8Rows = 4
 
 // q8Cols are the buffers of cols quantized columns of k values: k bytes a
 // column at yq, a float2 per 32 values at yd.
@@ -404,8 +400,8 @@ func init() {
 			}
 		},
 	})
-	// mmvq8_{q}_{nc}(dst, src0, yq, yd, r2, r3, ncols): mmvq8Rows1 rows a
-	// block for nc 1, mmvq8Rows for nc 8, block column (i12, i13); src0's
+	// mmvq8_{q}_{nc}(dst, src0, yq, yd, r2, r3, ncols): mmvq8Rows rows a
+	// block, block column (i12, i13); src0's
 	// rows 16-byte aligned; each dot product of the row (dequantized) and
 	// the column (bytes times scales) summed in float64.
 	registerTemplate("mmvq8", func(k kernels.Kernel) (*hostKernel, error) {
@@ -413,9 +409,9 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		maxCols, rows := int32(1), int64(mmvq8Rows1)
+		maxCols := int32(1)
 		if k.Bind["nc"] == "8" {
-			maxCols, rows = 8, mmvq8Rows
+			maxCols = 8
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
@@ -435,8 +431,8 @@ func init() {
 				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
 				k := s0.Ne[0]
 				w := make([]float32, k)
-				for r := range rows {
-					row := int64(b.idx.X)*rows + r
+				for r := range int64(mmvq8Rows) {
+					row := int64(b.idx.X)*mmvq8Rows + r
 					if row >= s0.Ne[1] {
 						continue
 					}

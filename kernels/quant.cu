@@ -429,12 +429,11 @@ extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion
 // MMVQ8_THREADS is the threads of an mmvq8 block, MMVQ8_ROWS the rows of
 // src0 it multiplies (R in the functions below): each thread takes one
 // 32-value item of every row per chunk, so one load of src1's bytes serves
-// R rows. MMVQ8_ROWS_1 is the one-column kernels' (mmvq8_{q}_1): 2 rows
-// measured on the H200 (m=4096 k=14336) gave q4_0 the same time, q4_K 10 %
-// more and q8_0 5 % less than 4, which it keeps.
+// R rows. 2 rows a block for the one-column kernels, measured on the H200
+// (m=4096 k=14336), gave q4_0 the same time, q4_K 10 % more and q8_0 5 %
+// less than 4.
 #define MMVQ8_THREADS 128
 #define MMVQ8_ROWS 4
-#define MMVQ8_ROWS_1 4
 
 // A chunk of mmvq8: the blocks of a row staged in shared memory at a time,
 // one item a thread; BYTES is a multiple of 16 for every format (128·BYTES
@@ -664,7 +663,7 @@ static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q, R> & sm, ternion
 template <typename Q, int NCMAX>
 static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
                                              ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
-    constexpr int R = NCMAX == 1 ? MMVQ8_ROWS_1 : MMVQ8_ROWS;
+    constexpr int R = MMVQ8_ROWS;
     __shared__ mmvq8_smem<Q, R> sm;
     const ternion_i64 row0 = (ternion_i64)blockIdx.x * R;
     if (row0 >= src0.ne[1]) {

@@ -65,7 +65,7 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 				{"ncols", i32}},
 			Axes: []Axis{mmvqTypes}},
 		{Name: "mmvq8_{q}_{nc}", Body: "mmvq8<{q}, {nc}>",
-			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols (1 for nc 1, up to 8 for nc 8), src0 of {q} with 16-byte aligned rows, src1 quantized by q8y into yq/yd (the columns of dst's dims 1..3 in order); 128 threads a block (MMVQ8_THREADS), 4 rows (MMVQ8_ROWS_1 for nc 1, MMVQ8_ROWS for nc 8); grid (rows/4, ne12, ne13)",
+			Doc: "dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols (1 for nc 1, up to 8 for nc 8), src0 of {q} with 16-byte aligned rows, src1 quantized by q8y into yq/yd (the columns of dst's dims 1..3 in order); 128 threads a block (MMVQ8_THREADS), 4 rows (MMVQ8_ROWS); grid (rows/4, ne12, ne13)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
 				{"ncols", i32}},
 			Axes: []Axis{mmvq8Types, {Name: "nc", Values: []Value{{"1", "1"}, {"8", "8"}}}}},

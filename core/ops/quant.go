@@ -221,13 +221,11 @@ func mmvqRows(x *graph.Tensor) string {
 	return ""
 }
 
-// mmvq8RowsPerBlock is quant.cu's MMVQ8_ROWS (mmvq8_{q}_8, mmvq8_idg),
-// mmvq8RowsOneColumn its MMVQ8_ROWS_1 (mmvq8_{q}_1), mmvq8Threads its
-// MMVQ8_THREADS: the rows and threads of one mmvq8 block.
+// mmvq8RowsPerBlock is quant.cu's MMVQ8_ROWS, mmvq8Threads its
+// MMVQ8_THREADS: the rows and threads of one mmvq8 or mmvq8_idg block.
 const (
-	mmvq8RowsPerBlock  = 4
-	mmvq8RowsOneColumn = 4
-	mmvq8Threads       = 128
+	mmvq8RowsPerBlock = 4
+	mmvq8Threads      = 128
 )
 
 // useMMVQ8 reports whether mmvq8 multiplies src0 a of type t: a format it
@@ -306,11 +304,12 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 		return err
 	}
 	defer buf.Free()
-	nc, rows := "1", int64(mmvq8RowsOneColumn)
+	nc := "1"
 	if b.Ne[1] > 1 {
-		nc, rows = "8", mmvq8RowsPerBlock
+		nc = "8"
 	}
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(b.Ne[2]),
+		Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	return launch(d, "mmvq8_"+at.String()+"_"+nc, grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
