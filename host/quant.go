@@ -328,11 +328,15 @@ func init() {
 // block multiplies.
 const mmvq8Rows = 4
 
+// q8Sums is the bytes of q8y's float4 a 32-value block: scale d, d·Σq,
+// d·Σ of the first 16 q, d·Σ of the last 16.
+const q8Sums = 16
+
 // q8Cols are the buffers of cols quantized columns of k values: k bytes a
-// column at yq, a float2 per 32 values at yd.
+// column at yq, a float4 per 32 values at yd.
 func q8Cols(yq, yd vendorapi.DevicePtr, cols, k int64) []buffer {
-	q, d := elems("yq", yq, cols*k, 1), elems("yd", yd, cols*(k/32), 8)
-	d.align = 8
+	q, d := elems("yq", yq, cols*k, 1), elems("yd", yd, cols*(k/32), q8Sums)
+	d.align = 16
 	return []buffer{q, d}
 }
 
@@ -341,7 +345,7 @@ func q8Cols(yq, yd vendorapi.DevicePtr, cols, k int64) []buffer {
 func q8Column(yq, yd []byte, col, k int64) []float32 {
 	y := make([]float32, k)
 	for j := range k {
-		d := math.Float32frombits(binary.LittleEndian.Uint32(yd[8*(col*(k/32)+j/32):]))
+		d := math.Float32frombits(binary.LittleEndian.Uint32(yd[q8Sums*(col*(k/32)+j/32):]))
 		y[j] = float32(int8(yq[col*k+j])) * d
 	}
 	return y
@@ -359,7 +363,8 @@ func dot64(w, y []float32) float64 {
 func init() {
 	// q8y(src, yq, yd, blocks, ne1, ne2, n): 32 threads a block of 32
 	// values in a grid-stride loop over the n blocks; scale amax/127,
-	// bytes round(x/scale) (0 for an all-zero block), float2 (scale, Σx).
+	// bytes q = round(x/scale) (0 for an all-zero block), float4 (scale,
+	// scale·Σq, scale·Σ of q[0:16], scale·Σ of q[16:32]).
 	register("q8y", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
 			src := a.TensorAt(0)
@@ -380,38 +385,51 @@ func init() {
 					i1, i2, i3 := rowIndex(uint32(row), ne1, ne2)
 					base := int64(i1)*src.Nb[1] + int64(i2)*src.Nb[2] + int64(i3)*src.Nb[3] + ib*32*src.Nb[0]
 					var x [32]float32
-					var amax, sum float32
+					var amax float32
 					for j := range x {
 						x[j] = math.Float32frombits(binary.LittleEndian.Uint32(m[0][base+int64(j)*src.Nb[0]:]))
 						amax = max(amax, float32(math.Abs(float64(x[j]))))
-						sum += x[j]
 					}
 					d := amax / 127
+					var half [2]int
 					for j, v := range x {
 						q := 0.0
 						if amax != 0 {
 							q = math.Round(float64(v / d))
 						}
 						m[1][g*32+int64(j)] = byte(int8(q))
+						half[j/16] += int(q)
 					}
-					binary.LittleEndian.PutUint32(m[2][8*g:], math.Float32bits(d))
-					binary.LittleEndian.PutUint32(m[2][8*g+4:], math.Float32bits(sum))
+					for i, v := range []float32{d, d * float32(half[0]+half[1]), d * float32(half[0]), d * float32(half[1])} {
+						binary.LittleEndian.PutUint32(m[2][q8Sums*g+4*int64(i):], math.Float32bits(v))
+					}
 				}
 			}
 		},
 	})
-	// mmvq8_{q}_{nc}(dst, src0, yq, yd, r2, r3, ncols): mmvq8Rows rows a
-	// block, block column (i12, i13); src0's
-	// rows 16-byte aligned; each dot product of the row (dequantized) and
-	// the column (bytes times scales) summed in float64.
-	registerTemplate("mmvq8", func(k kernels.Kernel) (*hostKernel, error) {
+	// mmvq8_{q}_{nc} and mmvq8t_{q}_{nc}(dst, src0, yq, yd, r2, r3,
+	// ncols): mmvq8Rows (mmvq8tRows) rows a block.
+	registerTemplate("mmvq8", mmvq8Host(mmvq8Rows))
+	registerTemplate("mmvq8t", mmvq8Host(mmvq8tRows))
+}
+
+// mmvq8tRows is quant.cu's MMVQ8T_ROWS: the rows one mmvq8t block
+// multiplies.
+const mmvq8tRows = 16
+
+// mmvq8Host makes the host implementation of mmvq8 or mmvq8t with rows
+// rows a block, block column (i12, i13); src0's rows 16-byte aligned; each
+// dot product of the row (dequantized) and the column (bytes times scales)
+// summed in float64.
+func mmvq8Host(rows int64) func(k kernels.Kernel) (*hostKernel, error) {
+	return func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
 			return nil, err
 		}
-		maxCols := int32(1)
-		if k.Bind["nc"] == "8" {
-			maxCols = 8
+		maxCols := int32(8) // mmvq8t_{q}, mmvq8_{q}_8
+		if k.Bind["nc"] == "1" {
+			maxCols = 1
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
@@ -431,8 +449,8 @@ func init() {
 				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
 				k := s0.Ne[0]
 				w := make([]float32, k)
-				for r := range int64(mmvq8Rows) {
-					row := int64(b.idx.X)*mmvq8Rows + r
+				for r := range rows {
+					row := int64(b.idx.X)*rows + r
 					if row >= s0.Ne[1] {
 						continue
 					}
@@ -446,7 +464,7 @@ func init() {
 				}
 			},
 		}, nil
-	})
+	}
 }
 
 // mmidTile is quant.cu's MMID_TILE: the most pairs of one mmvq8_idg tile.

@@ -42,6 +42,10 @@ type Kernel struct {
 	// LaunchBounds is the generated entry point's __launch_bounds__ (the most
 	// threads per block a launch may use); 0 for none.
 	LaunchBounds int
+	// MinBlocks is __launch_bounds__' second argument (blocks of
+	// LaunchBounds threads an SM must hold at once, which caps the
+	// registers); 0 for none.
+	MinBlocks int
 }
 
 // Kinds returns the parameter kinds in order.
@@ -71,6 +75,7 @@ type Template struct {
 	Axes         []Axis
 	Doc          string // may use {axis} placeholders too
 	LaunchBounds int
+	MinBlocks    int
 }
 
 // Axis is one template parameter and the values it is instantiated for.
@@ -129,7 +134,7 @@ func (t Template) expand(fam string) []Kernel {
 			bind[ax] = v.Name
 		}
 		out = append(out, Kernel{Name: name, Family: fam, Params: t.Params, Doc: doc, Body: body, Bind: bind,
-			LaunchBounds: t.LaunchBounds})
+			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks})
 	}
 	return out
 }

@@ -393,10 +393,13 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
     if (threadIdx.x == 0) *out = s;
 }
 
-// src1 quantized to 8 bits for mmvq8 (ggml's q8_1 activations, laid out
-// for aligned loads): column col of k values (k a multiple of 32) is k
-// signed bytes at yq + col·k and, per 32 values, the float2 (scale d, Σ of
-// the 32 f32 values) at yd[col·k/32 + i]; the bytes times d are the values.
+// src1 quantized to 8 bits for mmvq8 and mmvq8t (ggml's q8_1 activations,
+// laid out for aligned loads): column col of k values (k a multiple of 32)
+// is k signed bytes q at yq + col·k and, per 32 values, the float4 (scale
+// d, d·Σq, d·Σ of q's first 16, d·Σ of its last 16) at yd[col·k/32 + i];
+// the bytes times d are the values. The sums are ggml's q8_1 s, taken of
+// the quantized values so that a format's offsets (q4_0's 8, the K-quants'
+// mins) round as its products do.
 
 // q8y quantizes src (f32, any strides, ne[0] a multiple of 32) into the
 // columns yq/yd, column = row index i1 + ne1·(i2 + ne2·i3): n blocks of 32
@@ -414,15 +417,17 @@ extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion
         ternion_row_index(row, ne1, ne2, i1, i2, i3);
         const float x = *(const float *)((const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3] +
                                          (ternion_i64)(ib * 32 + lane) * src.nb[0]);
-        float amax = fabsf(x), sum = x;
+        float amax = fabsf(x);
 #pragma unroll
-        for (int m = 16; m > 0; m >>= 1) {
-            amax = fmaxf(amax, TERNION_SHFL_XOR(amax, m));
-            sum += TERNION_SHFL_XOR(sum, m);
-        }
+        for (int m = 16; m > 0; m >>= 1) amax = fmaxf(amax, TERNION_SHFL_XOR(amax, m));
         const float d = amax / 127.0f;
-        ((signed char *)yq)[(ternion_i64)g * 32 + lane] = (signed char)(amax == 0.0f ? 0.0f : roundf(x / d));
-        if (lane == 0) ((float2 *)yd)[g] = make_float2(d, sum);
+        const int q = amax == 0.0f ? 0 : (int)roundf(x / d);
+        ((signed char *)yq)[(ternion_i64)g * 32 + lane] = (signed char)q;
+        int half = q; // Σq of this lane's half of the block
+#pragma unroll
+        for (int m = 8; m > 0; m >>= 1) half += TERNION_SHFL_XOR(half, m);
+        const int other = TERNION_SHFL_XOR(half, 16);
+        if (lane == 0) ((float4 *)yd)[g] = make_float4(d, d * (float)(half + other), d * (float)half, d * (float)other);
     }
 }
 
@@ -525,37 +530,25 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 * tile, const unsigned 
 // decodes one row at a time.
 template <typename Q, int NC, int R>
 static __device__ __forceinline__ void mmvq8_item(const uint4 * tile, int nr, ternion_i64 item,
-                                                  const signed char * const * yq, const float2 * const * yd,
+                                                  const signed char * const * yq, const float4 * const * yd,
                                                   float (*sum)[NC]) {
     typedef mmvq8_chunk<Q, R> C;
     const int tid = threadIdx.x;
-    int y[NC][8], ysum[NC][2];
-    float2 ds[NC];
+    int y[NC][8];
+    float4 ds[NC];
 #pragma unroll
     for (int c = 0; c < NC; c++) {
         const int4 y0 = ((const int4 *)(yq[c] + 32 * item))[0], y1 = ((const int4 *)(yq[c] + 32 * item))[1];
         y[c][0] = y0.x, y[c][1] = y0.y, y[c][2] = y0.z, y[c][3] = y0.w;
         y[c][4] = y1.x, y[c][5] = y1.y, y[c][6] = y1.z, y[c][7] = y1.w;
         ds[c] = yd[c][item];
-        // Σ of each half's bytes, for the offsets: the quantized sums, not
-        // the f32 sum q8y stores, so that the offset's rounding cancels the
-        // products' (an exact sum left q4_K's error at test-backend-ops'
-        // bound, NMSE 5.3e-4 on the H200, where the host's was far below).
-        ysum[c][0] = ysum[c][1] = 0;
-        if (Q::MIN != 0) {
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                ysum[c][0] = ternion_dp4a(0x01010101, y[c][i], ysum[c][0]);
-                ysum[c][1] = ternion_dp4a(0x01010101, y[c][4 + i], ysum[c][1]);
-            }
-        }
     }
 #pragma unroll
     for (int r = 0; r < R; r++) {
         if (r >= nr) continue;
         int q[8];
         float sc[2], mn[2];
-        Q::q32((const unsigned char *)(tile + r * C::VECS) + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
+        quant_q32<Q>((const unsigned char *)(tile + r * C::VECS) + (tid / C::ITEMS) * Q::BYTES, tid % C::ITEMS, q, sc, mn);
 #pragma unroll
         for (int c = 0; c < NC; c++) {
             int s0 = 0, s1 = 0;
@@ -565,8 +558,8 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 * tile, int nr, te
                 s1 = ternion_dp4a(q[4 + i], y[c][4 + i], s1);
             }
             float v = Q::SPLIT ? ds[c].x * (sc[0] * (float)s0 + sc[1] * (float)s1) : ds[c].x * sc[0] * (float)(s0 + s1);
-            if (Q::MIN == 1) v -= ds[c].x * mn[0] * (float)(ysum[c][0] + ysum[c][1]);
-            if (Q::MIN == 2) v -= ds[c].x * (mn[0] * (float)ysum[c][0] + mn[1] * (float)ysum[c][1]);
+            if (Q::MIN == 1) v -= mn[0] * ds[c].y;
+            if (Q::MIN == 2) v -= mn[0] * ds[c].z + mn[1] * ds[c].w;
             sum[r][c] += v;
         }
     }
@@ -578,7 +571,7 @@ static __device__ __forceinline__ void mmvq8_item(const uint4 * tile, int nr, te
 // return 0). Every thread of the block must call it.
 template <typename Q, int NC, int R>
 static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q, R> & sm, const unsigned char * x, ternion_i64 xs, int nr,
-                                                    ternion_i64 k, const signed char * const * yq, const float2 * const * yd) {
+                                                    ternion_i64 k, const signed char * const * yq, const float4 * const * yd) {
     typedef mmvq8_chunk<Q, R> C;
     const int tid = threadIdx.x;
     const ternion_i64 nblocks = k / Q::QK;
@@ -633,13 +626,13 @@ static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q, R> & sm, const
 // R rows from row0 of mmvq8 for NC columns (see mmvq8).
 template <typename Q, int NC, int R>
 static __device__ __forceinline__ void mmvq8_rows(mmvq8_smem<Q, R> & sm, ternion_tensor dst, ternion_tensor src0, const signed char * yq,
-                                                  const float2 * yd, ternion_i64 row0, ternion_u32 i02, ternion_u32 i03,
+                                                  const float4 * yd, ternion_i64 row0, ternion_u32 i02, ternion_u32 i03,
                                                   ternion_u32 i12, ternion_u32 i13) {
     const int nr = (int)min((ternion_i64)R, src0.ne[1] - row0);
     const ternion_i64 k = src0.ne[0];
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
     const signed char * yqc[NC];
-    const float2 * ydc[NC];
+    const float4 * ydc[NC];
 #pragma unroll
     for (int c = 0; c < NC; c++) {
         const ternion_i64 col = c + dst.ne[1] * (i12 + dst.ne[2] * i13);
@@ -672,7 +665,7 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
     const signed char * q = (const signed char *)yq;
-    const float2 * d = (const float2 *)yd;
+    const float4 * d = (const float4 *)yd;
     if (NCMAX == 1) {
         mmvq8_rows<Q, 1, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13);
         return;
@@ -687,6 +680,282 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
     case 7: mmvq8_rows<Q, 7, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
     default: mmvq8_rows<Q, 8, R>(sm, dst, src0, q, d, row0, i02, i03, i12, i13); break;
     }
+}
+
+// mmvq8t: mmvq8 on the tensor cores (NVIDIA, arch 8.0 and later; elsewhere
+// its body is empty and the planner never launches it). A block of
+// MMVQ8T_WARPS warps takes MMVQ8T_ROWS = 16 rows (the M of one
+// mma.m16n8k32) and up to 8 columns (its N); the warps split k in chunks
+// (warp w takes chunks w, w + 8, …), each staging its chunks (16 rows'
+// bytes, the columns' bytes and their float4) into its own shared-memory
+// slots with cp.async, so the copies of the next chunks fly while it
+// multiplies this one. Per 32-value item lane 4g + t decodes words t and 4
+// + t (values 4t … 4t + 3 and 16 + 4t … 16 + 4t + 3) of rows g and g + 8,
+// which is its part of the mma's A fragment; one mma gives the item's 16×8
+// integer dot products, and each lane scales its 4 (rows g, g + 8; columns
+// 2t, 2t + 1) by the row's and the column's scales.
+#define MMVQ8T_WARPS 8
+#define MMVQ8T_ROWS 16
+#define MMVQ8T_STAGES 2
+
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define MMVQ8T_MMA 1
+#else
+#define MMVQ8T_MMA 0
+#endif
+
+// The fewest blocks of bytes bytes whose size is a multiple of 16.
+constexpr int mmvq8t_align_blocks(int bytes) {
+    return bytes % 16 == 0 ? 1 : bytes % 8 == 0 ? 2 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 8 : 16;
+}
+
+// The chunk of mmvq8t for format Q and NC column slots: BLOCKS blocks of a
+// row (ITEMS 32-value items, at least 8; BLOCKS·Q::BYTES a multiple of 16),
+// and a warp's slot for one: the 16 rows' bytes (ROW_BYTES each), each
+// column's ITEMS·32 bytes (YSTRIDE apart: 16 bytes of padding keep the
+// fragment loads free of bank conflicts), each column's ITEMS float4.
+// MMVQ8T_STAGES slots a warp (4 would not fit q8_0's 8 columns; 2 keep 2
+// blocks an SM); SHARED is a block's dynamic shared memory (core/ops
+// computes the same: mmvq8tShared).
+template <typename Q, int NC>
+struct mmvq8t_chunk {
+    static constexpr int IPB = Q::QK / 32;
+    static constexpr int BLOCKS = mmvq8t_align_blocks(Q::BYTES) * IPB >= 8 ? mmvq8t_align_blocks(Q::BYTES) : 8 / IPB;
+    static constexpr int ITEMS = BLOCKS * IPB;
+    static constexpr int ROW_BYTES = BLOCKS * Q::BYTES;
+    static constexpr int YSTRIDE = ITEMS * 32 + 16;
+    static constexpr int Y_OFF = MMVQ8T_ROWS * ROW_BYTES;
+    static constexpr int D_OFF = Y_OFF + NC * YSTRIDE;
+    static constexpr int SLOT = D_OFF + NC * ITEMS * 16;
+    static constexpr int STAGES = MMVQ8T_STAGES;
+    static constexpr int SHARED = MMVQ8T_WARPS * STAGES * SLOT;
+    static_assert(ITEMS <= 16 && !Q::SPLIT && Q::MIN < 2, "mmvq8t takes formats of one scale an item and chunks of at most 16 items");
+};
+
+#if MMVQ8T_MMA
+// c = a·b for one m16n8k32 tile of signed bytes (i32 products).
+static __device__ __forceinline__ void mmvq8t_mma(int * c, int a0, int a1, int a2, int a3, int b0, int b1) {
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};"
+        : "=r"(c[0]), "=r"(c[1]), "=r"(c[2]), "=r"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(0));
+}
+
+// Queues the 16-byte copy of global g to shared s.
+static __device__ __forceinline__ void mmvq8t_cp16(void * s, const void * g) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned int)__cvta_generic_to_shared(s)), "l"(g));
+}
+
+// Queues the copies of one chunk into slot: of the nr rows xc + r·xs (the
+// chunk's bytes bytes of each, 16-byte aligned), and of the ncols columns
+// yq + c·ys (items·32 bytes each) and yd + c·ds (items float4s each). FULL:
+// the chunk is whole (bytes = ROW_BYTES, items = ITEMS). Each lane's copies
+// sit at the same places in every chunk, so their offsets are computed
+// once. The caller commits the group.
+template <typename Q, int NC, bool FULL>
+static __device__ __forceinline__ void mmvq8t_stage(unsigned char * slot, const unsigned char * xc, ternion_i64 xs, int nr, int bytes,
+                                                    const signed char * yq, ternion_i64 ys, const float4 * yd, ternion_i64 ds,
+                                                    int ncols, int items, int lane) {
+    typedef mmvq8t_chunk<Q, NC> C;
+    constexpr int VECS = C::ROW_BYTES / 16, XV = MMVQ8T_ROWS * VECS, YV = NC * C::ITEMS * 2, DV = NC * C::ITEMS;
+#pragma unroll
+    for (int u = 0; u < (XV + 31) / 32; u++) {
+        const int i = lane + 32 * u, r = i / VECS, e = i % VECS;
+        if ((XV % 32 != 0 && i >= XV) || r >= nr) continue;
+        if (FULL || 16 * e + 16 <= bytes) {
+            mmvq8t_cp16(slot + r * C::ROW_BYTES + 16 * e, xc + r * xs + 16 * e);
+        } else if (16 * e < bytes) {
+            mmvq8_tail(slot + r * C::ROW_BYTES, xc + r * xs, bytes);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < (YV + 31) / 32; u++) {
+        const int i = lane + 32 * u, c = i / (2 * C::ITEMS), e = i % (2 * C::ITEMS);
+        if ((YV % 32 == 0 || i < YV) && c < ncols && (FULL || e < 2 * items)) {
+            mmvq8t_cp16(slot + C::Y_OFF + c * C::YSTRIDE + 16 * e, yq + c * ys + 16 * e);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < (DV + 31) / 32; u++) {
+        const int i = lane + 32 * u, c = i / C::ITEMS, e = i % C::ITEMS;
+        if ((DV % 32 == 0 || i < DV) && c < ncols && (FULL || e < items)) {
+            mmvq8t_cp16(slot + C::D_OFF + 16 * (c * C::ITEMS + e), yd + c * ds + e);
+        }
+    }
+}
+
+// Stages chunk ci (of nchunks; the last may be partial) into slot.
+template <typename Q, int NC>
+static __device__ __forceinline__ void mmvq8t_stage_chunk(unsigned char * slot, const unsigned char * x, ternion_i64 xs, int nr,
+                                                          ternion_i64 rowbytes, const signed char * yq, const float4 * yd,
+                                                          ternion_i64 k, int ncols, ternion_i64 ci, ternion_i64 nchunks, int lane) {
+    typedef mmvq8t_chunk<Q, NC> C;
+    const ternion_i64 item0 = ci * C::ITEMS;
+    if (ci + 1 < nchunks) {
+        mmvq8t_stage<Q, NC, true>(slot, x + ci * C::ROW_BYTES, xs, nr, C::ROW_BYTES, yq + item0 * 32, k, yd + item0, k / 32,
+                                  ncols, C::ITEMS, lane);
+    } else {
+        mmvq8t_stage<Q, NC, false>(slot, x + ci * C::ROW_BYTES, xs, nr, (int)(rowbytes - ci * C::ROW_BYTES), yq + item0 * 32, k,
+                                   yd + item0, k / 32, ncols, (int)(k / 32 - item0), lane);
+    }
+}
+
+// Adds the items items of the chunk in slot to lane 4g + t's acc: rows g
+// and g + 8 times columns 2t and 2t + 1 (acc[0], acc[1] row g; acc[2],
+// acc[3] row g + 8). FULL: items is the chunk's ITEMS (no branch between
+// the items, so their loads can be issued together).
+template <typename Q, int NC, bool FULL>
+static __device__ __forceinline__ void mmvq8t_dot(const unsigned char * slot, int items, int ncols, int g, int t, float * acc) {
+    typedef mmvq8t_chunk<Q, NC> C;
+    const unsigned char * x0 = slot + g * C::ROW_BYTES;
+    const unsigned char * x1 = slot + (g + 8) * C::ROW_BYTES;
+    const unsigned char * yc = slot + C::Y_OFF + g * C::YSTRIDE + 4 * t;
+    const bool yin = g < ncols;
+    // the float4s of columns 2t and 2t + 1 (clamped to the slot's columns:
+    // a lane's results for columns past ncols are never written)
+    const float4 * d0 = (const float4 *)(slot + C::D_OFF) + min(2 * t, NC - 1) * C::ITEMS;
+    const float4 * d1 = (const float4 *)(slot + C::D_OFF) + min(2 * t + 1, NC - 1) * C::ITEMS;
+    // Items in groups of 4: every load of a group first, then its mmas, then
+    // the scaling, so that the shared-memory and mma latencies of 4 items
+    // overlap (one item at a time, a warp waited on each in turn).
+    constexpr int G = 2;
+#pragma unroll
+    for (int j0 = 0; j0 < C::ITEMS; j0 += G) {
+        int a[G][4], y[G][2], c[G][4];
+        float s0[G][2], m0[G][2], s1[G][2], m1[G][2];
+        float4 e0[G], e1[G];
+#pragma unroll
+        for (int u = 0; u < G; u++) {
+            const int j = j0 + u;
+            if (!FULL && j >= items) continue;
+            const unsigned char * b0 = x0 + (j / C::IPB) * Q::BYTES;
+            const unsigned char * b1 = x1 + (j / C::IPB) * Q::BYTES;
+            const int it = j % C::IPB;
+            Q::scales(b0, it, s0[u], m0[u]);
+            Q::scales(b1, it, s1[u], m1[u]);
+            a[u][0] = Q::word(b0, it, t);
+            a[u][1] = Q::word(b1, it, t);
+            a[u][2] = Q::word(b0, it, 4 + t);
+            a[u][3] = Q::word(b1, it, 4 + t);
+            y[u][0] = yin ? *(const int *)(yc + 32 * j) : 0;
+            y[u][1] = yin ? *(const int *)(yc + 32 * j + 16) : 0;
+            e0[u] = d0[j];
+            if (NC > 1) e1[u] = d1[j];
+        }
+#pragma unroll
+        for (int u = 0; u < G; u++) {
+            if (!FULL && j0 + u >= items) continue;
+            mmvq8t_mma(c[u], a[u][0], a[u][1], a[u][2], a[u][3], y[u][0], y[u][1]);
+        }
+#pragma unroll
+        for (int u = 0; u < G; u++) {
+            if (!FULL && j0 + u >= items) continue;
+            acc[0] += s0[u][0] * (e0[u].x * (float)c[u][0]);
+            acc[2] += s1[u][0] * (e0[u].x * (float)c[u][2]);
+            if (Q::MIN == 1) {
+                acc[0] -= m0[u][0] * e0[u].y;
+                acc[2] -= m1[u][0] * e0[u].y;
+            }
+            if (NC > 1) {
+                acc[1] += s0[u][0] * (e1[u].x * (float)c[u][1]);
+                acc[3] += s1[u][0] * (e1[u].x * (float)c[u][3]);
+                if (Q::MIN == 1) {
+                    acc[1] -= m0[u][0] * e1[u].y;
+                    acc[3] -= m1[u][0] * e1[u].y;
+                }
+            }
+        }
+    }
+}
+#endif
+
+// The dot products of the nr ≤ 16 rows x + r·xs (of Q, k values, 16-byte
+// aligned) with ncols ≤ NC columns quantized by q8y (column c's bytes at
+// yq + c·k, its float4s at yd + c·k/32): thread i < 128 returns the one of
+// row i / 8 and column i % 8 (0 for the others). Every thread of the block
+// must call it; smem is the block's dynamic shared memory (mmvq8t_chunk's
+// SHARED bytes).
+template <typename Q, int NC>
+static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const unsigned char * x, ternion_i64 xs, int nr,
+                                                     ternion_i64 k, const signed char * yq, const float4 * yd, int ncols) {
+#if MMVQ8T_MMA
+    typedef mmvq8t_chunk<Q, NC> C;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+    unsigned char * slots = smem + warp * C::STAGES * C::SLOT;
+    const ternion_i64 nitems = k / 32, rowbytes = k / Q::QK * Q::BYTES;
+    const ternion_i64 nchunks = (nitems + C::ITEMS - 1) / C::ITEMS;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int s = 0; s < C::STAGES - 1; s++) {
+        const ternion_i64 ci = warp + (ternion_i64)s * MMVQ8T_WARPS;
+        if (ci < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + s * C::SLOT, x, xs, nr, rowbytes, yq, yd, k, ncols, ci, nchunks, lane);
+        asm volatile("cp.async.commit_group;\n" ::); // an empty group past the end keeps the count
+    }
+    int s = 0;
+    for (ternion_i64 ci = warp; ci < nchunks; ci += MMVQ8T_WARPS) {
+        const ternion_i64 cn = ci + (ternion_i64)(C::STAGES - 1) * MMVQ8T_WARPS;
+        const int sn = (s + C::STAGES - 1) % C::STAGES;
+        if (cn < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + sn * C::SLOT, x, xs, nr, rowbytes, yq, yd, k, ncols, cn, nchunks, lane);
+        asm volatile("cp.async.commit_group;\n" ::);
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(C::STAGES - 1));
+        __syncwarp(); // chunk ci is in slot s for every lane (the tails' plain stores too)
+        if (ci + 1 < nchunks) {
+            mmvq8t_dot<Q, NC, true>(slots + s * C::SLOT, C::ITEMS, ncols, g, t, acc);
+        } else {
+            mmvq8t_dot<Q, NC, false>(slots + s * C::SLOT, (int)(nitems - ci * C::ITEMS), ncols, g, t, acc);
+        }
+        __syncwarp(); // slot s is read before a later iteration stages into it
+        s = s + 1 == C::STAGES ? 0 : s + 1;
+    }
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads(); // every warp is done with its slots: they hold the partial sums now
+    float * part = (float *)smem; // [warp][row][column]
+    part[(warp * 16 + g) * 8 + 2 * t] = acc[0];
+    part[(warp * 16 + g) * 8 + 2 * t + 1] = acc[1];
+    part[(warp * 16 + g + 8) * 8 + 2 * t] = acc[2];
+    part[(warp * 16 + g + 8) * 8 + 2 * t + 1] = acc[3];
+    __syncthreads();
+    float r = 0.0f;
+    if (tid < 128) {
+#pragma unroll
+        for (int w = 0; w < MMVQ8T_WARPS; w++) r += part[w * 128 + tid];
+    }
+    return r;
+#else
+    return 0.0f;
+#endif
+}
+
+// MUL_MAT for ncols ≤ 8 src1 columns against src1 quantized by q8y, as
+// mmvq8 computes it, on the tensor cores: src0 of Q with 16-byte aligned
+// rows, blocks of MMVQ8T_WARPS·32 threads, 16 rows each, grid (rows/16,
+// ne12, ne13), mmvq8t_chunk<Q, 8>'s SHARED bytes of dynamic shared memory
+// (a launch with less writes NaN rows, never past its memory).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8t(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
+                                              ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
+#if MMVQ8T_MMA
+    extern __shared__ __align__(16) unsigned char mmvq8t_smem[];
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8T_ROWS;
+    if (row0 >= src0.ne[1]) {
+        return;
+    }
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    const int nr = (int)min((ternion_i64)MMVQ8T_ROWS, src0.ne[1] - row0), nc = ncols;
+    const int r = threadIdx.x / 8, c = threadIdx.x % 8;
+    char * out = (char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3];
+    unsigned int shared;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
+    if (shared < (unsigned int)mmvq8t_chunk<Q, 8>::SHARED) {
+        if (threadIdx.x < 128 && r < nr && c < nc) *(float *)out = __int_as_float(0x7fc00000);
+        return;
+    }
+    const ternion_i64 k = src0.ne[0], col0 = dst.ne[1] * (i12 + dst.ne[2] * i13);
+    const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
+    const float v = mmvq8t_block<Q, 8>(mmvq8t_smem, x, src0.nb[1], nr, k, (const signed char *)yq + col0 * k,
+                                           (const float4 *)yd + col0 * (k / 32), nc);
+    if (threadIdx.x < 128 && r < nr && c < nc) *(float *)out = v;
+#endif
 }
 
 // MUL_MAT_ID for many tokens: the (expert slot, token) pairs grouped by
@@ -755,13 +1024,13 @@ static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q, R> & sm, ter
     const int nr = (int)min((ternion_i64)R, src0.ne[1] - row0);
     const ternion_i64 k = src0.ne[0];
     const signed char * yqc[NC];
-    const float2 * ydc[NC];
+    const float4 * ydc[NC];
 #pragma unroll
     for (int c = 0; c < NC; c++) {
         const int p = pairs[c], e = p % n_used, t = p / n_used;
         const ternion_i64 col = e % ne11 + (ternion_i64)ne11 * t;
         yqc[c] = (const signed char *)yq + col * k;
-        ydc[c] = (const float2 *)yd + col * (k / 32);
+        ydc[c] = (const float4 *)yd + col * (k / 32);
     }
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
     const float s = mmvq8_block<Q, NC, R>(sm, x, src0.nb[1], nr, k, yqc, ydc);

@@ -64,28 +64,41 @@ static __device__ __forceinline__ int quant_lut16(ternion_u32 idx, const ternion
     return (int)((ternion_byte_perm(t[0], t[1], s) & ~m) | (ternion_byte_perm(t[2], t[3], s) & m));
 }
 
-// The items of mmvq8 (integer dot products against src1 quantized to 8
-// bits): q32(b, it, q, sc, mn) gives the 32 values of item it (values
-// 32·it … 32·it + 31 of block b, 0 <= it < QK/32) as small integers q
-// (value 4i + j in byte j of q[i], signed bytes) such that value e =
-// sc[h]·q_e - mn[h] with h = e/16 when SPLIT (the halves have their own
-// scales), h = 0 otherwise; MIN says which offsets there are: 0 none, 1 one
-// for the item (mn[0]), 2 one per half.
+// The items of mmvq8 and mmvq8t (integer dot products against src1
+// quantized to 8 bits): item it of block b is its values 32·it … 32·it +
+// 31 (0 <= it < QK/32). word(b, it, i) gives values 4i … 4i + 3 of the
+// item as small integers (value 4i + j in byte j, signed bytes) and
+// scales(b, it, sc, mn) their scales and offsets: value e = sc[h]·q_e -
+// mn[h] with h = e/16 when SPLIT (the halves have their own scales), h = 0
+// otherwise; MIN says which offsets there are: 0 none, 1 one for the item
+// (mn[0]), 2 one per half. quant_q32 decodes a whole item; mmvq8t's threads
+// take 2 of its 8 words each (the tensor cores' fragment layout).
+
+// The 32 values of item it of block b as words (q[i] = word i) with their
+// scales and offsets.
+template <typename Q>
+static __device__ __forceinline__ void quant_q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+    Q::scales(b, it, sc, mn);
+#pragma unroll
+    for (int i = 0; i < 8; i++) q[i] = Q::word(b, it, i);
+}
+
+// Nibbles 4i … 4i + 3 of a q4_0-style group of 16 bytes at p (low nibbles
+// are values 0..15, high nibbles 16..31) in the low bits of 4 bytes.
+template <int A>
+static __device__ __forceinline__ int quant_nib(const unsigned char * p, int i) {
+    return (quant_ld32<A>(p + 4 * (i & 3)) >> (4 * (i >> 2))) & 0x0f0f0f0f;
+}
 
 // q4_0: f16 d; u8 qs[16]: value j = d·((qs[j] & 15) - 8), value j+16 = d·((qs[j] >> 4) - 8).
 struct ternion_q4_0 {
     static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
     static constexpr int SPLIT = 0, MIN = 1;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float * mn) {
         sc[0] = quant_f16(b);
         mn[0] = 8.0f * sc[0];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int v = quant_ld32<A>(b + 2 + 4 * i);
-            q[i] = v & 0x0f0f0f0f;
-            q[4 + i] = (v >> 4) & 0x0f0f0f0f;
-        }
     }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) { return quant_nib<A>(b + 2, i); }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
         ternion_u32 lo, hi;
@@ -100,16 +113,11 @@ struct ternion_q4_0 {
 struct ternion_q4_1 {
     static constexpr int QK = 32, BYTES = 20, A = QUANT_ALIGN(20);
     static constexpr int SPLIT = 0, MIN = 1;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float * mn) {
         sc[0] = quant_f16(b);
         mn[0] = -quant_f16(b + 2);
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int v = quant_ld32<A>(b + 4 + 4 * i);
-            q[i] = v & 0x0f0f0f0f;
-            q[4 + i] = (v >> 4) & 0x0f0f0f0f;
-        }
     }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) { return quant_nib<A>(b + 4, i); }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b), m = quant_f16(b + 2);
         ternion_u32 lo, hi;
@@ -135,16 +143,12 @@ static __device__ __forceinline__ ternion_u32 quant_q5(ternion_u32 lo, ternion_u
 struct ternion_q5_0 {
     static constexpr int QK = 32, BYTES = 22, A = QUANT_ALIGN(22);
     static constexpr int SPLIT = 0, MIN = 1;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float * mn) {
         sc[0] = quant_f16(b);
         mn[0] = 16.0f * sc[0];
-        const ternion_u32 qh = (ternion_u32)quant_ld32<A>(b + 2);
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int v = quant_ld32<A>(b + 6 + 4 * i);
-            q[i] = (v & 0x0f0f0f0f) | quant_bit4x4(qh >> (4 * i));
-            q[4 + i] = ((v >> 4) & 0x0f0f0f0f) | quant_bit4x4(qh >> (16 + 4 * i));
-        }
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) {
+        return quant_nib<A>(b + 6, i) | quant_bit4x4((ternion_u32)quant_ld32<A>(b + 2) >> (4 * i));
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b);
@@ -161,16 +165,12 @@ struct ternion_q5_0 {
 struct ternion_q5_1 {
     static constexpr int QK = 32, BYTES = 24, A = QUANT_ALIGN(24);
     static constexpr int SPLIT = 0, MIN = 1;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float * mn) {
         sc[0] = quant_f16(b);
         mn[0] = -quant_f16(b + 2);
-        const ternion_u32 qh = (ternion_u32)quant_ld32<A>(b + 4);
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int v = quant_ld32<A>(b + 8 + 4 * i);
-            q[i] = (v & 0x0f0f0f0f) | quant_bit4x4(qh >> (4 * i));
-            q[4 + i] = ((v >> 4) & 0x0f0f0f0f) | quant_bit4x4(qh >> (16 + 4 * i));
-        }
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) {
+        return quant_nib<A>(b + 8, i) | quant_bit4x4((ternion_u32)quant_ld32<A>(b + 4) >> (4 * i));
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const float d = quant_f16(b), m = quant_f16(b + 2);
@@ -197,11 +197,8 @@ static __device__ __forceinline__ void quant_i8x8(float d, const unsigned char *
 struct ternion_q8_0 {
     static constexpr int QK = 32, BYTES = 34, A = QUANT_ALIGN(34);
     static constexpr int SPLIT = 0, MIN = 0;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float *) {
-        sc[0] = quant_f16(b);
-#pragma unroll
-        for (int i = 0; i < 8; i++) q[i] = quant_ld32<A>(b + 2 + 4 * i);
-    }
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float *) { sc[0] = quant_f16(b); }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) { return quant_ld32<A>(b + 2 + 4 * i); }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         quant_i8x8<A>(quant_f16(b), b + 2 + j, v);
     }
@@ -221,7 +218,7 @@ struct ternion_q8_1 {
 struct ternion_q2_K {
     static constexpr int QK = 256, BYTES = 84, A = QUANT_ALIGN(84);
     static constexpr int SPLIT = 1, MIN = 2;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int it, float * sc, float * mn) {
         const int n = it / 4, s = it % 4;
         const float d = quant_f16(b + 80), dmin = quant_f16(b + 82);
 #pragma unroll
@@ -230,8 +227,9 @@ struct ternion_q2_K {
             sc[h] = d * (float)(v & 15);
             mn[h] = dmin * (float)(v >> 4);
         }
-#pragma unroll
-        for (int i = 0; i < 8; i++) q[i] = (quant_ld32<A>(b + 16 + 32 * n + 4 * i) >> (2 * s)) & 0x03030303;
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int it, int i) {
+        return (quant_ld32<A>(b + 16 + 32 * (it / 4) + 4 * i) >> (2 * (it % 4))) & 0x03030303;
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, s = (j % 128) / 32, l = j % 32;
@@ -250,23 +248,23 @@ struct ternion_q2_K {
 struct ternion_q3_K {
     static constexpr int QK = 256, BYTES = 110, A = QUANT_ALIGN(110);
     static constexpr int SPLIT = 1, MIN = 2;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int it, float * sc, float * mn) {
         const int n = it / 4, s = it % 4;
-        const unsigned char * scales = b + 96;
+        const unsigned char * sb = b + 96;
         const float d = quant_f16(b + 108);
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int is = 8 * n + 2 * s + h;
-            const int lo4 = is < 8 ? (scales[is] & 15) : (scales[is - 8] >> 4);
-            const int hi2 = (scales[8 + is % 4] >> (2 * (is / 4))) & 3;
+            const int lo4 = is < 8 ? (sb[is] & 15) : (sb[is - 8] >> 4);
+            const int hi2 = (sb[8 + is % 4] >> (2 * (is / 4))) & 3;
             sc[h] = d * (float)((lo4 | (hi2 << 4)) - 32);
             mn[h] = 4.0f * sc[h];
         }
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const int lo = (quant_ld32<A>(b + 32 + 32 * n + 4 * i) >> (2 * s)) & 0x03030303;
-            q[i] = lo | (((quant_ld32<A>(b + 4 * i) >> (4 * n + s)) & 0x01010101) << 2);
-        }
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int it, int i) {
+        const int n = it / 4, s = it % 4;
+        const int lo = (quant_ld32<A>(b + 32 + 32 * n + 4 * i) >> (2 * s)) & 0x03030303;
+        return lo | (((quant_ld32<A>(b + 4 * i) >> (4 * n + s)) & 0x01010101) << 2);
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, s = (j % 128) / 32, l = j % 32, is = 8 * n + 2 * s + l / 16;
@@ -304,13 +302,14 @@ static __device__ __forceinline__ void quant_scale_min_k4(int is, const unsigned
 struct ternion_q4_K {
     static constexpr int QK = 256, BYTES = 144, A = QUANT_ALIGN(144);
     static constexpr int SPLIT = 0, MIN = 1;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int it, float * sc, float * mn) {
         float s, m;
         quant_scale_min_k4(it, b + 4, s, m);
         sc[0] = quant_f16(b) * s;
         mn[0] = quant_f16(b + 2) * m;
-#pragma unroll
-        for (int i = 0; i < 8; i++) q[i] = (quant_ld32<A>(b + 16 + 32 * (it / 2) + 4 * i) >> (4 * (it & 1))) & 0x0f0f0f0f;
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int it, int i) {
+        return (quant_ld32<A>(b + 16 + 32 * (it / 2) + 4 * i) >> (4 * (it & 1))) & 0x0f0f0f0f;
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int c = j / 64, r = j % 64;
@@ -330,16 +329,12 @@ struct ternion_q4_K {
 struct ternion_q5_K {
     static constexpr int QK = 256, BYTES = 176, A = QUANT_ALIGN(176);
     static constexpr int SPLIT = 0, MIN = 1;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
-        float s, m;
-        quant_scale_min_k4(it, b + 4, s, m);
-        sc[0] = quant_f16(b) * s;
-        mn[0] = quant_f16(b + 2) * m;
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const int lo = (quant_ld32<A>(b + 48 + 32 * (it / 2) + 4 * i) >> (4 * (it & 1))) & 0x0f0f0f0f;
-            q[i] = lo | (((quant_ld32<A>(b + 16 + 4 * i) >> it) & 0x01010101) << 4);
-        }
+    static __device__ __forceinline__ void scales(const unsigned char * b, int it, float * sc, float * mn) {
+        ternion_q4_K::scales(b, it, sc, mn);
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int it, int i) {
+        const int lo = (quant_ld32<A>(b + 48 + 32 * (it / 2) + 4 * i) >> (4 * (it & 1))) & 0x0f0f0f0f;
+        return lo | (((quant_ld32<A>(b + 16 + 4 * i) >> it) & 0x01010101) << 4);
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int c = j / 64, r = j % 64, l = r % 32, bit = 2 * c + r / 32;
@@ -365,7 +360,7 @@ struct ternion_q5_K {
 struct ternion_q6_K {
     static constexpr int QK = 256, BYTES = 210, A = QUANT_ALIGN(210);
     static constexpr int SPLIT = 1, MIN = 2;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float * mn) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int it, float * sc, float * mn) {
         const int n = it / 4, g = it % 4;
         const float d = quant_f16(b + 208);
 #pragma unroll
@@ -373,11 +368,11 @@ struct ternion_q6_K {
             sc[h] = d * (float)(signed char)b[192 + 8 * n + 2 * g + h];
             mn[h] = 32.0f * sc[h];
         }
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const int lo = (quant_ld32<A>(b + 64 * n + 32 * (g & 1) + 4 * i) >> (g >= 2 ? 4 : 0)) & 0x0f0f0f0f;
-            q[i] = lo | (((quant_ld32<A>(b + 128 + 32 * n + 4 * i) >> (2 * g)) & 0x03030303) << 4);
-        }
+    }
+    static __device__ __forceinline__ int word(const unsigned char * b, int it, int i) {
+        const int n = it / 4, g = it % 4;
+        const int lo = (quant_ld32<A>(b + 64 * n + 32 * (g & 1) + 4 * i) >> (g >= 2 ? 4 : 0)) & 0x0f0f0f0f;
+        return lo | (((quant_ld32<A>(b + 128 + 32 * n + 4 * i) >> (2 * g)) & 0x03030303) << 4);
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int n = j / 128, g = (j % 128) / 32, l = j % 32;
@@ -418,27 +413,20 @@ static __device__ __forceinline__ void quant_iq4x8(float d, const unsigned char 
     for (int i = 0; i < 8; i++) v[i] = d * quant_iq4nl((quant_byte(lo, hi, i) >> sh) & 15u);
 }
 
-// The 32 values of an iq4_nl-style group of 16 bytes at p (low nibbles
-// first, then high ones) as their signed levels.
+// Values 4i … 4i + 3 of an iq4_nl-style group of 16 bytes at p (q4_0's
+// nibble order) as their signed levels.
 template <int A>
-static __device__ __forceinline__ void quant_iq4x32(const unsigned char * p, int * q) {
+static __device__ __forceinline__ int quant_iq4w(const unsigned char * p, int i) {
     const ternion_u32 levels[4] = {0xbfad9881u, 0xf6eaddcfu, 0x26190d01u, 0x71594535u}; // kvalues_iq4nl as bytes
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const ternion_u32 v = (ternion_u32)quant_ld32<A>(p + 4 * i);
-        q[i] = quant_lut16(v & 0x0f0f0f0fu, levels);
-        q[4 + i] = quant_lut16((v >> 4) & 0x0f0f0f0fu, levels);
-    }
+    return quant_lut16((ternion_u32)quant_nib<A>(p, i), levels);
 }
 
 // iq4_nl: f16 d; u8 qs[16]: value = d·levels[nibble] (q4_0's nibble order).
 struct ternion_iq4_nl {
     static constexpr int QK = 32, BYTES = 18, A = QUANT_ALIGN(18);
     static constexpr int SPLIT = 0, MIN = 0;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float *) {
-        sc[0] = quant_f16(b);
-        quant_iq4x32<A>(b + 2, q);
-    }
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float *) { sc[0] = quant_f16(b); }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) { return quant_iq4w<A>(b + 2, i); }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         quant_iq4x8<A>(quant_f16(b), b + 2 + (j & 15), j < 16 ? 0 : 4, v);
     }
@@ -450,12 +438,12 @@ struct ternion_iq4_nl {
 struct ternion_iq4_xs {
     static constexpr int QK = 256, BYTES = 136, A = QUANT_ALIGN(136);
     static constexpr int SPLIT = 0, MIN = 0;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int it, int * q, float * sc, float *) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int it, float * sc, float *) {
         const ternion_u32 sh16 = b[2] | (b[3] << 8);
         const int ls = ((b[4 + it / 2] >> (4 * (it % 2))) & 15) | (((sh16 >> (2 * it)) & 3) << 4);
         sc[0] = quant_f16(b) * (float)(ls - 32);
-        quant_iq4x32<A>(b + 8 + 16 * it, q);
     }
+    static __device__ __forceinline__ int word(const unsigned char * b, int it, int i) { return quant_iq4w<A>(b + 8 + 16 * it, i); }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const int ib = j / 32, r = j % 32;
         const ternion_u32 sh16 = b[2] | (b[3] << 8);
@@ -477,15 +465,10 @@ static __device__ __forceinline__ float mxfp4_scale(ternion_u32 e) {
 struct ternion_mxfp4 {
     static constexpr int QK = 32, BYTES = 17, A = QUANT_ALIGN(17);
     static constexpr int SPLIT = 0, MIN = 0;
-    static __device__ __forceinline__ void q32(const unsigned char * b, int, int * q, float * sc, float *) {
+    static __device__ __forceinline__ void scales(const unsigned char * b, int, float * sc, float *) { sc[0] = mxfp4_scale(b[0]); }
+    static __device__ __forceinline__ int word(const unsigned char * b, int, int i) {
         const ternion_u32 levels[4] = {0x03020100u, 0x0c080604u, 0xfdfeff00u, 0xf4f8fafcu}; // levels as bytes
-        sc[0] = mxfp4_scale(b[0]);
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const ternion_u32 v = (ternion_u32)quant_ld32<A>(b + 1 + 4 * i);
-            q[i] = quant_lut16(v & 0x0f0f0f0fu, levels);
-            q[4 + i] = quant_lut16((v >> 4) & 0x0f0f0f0fu, levels);
-        }
+        return quant_lut16((ternion_u32)quant_nib<A>(b + 1, i), levels);
     }
     static __device__ __forceinline__ void dq8(const unsigned char * b, int j, float * v) {
         const signed char levels[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};

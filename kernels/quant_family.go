@@ -19,6 +19,12 @@ var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_
 	{"q3_K", "ternion_q3_K"}, {"q4_K", "ternion_q4_K"}, {"q5_K", "ternion_q5_K"}, {"q6_K", "ternion_q6_K"},
 	{"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"}, {"mxfp4", "ternion_mxfp4"}}}
 
+// mmvq8tTypes are the mmvq8 formats mmvq8t takes (quant.cu's
+// mmvq8t_chunk): one scale an item, chunks of at most 16 items.
+var mmvq8tTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(mmvq8Types.Values), func(v Value) bool {
+	return v.Name == "q2_K" || v.Name == "q3_K" || v.Name == "q6_K"
+})}
+
 // mmvqTypes are the formats with mmvq and mmvq_id kernels (float dot
 // products): those without mmvq8 (q8_1, q8_K, the grid i-quants, tq1_0,
 // tq2_0: quant.h has no q32 for them) and those whose rows may not
@@ -36,7 +42,7 @@ var quantizers = Axis{Name: "q", Values: []Value{{"q4_0", "quantize_q4_0"}, {"q4
 // quantFamily is kernels/quant.cu: ggml's quantized formats on the device.
 var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: dequantize, GET_ROWS, quantize, MUL_MAT for up to 8 columns",
 	Kernels: []Kernel{{Name: "q8y",
-		Doc: "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float2 (scale, Σ of the block's f32 values) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block",
+		Doc: "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float4 (scale d, d·Σq, d·Σ of the first 16 q, d·Σ of the last 16) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block",
 		Params: []Param{{"src", tensor}, {"yq", ptr}, {"yd", ptr}, {"blocks", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
 			{"n", i64}}},
 		{Name: "mmid_group",
@@ -69,6 +75,11 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
 				{"ncols", i32}},
 			Axes: []Axis{mmvq8Types, {Name: "nc", Values: []Value{{"1", "1"}, {"8", "8"}}}}},
+		{Name: "mmvq8t_{q}", Body: "mmvq8t<{q}>", LaunchBounds: 256, MinBlocks: 2,
+			Doc: "mmvq8 on the tensor cores (mma.sync m16n8k32 s8; NVIDIA with arch 8.0 and later, elsewhere an empty body): dst[row, c] = Σ_k src0[row][k]·src1[c][k] for c < ncols ≤ 8, src0 of {q} with 16-byte aligned rows, src1 quantized by q8y into yq/yd; 256 threads a block (MMVQ8T_WARPS warps splitting k), 16 rows (MMVQ8T_ROWS), 2 blocks an SM (the registers capped for it); grid (rows/16, ne12, ne13); dynamic shared memory as core/ops' mmvq8tShared (less: NaN rows)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
+				{"ncols", i32}},
+			Axes: []Axis{mmvq8tTypes}},
 		{Name: "mmvq8_idg_{q}", Body: "mmvq8_idg<{q}>",
 			Doc: "MUL_MAT_ID over mmid_group's tiles: block (bx, by) computes rows 4·bx… of tile by's pairs (up to 8 of one expert; by < max_tiles) against src1 quantized by q8y (column (e % ne11) + ne11·t), src0 of {q} with 16-byte aligned rows; 128 threads a block; grid (rows/4, max_tiles)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"ne11", i32}, {"n_used", i32},

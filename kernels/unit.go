@@ -39,7 +39,10 @@ func Unit(family string) (string, error) {
 func writeEntry(b *strings.Builder, k Kernel) {
 	fmt.Fprintf(b, "// %s\n", k.Doc)
 	b.WriteString(`extern "C" __global__ void `)
-	if k.LaunchBounds > 0 {
+	switch {
+	case k.LaunchBounds > 0 && k.MinBlocks > 0:
+		fmt.Fprintf(b, "__launch_bounds__(%d, %d) ", k.LaunchBounds, k.MinBlocks)
+	case k.LaunchBounds > 0:
 		fmt.Fprintf(b, "__launch_bounds__(%d) ", k.LaunchBounds)
 	}
 	b.WriteString(k.Name + "(")

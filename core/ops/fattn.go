@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
@@ -263,40 +262,13 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
 }
 
-// fattnSmemSet remembers the (driver, function) pairs whose dynamic shared
-// memory limit was raised.
-var fattnSmemSet sync.Map
-
-// fattnSmemKey keys fattnSmemSet.
-type fattnSmemKey struct {
-	drv vendorapi.Driver
-	f   vendorapi.Function
-}
-
 // fattnMMAShared is the mma kernel's dynamic shared memory for head size
 // dim: the Q tile and one K and one V tile, 64 rows each of dim+8 halves.
 func fattnMMAShared(dim int64) uint32 { return uint32(3 * 64 * (dim + 8) * 2) }
 
 func fattnRunMMA(d Device, c fattnCall) error {
 	dim := c.k.Ne[0]
-	f, err := d.Kernel(fmt.Sprintf("fattn_mma_d%d", dim))
-	if err != nil {
-		return err
-	}
-	shared := fattnMMAShared(dim)
-	if p := d.Props(); int(shared) > p.SharedMemPerBlock {
-		if int(shared) > p.SharedMemPerBlockOptin {
-			return fmt.Errorf("fattn_mma_d%d needs %d bytes of shared memory, the device has %d", dim, shared,
-				p.SharedMemPerBlockOptin)
-		}
-		key := fattnSmemKey{d.Driver(), f}
-		if _, done := fattnSmemSet.Load(key); !done {
-			if err := d.Driver().SetMaxDynamicSharedMemory(f, int(shared)); err != nil {
-				return err
-			}
-			fattnSmemSet.Store(key, true)
-		}
-	}
 	grid := vendorapi.Dim3{X: uint32((c.q.Ne[1] + 63) / 64), Y: uint32(c.q.Ne[2]), Z: uint32(c.q.Ne[3])}
-	return d.Launch(f, grid, vendorapi.Dim3{X: 128}, shared, c.args(d, false, 0, 0))
+	return launchShared(d, fmt.Sprintf("fattn_mma_d%d", dim), grid, vendorapi.Dim3{X: 128}, fattnMMAShared(dim),
+		c.args(d, false, 0, 0))
 }

@@ -46,7 +46,7 @@ func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 	if an[0] > math.MaxInt32 || an[1] > math.MaxInt32 || bn[1] > math.MaxInt32 || bn[2]*bn[3] > math.MaxInt32 {
 		return "a dimension exceeds 2^31"
 	}
-	path, why := ChooseMulMat(mulMatShape(n))
+	path, why := ChooseMulMat(mulMatShape(n, p))
 	if path == 0 {
 		return why
 	}
@@ -58,15 +58,17 @@ func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
 	return ""
 }
 
-// mulMatShape gathers what ChooseMulMat needs of node n (switches from the
-// process environment). No rule depends on the device yet: with no mmq
-// kernels, the seed's per-cc choice between mmq and BLAS does not arise.
-func mulMatShape(n *graph.Tensor) MulMatShape {
+// mulMatShape gathers what ChooseMulMat needs of node n on a device of
+// props p (switches from the process environment): the device decides
+// whether mmvq8 runs on the tensor cores (useMMVQ8T). With no mmq kernels
+// yet, the seed's per-cc choice between mmq and BLAS does not arise.
+func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 	return MulMatShape{A: n.Src(0).Type(), B: n.Src(1).Type(), Columns: n.Src(1).Ne()[1],
 		ForceBLAS: switches.On(nil, switches.ForceBLAS), ForceMMQ: switches.On(nil, switches.ForceMMQ),
 		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535,
 		VecRows:    vecRows16(n.Src(0)) && vecRows16(n.Src(1)),
-		MMVQ8:      mmvq8Rows(n.Src(0))}
+		MMVQ8:      mmvq8Rows(n.Src(0)),
+		MMVQ8T:     useMMVQ8T(n.Src(0).Type(), p, n.Src(1).Ne()[1])}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -79,7 +81,7 @@ func vecRows16(x *graph.Tensor) bool {
 // MulMatPathOf returns the path MUL_MAT node n takes on a device with props
 // p, and why (for `ternion ops perf -v`).
 func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
-	return ChooseMulMat(mulMatShape(n))
+	return ChooseMulMat(mulMatShape(n, p))
 }
 
 // runMulMat launches the path ChooseMulMat picks.
@@ -90,7 +92,7 @@ func runMulMat(d Device, n *graph.Tensor) error {
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
 	at, bt := n.Src(0).Type(), n.Src(1).Type()
-	path, why := ChooseMulMat(mulMatShape(n))
+	path, why := ChooseMulMat(mulMatShape(n, d.Props()))
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {

@@ -54,6 +54,7 @@ type MulMatShape struct {
 	VectorSrc1 bool        // src1 is f32 (the vector kernels' operand)
 	VecRows    bool        // src0's and src1's rows are packed and 16-byte aligned (the float vector kernel's 16-byte loads)
 	MMVQ8      bool        // src0 is of a format with mmvq8 kernels and its rows start 16-byte aligned
+	MMVQ8T     bool        // src0's format has mmvq8t kernels and the device runs them (useMMVQ8T)
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -65,6 +66,9 @@ type MulMatShape struct {
 func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 	if s.A.IsQuantized() {
 		switch {
+		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns && s.MMVQ8 && s.MMVQ8T:
+			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq (mmvq8t: src1 to 8 bits, integer products on the tensor cores)",
+				s.Columns, MMVQMaxColumns)
 		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns && s.MMVQ8:
 			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq (mmvq8: src1 to 8 bits, integer dot products)",
 				s.Columns, MMVQMaxColumns)

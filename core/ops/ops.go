@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/pool"
@@ -155,6 +156,40 @@ func launch(d Device, name string, grid, block vendorapi.Dim3, shared uint32, a 
 		return err
 	}
 	return d.Launch(f, grid, block, shared, a)
+}
+
+// launchShared is launch for a kernel of shared bytes of dynamic shared
+// memory: past the device's default limit it raises the kernel's limit
+// first (once per driver and function), up to the opt-in limit; more is an
+// error naming the kernel.
+func launchShared(d Device, name string, grid, block vendorapi.Dim3, shared uint32, a *vendorapi.Args) error {
+	f, err := d.Kernel(name)
+	if err != nil {
+		return err
+	}
+	if p := d.Props(); int(shared) > p.SharedMemPerBlock {
+		if int(shared) > p.SharedMemPerBlockOptin {
+			return fmt.Errorf("%s needs %d bytes of shared memory, the device has %d", name, shared, p.SharedMemPerBlockOptin)
+		}
+		key := sharedLimitKey{d.Driver(), f}
+		if _, done := sharedLimitSet.Load(key); !done {
+			if err := d.Driver().SetMaxDynamicSharedMemory(f, int(shared)); err != nil {
+				return err
+			}
+			sharedLimitSet.Store(key, true)
+		}
+	}
+	return d.Launch(f, grid, block, shared, a)
+}
+
+// sharedLimitSet remembers the (driver, function) pairs whose dynamic shared
+// memory limit launchShared raised.
+var sharedLimitSet sync.Map
+
+// sharedLimitKey keys sharedLimitSet.
+type sharedLimitKey struct {
+	drv vendorapi.Driver
+	f   vendorapi.Function
 }
 
 // fd is the fast division by n (n ≥ 1; a zero dimension divides by 1).

@@ -2,12 +2,14 @@ package ops
 
 import (
 	"fmt"
+	"github.com/ternion/ternion/arch"
 	"slices"
 	"strings"
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/pool"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -228,6 +230,58 @@ const (
 	mmvq8Threads      = 128
 )
 
+// mmvq8tTypes are the mmvq8 formats with mmvq8t kernels (mmvq8 on the
+// tensor cores: one scale a 32-value item, chunks of at most 16 items).
+var mmvq8tTypes = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0, tensor.Q4_K, tensor.Q5_K,
+	tensor.IQ4_NL, tensor.IQ4_XS, tensor.MXFP4}
+
+// mmvq8tThreads, mmvq8tRowsPerBlock and mmvq8tWarps are quant.cu's
+// MMVQ8T_WARPS·32, MMVQ8T_ROWS and MMVQ8T_WARPS.
+const (
+	mmvq8tWarps        = 8
+	mmvq8tThreads      = 32 * mmvq8tWarps
+	mmvq8tRowsPerBlock = 16
+)
+
+// mmvq8tMinColumns is the fewest src1 columns mmvq8t takes, measured on the
+// H200 (m=4096 k=14336, one run, bench/README.md): mmvq8's dot products
+// cost about 3 µs more a column (q4_0 15.2, 21.1, 25.3, 33.6 µs for 1, 2,
+// 4, 8 columns), the tensor cores' are flat (18.4, 24.5, 24.1, 25.6); from
+// 4 columns on they are as fast or faster (q4_K 25.9 against 26.3 at 4,
+// 26.4 against 36.3 at 8).
+const mmvq8tMinColumns = 4
+
+// useMMVQ8T reports whether mmvq8 of src0 type t for cols src1 columns
+// runs on the tensor cores (mmvq8t) on a device of props p: a format
+// mmvq8t takes, at least mmvq8tMinColumns columns, and mma.sync code
+// compiled for the device (NVIDIA, arch 8.0 and later; cc 0 is the host
+// device, which runs every kernel), unless TERNION_NO_MMVQ8T.
+func useMMVQ8T(t tensor.Type, p vendorapi.Props, cols int64) bool {
+	return slices.Contains(mmvq8tTypes, t) && cols >= mmvq8tMinColumns && !switches.On(nil, switches.NoMMVQ8T) &&
+		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
+}
+
+// mmvq8tShared is the dynamic shared memory of an mmvq8t_{t} block
+// (quant.cu's mmvq8t_chunk<Q, 8> SHARED, computed the same way): per warp
+// and stage (2), a chunk of the block's 16 rows (the fewest blocks whose
+// bytes are a multiple of 16, at least 8 items of 32 values) with 8
+// columns' bytes (32 an item, 16 bytes of padding a column) and float4s
+// (16 bytes an item).
+func mmvq8tShared(t tensor.Type) uint32 {
+	bytes, ipb := t.BlockBytes(), t.BlockSize()/32
+	blocks := int64(1)
+	for (blocks*bytes)%16 != 0 {
+		blocks *= 2
+	}
+	if blocks*ipb < 8 {
+		blocks = 8 / ipb
+	}
+	items := blocks * ipb
+	const nc, stages = 8, 2
+	slot := mmvq8tRowsPerBlock*blocks*bytes + nc*(items*32+16) + nc*items*16
+	return uint32(mmvq8tWarps * stages * slot)
+}
+
 // useMMVQ8 reports whether mmvq8 multiplies src0 a of type t: a format it
 // has, with rows 16-byte aligned (it stages them with 16-byte loads; ggml's
 // rows of 256-value blocks always are, a row of 32-value blocks when its
@@ -254,13 +308,17 @@ func rowsStartAligned(x *graph.Tensor, n int64) bool {
 	return ok
 }
 
+// q8BlockSums is the bytes of q8y's float4 a 32-value block (scale and
+// sums).
+const q8BlockSums = 16
+
 // q8Columns queues q8y, which quantizes src1 b (f32, any strides, ne[0] a
 // multiple of 32) to 8 bits a value into a pool buffer: the bytes at yq,
 // the per-32 (scale, sum) pairs at yd, one column per row of b (free the
 // buffer after the kernels reading it are queued).
 func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, buf pool.Buffer, err error) {
 	k, cols := b.Ne[0], b.Ne[1]*b.Ne[2]*b.Ne[3]
-	buf, err = d.Pool().Alloc(uint64(cols*k + cols*(k/32)*8))
+	buf, err = d.Pool().Alloc(uint64(cols*k + cols*(k/32)*q8BlockSums))
 	if err != nil {
 		return 0, 0, pool.Buffer{}, err
 	}
@@ -296,23 +354,28 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
 }
 
-// runMMVQ8 quantizes src1 (q8Columns) and launches mmvq8_{q}_1 for one
-// column, mmvq8_{q}_8 for 2..8.
+// runMMVQ8 quantizes src1 (q8Columns) and launches mmvq8t_{q} where
+// useMMVQ8T allows, else mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
 func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
 		return err
 	}
 	defer buf.Free()
-	nc := "1"
+	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
+		I32(int32(b.Ne[1]))
+	if useMMVQ8T(at, d.Props(), b.Ne[1]) {
+		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8tRowsPerBlock - 1) / mmvq8tRowsPerBlock), Y: uint32(b.Ne[2]),
+			Z: uint32(b.Ne[3])}
+		return launchShared(d, "mmvq8t_"+at.String(), grid, vendorapi.Dim3{X: mmvq8tThreads}, mmvq8tShared(at), args)
+	}
+	nc := 1
 	if b.Ne[1] > 1 {
-		nc = "8"
+		nc = 8
 	}
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(b.Ne[2]),
 		Z: uint32(b.Ne[3])}
-	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
-		I32(int32(b.Ne[1]))
-	return launch(d, "mmvq8_"+at.String()+"_"+nc, grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
+	return launch(d, fmt.Sprintf("mmvq8_%s_%d", at, nc), grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
 }
 
 // mmvqSrc1 returns src1 as mmvq and mmvq_id read it: b itself when its f32

@@ -2,10 +2,12 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/kernels"
@@ -99,6 +101,58 @@ func TestUseMMVQ8(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8(c.t, c.a)) })
+	}
+}
+
+// TestUseMMVQ8T pins where mmvq8 runs on the tensor cores (its formats, on
+// NVIDIA with mma.sync code compiled, and on the host device) and that its
+// formats are the catalog's.
+func TestUseMMVQ8T(t *testing.T) {
+	for _, q := range mmvq8Types {
+		_, err := kernels.Lookup("mmvq8t_" + q.String())
+		require.Equal(t, slices.Contains(mmvq8tTypes, q), err == nil, q.String())
+	}
+	props := func(cc arch.CC, compiled ...arch.CC) vendorapi.Props {
+		return vendorapi.Props{CC: cc, CompiledArchs: compiled}
+	}
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		p    vendorapi.Props
+		cols int64
+		want bool
+	}{
+		{"q4_0 on Hopper, sm_90 compiled", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 8, true},
+		{"q4_0 on Hopper, 4 columns", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 4, true},
+		{"q4_0 on Hopper, 3 columns stay on mmvq8", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 3, false},
+		{"q4_0 on Hopper, one column stays on mmvq8", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 1, false},
+		{"q4_K on Ampere, sm_80 compiled", tensor.Q4_K, props(arch.Ampere, arch.Ampere), 8, true},
+		{"q4_0 on Hopper, only sm_75 compiled", tensor.Q4_0, props(arch.Hopper, arch.Turing), 8, false},
+		{"q4_0 on Turing", tensor.Q4_0, props(arch.Turing, arch.Turing), 8, false},
+		{"q4_0 on AMD CDNA3", tensor.Q4_0, props(arch.CDNA3), 8, false},
+		{"q6_K has no mmvq8t", tensor.Q6_K, props(arch.Hopper, arch.Hopper), 8, false},
+		{"q8_0 on the host device", tensor.Q8_0, vendorapi.Props{}, 5, true},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8T(c.t, c.p, c.cols)) })
+	}
+}
+
+// TestMMVQ8TShared pins mmvq8t's dynamic shared memory (quant.cu's
+// mmvq8t_chunk<Q, 8> SHARED, worked by hand: 8 warps × 2 stages × (16 rows
+// of a chunk + 8 columns of items·32 + 16 bytes + 8 columns of items·16)).
+func TestMMVQ8TShared(t *testing.T) {
+	for _, c := range []struct {
+		t    tensor.Type
+		want uint32
+	}{
+		{tensor.Q4_0, 8 * 2 * (16*8*18 + 8*272 + 8*128)},    // 8 blocks of 18 bytes: 88064, past the default 48 KiB
+		{tensor.Q8_0, 8 * 2 * (16*8*34 + 8*272 + 8*128)},    // 8 blocks of 34 bytes
+		{tensor.Q4_1, 8 * 2 * (16*8*20 + 8*272 + 8*128)},    // 4 blocks are a multiple of 16 bytes, 8 items wanted
+		{tensor.Q4_K, 8 * 2 * (16*144 + 8*272 + 8*128)},     // one block of 8 items
+		{tensor.IQ4_XS, 8 * 2 * (16*2*136 + 8*528 + 8*256)}, // 2 blocks of 136 bytes: 16 items
+		{tensor.MXFP4, 8 * 2 * (16*16*17 + 8*528 + 8*256)},  // 16 blocks of 17 bytes
+	} {
+		t.Run(c.t.String(), func(t *testing.T) { require.Equal(t, c.want, mmvq8tShared(c.t)) })
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ternion/ternion/core/graph"
 	_ "github.com/ternion/ternion/host"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 )
 
 // TestHostAgainstReference runs every case on the host device against
@@ -27,12 +28,31 @@ func TestHostAgainstReference(t *testing.T) {
 			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
 		})
 	}
-	// Every op kernel (the catalog's non-fixture families) ran in some case:
-	// the cases reach every path of the op planners.
 	loaded := map[string]bool{}
 	for _, k := range be.LoadedKernels() {
 		loaded[k] = true
 	}
+	// The MUL_MAT cases again with TERNION_NO_MMVQ8T: the quantized
+	// products of several columns on mmvq8, the path of devices without
+	// tensor cores (the host device takes mmvq8t, as the H200 does).
+	t.Setenv(switches.NoMMVQ8T.Name, "1")
+	dp, err := backend.Open("host", 0, backend.Options{})
+	require.NoError(t, err)
+	defer dp.Close()
+	for i, c := range cases {
+		if !strings.HasPrefix(c.Name, "MUL_MAT(") {
+			continue
+		}
+		t.Run(c.Name+"/no-mmvq8t", func(t *testing.T) {
+			r := Check(c, dp, nil, uint64(5000+i))
+			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
+		})
+	}
+	for _, k := range dp.LoadedKernels() {
+		loaded[k] = true
+	}
+	// Every op kernel (the catalog's non-fixture families) ran in some case:
+	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
 		if !k.Fixture {
 			assert.True(t, loaded[k.Name], "no op case launches kernel %s (family %s)", k.Name, k.Family)
