@@ -516,9 +516,17 @@ func init() {
 			}
 		},
 	})
-	// mmvq8_idg_{q}(dst, src0, yq, yd, ne11, n_used, list, tiles,
-	// max_tiles): block (bx, by): rows mmvq8Rows·bx… of tile by's pairs.
-	registerTemplate("mmvq8_idg", func(k kernels.Kernel) (*hostKernel, error) {
+	// mmvq8_idg_{q} and mmvq8t_idg_{q}(dst, src0, yq, yd, ne11, n_used,
+	// list, tiles, max_tiles): block (bx, by): rows mmvq8Rows·bx …
+	// (mmvq8tRows·bx …) of tile by's pairs.
+	registerTemplate("mmvq8_idg", mmvq8IDGHost(mmvq8Rows))
+	registerTemplate("mmvq8t_idg", mmvq8IDGHost(mmvq8tRows))
+}
+
+// mmvq8IDGHost makes the host implementation of mmvq8_idg or mmvq8t_idg
+// with rows rows a block.
+func mmvq8IDGHost(rows int64) func(k kernels.Kernel) (*hostKernel, error) {
+	return func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
 			return nil, err
@@ -541,8 +549,8 @@ func init() {
 				expert, count := int64(xc&0xffff), int64(xc>>16)
 				k := s0.Ne[0]
 				w := make([]float32, k)
-				for r := range int64(mmvq8Rows) {
-					row := int64(b.idx.X)*mmvq8Rows + r
+				for r := range rows {
+					row := int64(b.idx.X)*rows + r
 					if row >= s0.Ne[1] {
 						continue
 					}
@@ -557,5 +565,5 @@ func init() {
 				}
 			},
 		}, nil
-	})
+	}
 }

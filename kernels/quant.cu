@@ -747,14 +747,15 @@ static __device__ __forceinline__ void mmvq8t_cp16(void * s, const void * g) {
 
 // Queues the copies of one chunk into slot: of the nr rows xc + r·xs (the
 // chunk's bytes bytes of each, 16-byte aligned), and of the ncols columns
-// yq + c·ys (items·32 bytes each) and yd + c·ds (items float4s each). FULL:
+// yq + cols[c]·ys (items·32 bytes each) and yd + cols[c]·ds (items float4s
+// each; cols in shared memory). FULL:
 // the chunk is whole (bytes = ROW_BYTES, items = ITEMS). Each lane's copies
 // sit at the same places in every chunk, so their offsets are computed
 // once. The caller commits the group.
 template <typename Q, int NC, bool FULL>
 static __device__ __forceinline__ void mmvq8t_stage(unsigned char * slot, const unsigned char * xc, ternion_i64 xs, int nr, int bytes,
                                                     const signed char * yq, ternion_i64 ys, const float4 * yd, ternion_i64 ds,
-                                                    int ncols, int items, int lane) {
+                                                    const ternion_i64 * cols, int ncols, int items, int lane) {
     typedef mmvq8t_chunk<Q, NC> C;
     constexpr int VECS = C::ROW_BYTES / 16, XV = MMVQ8T_ROWS * VECS, YV = NC * C::ITEMS * 2, DV = NC * C::ITEMS;
 #pragma unroll
@@ -771,14 +772,14 @@ static __device__ __forceinline__ void mmvq8t_stage(unsigned char * slot, const 
     for (int u = 0; u < (YV + 31) / 32; u++) {
         const int i = lane + 32 * u, c = i / (2 * C::ITEMS), e = i % (2 * C::ITEMS);
         if ((YV % 32 == 0 || i < YV) && c < ncols && (FULL || e < 2 * items)) {
-            mmvq8t_cp16(slot + C::Y_OFF + c * C::YSTRIDE + 16 * e, yq + c * ys + 16 * e);
+            mmvq8t_cp16(slot + C::Y_OFF + c * C::YSTRIDE + 16 * e, yq + cols[c] * ys + 16 * e);
         }
     }
 #pragma unroll
     for (int u = 0; u < (DV + 31) / 32; u++) {
         const int i = lane + 32 * u, c = i / C::ITEMS, e = i % C::ITEMS;
         if ((DV % 32 == 0 || i < DV) && c < ncols && (FULL || e < items)) {
-            mmvq8t_cp16(slot + C::D_OFF + 16 * (c * C::ITEMS + e), yd + c * ds + e);
+            mmvq8t_cp16(slot + C::D_OFF + 16 * (c * C::ITEMS + e), yd + cols[c] * ds + e);
         }
     }
 }
@@ -787,15 +788,16 @@ static __device__ __forceinline__ void mmvq8t_stage(unsigned char * slot, const 
 template <typename Q, int NC>
 static __device__ __forceinline__ void mmvq8t_stage_chunk(unsigned char * slot, const unsigned char * x, ternion_i64 xs, int nr,
                                                           ternion_i64 rowbytes, const signed char * yq, const float4 * yd,
-                                                          ternion_i64 k, int ncols, ternion_i64 ci, ternion_i64 nchunks, int lane) {
+                                                          const ternion_i64 * cols, ternion_i64 k, int ncols, ternion_i64 ci,
+                                                          ternion_i64 nchunks, int lane) {
     typedef mmvq8t_chunk<Q, NC> C;
     const ternion_i64 item0 = ci * C::ITEMS;
     if (ci + 1 < nchunks) {
         mmvq8t_stage<Q, NC, true>(slot, x + ci * C::ROW_BYTES, xs, nr, C::ROW_BYTES, yq + item0 * 32, k, yd + item0, k / 32,
-                                  ncols, C::ITEMS, lane);
+                                  cols, ncols, C::ITEMS, lane);
     } else {
         mmvq8t_stage<Q, NC, false>(slot, x + ci * C::ROW_BYTES, xs, nr, (int)(rowbytes - ci * C::ROW_BYTES), yq + item0 * 32, k,
-                                   yd + item0, k / 32, ncols, (int)(k / 32 - item0), lane);
+                                   yd + item0, k / 32, cols, ncols, (int)(k / 32 - item0), lane);
     }
 }
 
@@ -870,13 +872,15 @@ static __device__ __forceinline__ void mmvq8t_dot(const unsigned char * slot, in
 
 // The dot products of the nr ≤ 16 rows x + r·xs (of Q, k values, 16-byte
 // aligned) with ncols ≤ NC columns quantized by q8y (column c's bytes at
-// yq + c·k, its float4s at yd + c·k/32): thread i < 128 returns the one of
-// row i / 8 and column i % 8 (0 for the others). Every thread of the block
-// must call it; smem is the block's dynamic shared memory (mmvq8t_chunk's
+// yq + cols[c]·k, its float4s at yd + cols[c]·k/32; cols in shared memory,
+// written before a __syncthreads): thread i < 128 returns the one of row i
+// / 8 and column i % 8 (0 for the others). Every thread of the block must
+// call it; smem is the block's dynamic shared memory (mmvq8t_chunk's
 // SHARED bytes).
 template <typename Q, int NC>
 static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const unsigned char * x, ternion_i64 xs, int nr,
-                                                     ternion_i64 k, const signed char * yq, const float4 * yd, int ncols) {
+                                                     ternion_i64 k, const signed char * yq, const float4 * yd,
+                                                     const ternion_i64 * cols, int ncols) {
 #if MMVQ8T_MMA
     typedef mmvq8t_chunk<Q, NC> C;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
@@ -887,14 +891,14 @@ static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const
 #pragma unroll
     for (int s = 0; s < C::STAGES - 1; s++) {
         const ternion_i64 ci = warp + (ternion_i64)s * MMVQ8T_WARPS;
-        if (ci < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + s * C::SLOT, x, xs, nr, rowbytes, yq, yd, k, ncols, ci, nchunks, lane);
+        if (ci < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + s * C::SLOT, x, xs, nr, rowbytes, yq, yd, cols, k, ncols, ci, nchunks, lane);
         asm volatile("cp.async.commit_group;\n" ::); // an empty group past the end keeps the count
     }
     int s = 0;
     for (ternion_i64 ci = warp; ci < nchunks; ci += MMVQ8T_WARPS) {
         const ternion_i64 cn = ci + (ternion_i64)(C::STAGES - 1) * MMVQ8T_WARPS;
         const int sn = (s + C::STAGES - 1) % C::STAGES;
-        if (cn < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + sn * C::SLOT, x, xs, nr, rowbytes, yq, yd, k, ncols, cn, nchunks, lane);
+        if (cn < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + sn * C::SLOT, x, xs, nr, rowbytes, yq, yd, cols, k, ncols, cn, nchunks, lane);
         asm volatile("cp.async.commit_group;\n" ::);
         asm volatile("cp.async.wait_group %0;\n" ::"n"(C::STAGES - 1));
         __syncwarp(); // chunk ci is in slot s for every lane (the tails' plain stores too)
@@ -925,6 +929,17 @@ static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const
 #endif
 }
 
+#if MMVQ8T_MMA
+// Whether the launch gave the block mmvq8t_chunk<Q, 8>'s SHARED bytes of
+// dynamic shared memory.
+template <typename Q>
+static __device__ __forceinline__ bool mmvq8t_shared_ok() {
+    unsigned int shared;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
+    return shared >= (unsigned int)mmvq8t_chunk<Q, 8>::SHARED;
+}
+#endif
+
 // MUL_MAT for ncols ≤ 8 src1 columns against src1 quantized by q8y, as
 // mmvq8 computes it, on the tensor cores: src0 of Q with 16-byte aligned
 // rows, blocks of MMVQ8T_WARPS·32 threads, 16 rows each, grid (rows/16,
@@ -944,16 +959,15 @@ static __device__ __forceinline__ void mmvq8t(ternion_tensor dst, ternion_tensor
     const int nr = (int)min((ternion_i64)MMVQ8T_ROWS, src0.ne[1] - row0), nc = ncols;
     const int r = threadIdx.x / 8, c = threadIdx.x % 8;
     char * out = (char *)dst.data + (row0 + r) * dst.nb[0] + c * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3];
-    unsigned int shared;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
-    if (shared < (unsigned int)mmvq8t_chunk<Q, 8>::SHARED) {
+    if (!mmvq8t_shared_ok<Q>()) {
         if (threadIdx.x < 128 && r < nr && c < nc) *(float *)out = __int_as_float(0x7fc00000);
         return;
     }
-    const ternion_i64 k = src0.ne[0], col0 = dst.ne[1] * (i12 + dst.ne[2] * i13);
+    __shared__ ternion_i64 cols[8];
+    if (threadIdx.x < 8) cols[threadIdx.x] = dst.ne[1] * (i12 + dst.ne[2] * i13) + threadIdx.x;
+    __syncthreads();
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
-    const float v = mmvq8t_block<Q, 8>(mmvq8t_smem, x, src0.nb[1], nr, k, (const signed char *)yq + col0 * k,
-                                           (const float4 *)yd + col0 * (k / 32), nc);
+    const float v = mmvq8t_block<Q, 8>(mmvq8t_smem, x, src0.nb[1], nr, src0.ne[0], (const signed char *)yq, (const float4 *)yd, cols, nc);
     if (threadIdx.x < 128 && r < nr && c < nc) *(float *)out = v;
 #endif
 }
@@ -1072,4 +1086,45 @@ static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_ten
     case 7: mmvq8_idg_tile<Q, 7, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
     default: mmvq8_idg_tile<Q, 8, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
     }
+}
+
+// MUL_MAT_ID over mmid_group's tiles on the tensor cores (mmvq8_idg's
+// work, as mmvq8t does mmvq8's): block (bx, by) computes rows 16·bx … of
+// tile by's pairs (up to 8 of one expert, the columns of one mma) against
+// src1 quantized by q8y (column (e % ne11) + ne11·t), dst [m, n_used,
+// n_tokens]; a tile of count 0 (or by >= max_tiles) does nothing. src0 of Q
+// with 16-byte aligned rows. Blocks of MMVQ8T_WARPS·32 threads, grid
+// (rows/16, max_tiles), mmvq8t_chunk<Q, 8>'s SHARED bytes of dynamic shared
+// memory (less: NaN rows).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
+                                                  int n_used, const void * list, const void * tiles, int max_tiles) {
+#if MMVQ8T_MMA
+    extern __shared__ __align__(16) unsigned char mmvq8t_smem[];
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8T_ROWS;
+    if ((int)blockIdx.y >= max_tiles) {
+        return;
+    }
+    const int * tl = (const int *)tiles + 2 * blockIdx.y;
+    const int count = tl[1] >> 16, expert = tl[1] & 0xffff;
+    if (row0 >= src0.ne[1] || count == 0) {
+        return;
+    }
+    const int * pairs = (const int *)list + tl[0];
+    const int nr = (int)min((ternion_i64)MMVQ8T_ROWS, src0.ne[1] - row0);
+    const int r = threadIdx.x / 8, c = threadIdx.x % 8;
+    const int p = pairs[min(c, count - 1)], e = p % n_used, t = p / n_used;
+    char * out = (char *)dst.data + (row0 + r) * dst.nb[0] + e * dst.nb[1] + t * dst.nb[2];
+    if (!mmvq8t_shared_ok<Q>()) {
+        if (threadIdx.x < 128 && r < nr && c < count) *(float *)out = __int_as_float(0x7fc00000);
+        return;
+    }
+    __shared__ ternion_i64 cols[8];
+    if (threadIdx.x < 8) cols[threadIdx.x] = e % ne11 + (ternion_i64)ne11 * t;
+    __syncthreads();
+    const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
+    const float v = mmvq8t_block<Q, 8>(mmvq8t_smem, x, src0.nb[1], nr, src0.ne[0], (const signed char *)yq, (const float4 *)yd, cols,
+                                       count);
+    if (threadIdx.x < 128 && r < nr && c < count) *(float *)out = v;
+#endif
 }

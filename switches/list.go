@@ -78,7 +78,7 @@ var (
 	// NoMMVQ8T keeps quantized mul_mat of several columns on the integer
 	// dot-product kernels where the tensor-core ones would run.
 	NoMMVQ8T = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8T",
-		Meaning: "quantized mul_mat of 2..8 columns uses the integer dot-product kernels (mmvq8, the path of devices without mma.sync) instead of the tensor-core ones (mmvq8t)",
+		Meaning: "quantized mul_mat of 4..8 columns uses the integer dot-product kernels (mmvq8, the path of devices without mma.sync) instead of the tensor-core ones (mmvq8t)",
 		ReadBy:  LayerCore})
 	// NoVMM uses the legacy pool instead of the VMM pool; the GPU vendors
 	// already report VMM off in the device properties.

@@ -516,7 +516,9 @@ const mmidTile = 8
 // last tile may be partial.
 func mmidMaxTiles(nExperts, pairs int64) int64 { return nExperts + (pairs+mmidTile-1)/mmidTile }
 
-// runGroupedMulMatID launches mmid_group and mmvq8_idg_{q} on src1
+// runGroupedMulMatID launches mmid_group and mmvq8t_idg_{q} (tiles of up
+// to 8 pairs as the tensor cores' 8 columns, where useMMVQ8T allows) or
+// mmvq8_idg_{q} on src1
 // already quantized (yq, yd).
 func runGroupedMulMatID(d Device, at tensor.Type, dst, a, b, ids vendorapi.TensorDesc, yq, yd vendorapi.DevicePtr) error {
 	nExperts, pairs := a.Ne[2], dst.Ne[1]*dst.Ne[2]
@@ -531,9 +533,13 @@ func runGroupedMulMatID(d Device, at tensor.Type, dst, a, b, ids vendorapi.Tenso
 	if err := launch(d, "mmid_group", vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 1024}, uint32(8*nExperts), args); err != nil {
 		return err
 	}
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(maxTiles)}
 	args = d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).I32(int32(b.Ne[1])).I32(int32(dst.Ne[1])).Ptr(list).Ptr(tiles).
 		I32(int32(maxTiles))
+	if useMMVQ8T(at, d.Props(), mmidTile) {
+		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8tRowsPerBlock - 1) / mmvq8tRowsPerBlock), Y: uint32(maxTiles)}
+		return launchShared(d, "mmvq8t_idg_"+at.String(), grid, vendorapi.Dim3{X: mmvq8tThreads}, mmvq8tShared(at), args)
+	}
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8RowsPerBlock - 1) / mmvq8RowsPerBlock), Y: uint32(maxTiles)}
 	return launch(d, "mmvq8_idg_"+at.String(), grid, vendorapi.Dim3{X: mmvq8Threads}, 0, args)
 }
 
