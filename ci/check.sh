@@ -137,8 +137,10 @@ cell_host() {
   step need_cc
   step check_gofmt
   step go vet ./...
+  # The race detector slows the host device's op cases ~8×: core/optest runs
+  # past go test's default 10-minute limit under it.
   # shellcheck disable=SC2086
-  step go test -race ${GO_TEST_FLAGS:-} ./...
+  step go test -race -timeout 30m ${GO_TEST_FLAGS:-} ./...
   step env TERNION_HOST_DEVICES=2 go run ./cmd/ternion ops test -d host --split 0.7,0.3
   step env TERNION_HOST_DEVICES=3 go run ./cmd/ternion ops test -d host --split 1,0,1
   step env TERNION_HOST_DEVICES=4 go run ./cmd/ternion ops test -d host --split default
