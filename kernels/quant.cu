@@ -697,6 +697,7 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
 #define MMVQ8T_WARPS 8
 #define MMVQ8T_ROWS 16
 #define MMVQ8T_STAGES 2
+#define MMVQ8T_COLS 8 // column slots: the mma's N
 
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define MMVQ8T_MMA 1
@@ -709,7 +710,7 @@ constexpr int mmvq8t_align_blocks(int bytes) {
     return bytes % 16 == 0 ? 1 : bytes % 8 == 0 ? 2 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 8 : 16;
 }
 
-// The chunk of mmvq8t for format Q and NC column slots: BLOCKS blocks of a
+// The chunk of mmvq8t for format Q: BLOCKS blocks of a
 // row (ITEMS 32-value items, at least 8; BLOCKS·Q::BYTES a multiple of 16),
 // and a warp's slot for one: the 16 rows' bytes (ROW_BYTES each), each
 // column's ITEMS·32 bytes (YSTRIDE apart: 16 bytes of padding keep the
@@ -717,7 +718,7 @@ constexpr int mmvq8t_align_blocks(int bytes) {
 // MMVQ8T_STAGES slots a warp (4 would not fit q8_0's 8 columns; 2 keep 2
 // blocks an SM); SHARED is a block's dynamic shared memory (core/ops
 // computes the same: mmvq8tShared).
-template <typename Q, int NC>
+template <typename Q>
 struct mmvq8t_chunk {
     static constexpr int IPB = Q::QK / 32;
     static constexpr int BLOCKS = mmvq8t_align_blocks(Q::BYTES) * IPB >= 8 ? mmvq8t_align_blocks(Q::BYTES) : 8 / IPB;
@@ -725,8 +726,8 @@ struct mmvq8t_chunk {
     static constexpr int ROW_BYTES = BLOCKS * Q::BYTES;
     static constexpr int YSTRIDE = ITEMS * 32 + 16;
     static constexpr int Y_OFF = MMVQ8T_ROWS * ROW_BYTES;
-    static constexpr int D_OFF = Y_OFF + NC * YSTRIDE;
-    static constexpr int SLOT = D_OFF + NC * ITEMS * 16;
+    static constexpr int D_OFF = Y_OFF + MMVQ8T_COLS * YSTRIDE;
+    static constexpr int SLOT = D_OFF + MMVQ8T_COLS * ITEMS * 16;
     static constexpr int STAGES = MMVQ8T_STAGES;
     static constexpr int SHARED = MMVQ8T_WARPS * STAGES * SLOT;
     static_assert(ITEMS <= 16 && !Q::SPLIT && Q::MIN < 2, "mmvq8t takes formats of one scale an item and chunks of at most 16 items");
@@ -752,12 +753,12 @@ static __device__ __forceinline__ void mmvq8t_cp16(void * s, const void * g) {
 // the chunk is whole (bytes = ROW_BYTES, items = ITEMS). Each lane's copies
 // sit at the same places in every chunk, so their offsets are computed
 // once. The caller commits the group.
-template <typename Q, int NC, bool FULL>
+template <typename Q, bool FULL>
 static __device__ __forceinline__ void mmvq8t_stage(unsigned char * slot, const unsigned char * xc, ternion_i64 xs, int nr, int bytes,
                                                     const signed char * yq, ternion_i64 ys, const float4 * yd, ternion_i64 ds,
                                                     const ternion_i64 * cols, int ncols, int items, int lane) {
-    typedef mmvq8t_chunk<Q, NC> C;
-    constexpr int VECS = C::ROW_BYTES / 16, XV = MMVQ8T_ROWS * VECS, YV = NC * C::ITEMS * 2, DV = NC * C::ITEMS;
+    typedef mmvq8t_chunk<Q> C;
+    constexpr int VECS = C::ROW_BYTES / 16, XV = MMVQ8T_ROWS * VECS, YV = MMVQ8T_COLS * C::ITEMS * 2, DV = MMVQ8T_COLS * C::ITEMS;
 #pragma unroll
     for (int u = 0; u < (XV + 31) / 32; u++) {
         const int i = lane + 32 * u, r = i / VECS, e = i % VECS;
@@ -785,18 +786,18 @@ static __device__ __forceinline__ void mmvq8t_stage(unsigned char * slot, const 
 }
 
 // Stages chunk ci (of nchunks; the last may be partial) into slot.
-template <typename Q, int NC>
+template <typename Q>
 static __device__ __forceinline__ void mmvq8t_stage_chunk(unsigned char * slot, const unsigned char * x, ternion_i64 xs, int nr,
                                                           ternion_i64 rowbytes, const signed char * yq, const float4 * yd,
                                                           const ternion_i64 * cols, ternion_i64 k, int ncols, ternion_i64 ci,
                                                           ternion_i64 nchunks, int lane) {
-    typedef mmvq8t_chunk<Q, NC> C;
+    typedef mmvq8t_chunk<Q> C;
     const ternion_i64 item0 = ci * C::ITEMS;
     if (ci + 1 < nchunks) {
-        mmvq8t_stage<Q, NC, true>(slot, x + ci * C::ROW_BYTES, xs, nr, C::ROW_BYTES, yq + item0 * 32, k, yd + item0, k / 32,
+        mmvq8t_stage<Q, true>(slot, x + ci * C::ROW_BYTES, xs, nr, C::ROW_BYTES, yq + item0 * 32, k, yd + item0, k / 32,
                                   cols, ncols, C::ITEMS, lane);
     } else {
-        mmvq8t_stage<Q, NC, false>(slot, x + ci * C::ROW_BYTES, xs, nr, (int)(rowbytes - ci * C::ROW_BYTES), yq + item0 * 32, k,
+        mmvq8t_stage<Q, false>(slot, x + ci * C::ROW_BYTES, xs, nr, (int)(rowbytes - ci * C::ROW_BYTES), yq + item0 * 32, k,
                                    yd + item0, k / 32, cols, ncols, (int)(k / 32 - item0), lane);
     }
 }
@@ -805,17 +806,17 @@ static __device__ __forceinline__ void mmvq8t_stage_chunk(unsigned char * slot, 
 // and g + 8 times columns 2t and 2t + 1 (acc[0], acc[1] row g; acc[2],
 // acc[3] row g + 8). FULL: items is the chunk's ITEMS (no branch between
 // the items, so their loads can be issued together).
-template <typename Q, int NC, bool FULL>
+template <typename Q, bool FULL>
 static __device__ __forceinline__ void mmvq8t_dot(const unsigned char * slot, int items, int ncols, int g, int t, float * acc) {
-    typedef mmvq8t_chunk<Q, NC> C;
+    typedef mmvq8t_chunk<Q> C;
     const unsigned char * x0 = slot + g * C::ROW_BYTES;
     const unsigned char * x1 = slot + (g + 8) * C::ROW_BYTES;
     const unsigned char * yc = slot + C::Y_OFF + g * C::YSTRIDE + 4 * t;
     const bool yin = g < ncols;
-    // the float4s of columns 2t and 2t + 1 (clamped to the slot's columns:
-    // a lane's results for columns past ncols are never written)
-    const float4 * d0 = (const float4 *)(slot + C::D_OFF) + min(2 * t, NC - 1) * C::ITEMS;
-    const float4 * d1 = (const float4 *)(slot + C::D_OFF) + min(2 * t + 1, NC - 1) * C::ITEMS;
+    // the float4s of columns 2t and 2t + 1 (a lane's results for columns
+    // past ncols are never written)
+    const float4 * d0 = (const float4 *)(slot + C::D_OFF) + 2 * t * C::ITEMS;
+    const float4 * d1 = d0 + C::ITEMS;
     // Items in groups of 4: every load of a group first, then its mmas, then
     // the scaling, so that the shared-memory and mma latencies of 4 items
     // overlap (one item at a time, a warp waited on each in turn).
@@ -841,7 +842,7 @@ static __device__ __forceinline__ void mmvq8t_dot(const unsigned char * slot, in
             y[u][0] = yin ? *(const int *)(yc + 32 * j) : 0;
             y[u][1] = yin ? *(const int *)(yc + 32 * j + 16) : 0;
             e0[u] = d0[j];
-            if (NC > 1) e1[u] = d1[j];
+            e1[u] = d1[j];
         }
 #pragma unroll
         for (int u = 0; u < G; u++) {
@@ -853,17 +854,13 @@ static __device__ __forceinline__ void mmvq8t_dot(const unsigned char * slot, in
             if (!FULL && j0 + u >= items) continue;
             acc[0] += s0[u][0] * (e0[u].x * (float)c[u][0]);
             acc[2] += s1[u][0] * (e0[u].x * (float)c[u][2]);
+            acc[1] += s0[u][0] * (e1[u].x * (float)c[u][1]);
+            acc[3] += s1[u][0] * (e1[u].x * (float)c[u][3]);
             if (Q::MIN == 1) {
                 acc[0] -= m0[u][0] * e0[u].y;
                 acc[2] -= m1[u][0] * e0[u].y;
-            }
-            if (NC > 1) {
-                acc[1] += s0[u][0] * (e1[u].x * (float)c[u][1]);
-                acc[3] += s1[u][0] * (e1[u].x * (float)c[u][3]);
-                if (Q::MIN == 1) {
-                    acc[1] -= m0[u][0] * e1[u].y;
-                    acc[3] -= m1[u][0] * e1[u].y;
-                }
+                acc[1] -= m0[u][0] * e1[u].y;
+                acc[3] -= m1[u][0] * e1[u].y;
             }
         }
     }
@@ -871,18 +868,18 @@ static __device__ __forceinline__ void mmvq8t_dot(const unsigned char * slot, in
 #endif
 
 // The dot products of the nr ≤ 16 rows x + r·xs (of Q, k values, 16-byte
-// aligned) with ncols ≤ NC columns quantized by q8y (column c's bytes at
+// aligned) with ncols ≤ 8 columns quantized by q8y (column c's bytes at
 // yq + cols[c]·k, its float4s at yd + cols[c]·k/32; cols in shared memory,
 // written before a __syncthreads): thread i < 128 returns the one of row i
 // / 8 and column i % 8 (0 for the others). Every thread of the block must
 // call it; smem is the block's dynamic shared memory (mmvq8t_chunk's
 // SHARED bytes).
-template <typename Q, int NC>
+template <typename Q>
 static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const unsigned char * x, ternion_i64 xs, int nr,
                                                      ternion_i64 k, const signed char * yq, const float4 * yd,
                                                      const ternion_i64 * cols, int ncols) {
 #if MMVQ8T_MMA
-    typedef mmvq8t_chunk<Q, NC> C;
+    typedef mmvq8t_chunk<Q> C;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
     unsigned char * slots = smem + warp * C::STAGES * C::SLOT;
     const ternion_i64 nitems = k / 32, rowbytes = k / Q::QK * Q::BYTES;
@@ -891,21 +888,21 @@ static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const
 #pragma unroll
     for (int s = 0; s < C::STAGES - 1; s++) {
         const ternion_i64 ci = warp + (ternion_i64)s * MMVQ8T_WARPS;
-        if (ci < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + s * C::SLOT, x, xs, nr, rowbytes, yq, yd, cols, k, ncols, ci, nchunks, lane);
+        if (ci < nchunks) mmvq8t_stage_chunk<Q>(slots + s * C::SLOT, x, xs, nr, rowbytes, yq, yd, cols, k, ncols, ci, nchunks, lane);
         asm volatile("cp.async.commit_group;\n" ::); // an empty group past the end keeps the count
     }
     int s = 0;
     for (ternion_i64 ci = warp; ci < nchunks; ci += MMVQ8T_WARPS) {
         const ternion_i64 cn = ci + (ternion_i64)(C::STAGES - 1) * MMVQ8T_WARPS;
         const int sn = (s + C::STAGES - 1) % C::STAGES;
-        if (cn < nchunks) mmvq8t_stage_chunk<Q, NC>(slots + sn * C::SLOT, x, xs, nr, rowbytes, yq, yd, cols, k, ncols, cn, nchunks, lane);
+        if (cn < nchunks) mmvq8t_stage_chunk<Q>(slots + sn * C::SLOT, x, xs, nr, rowbytes, yq, yd, cols, k, ncols, cn, nchunks, lane);
         asm volatile("cp.async.commit_group;\n" ::);
         asm volatile("cp.async.wait_group %0;\n" ::"n"(C::STAGES - 1));
         __syncwarp(); // chunk ci is in slot s for every lane (the tails' plain stores too)
         if (ci + 1 < nchunks) {
-            mmvq8t_dot<Q, NC, true>(slots + s * C::SLOT, C::ITEMS, ncols, g, t, acc);
+            mmvq8t_dot<Q, true>(slots + s * C::SLOT, C::ITEMS, ncols, g, t, acc);
         } else {
-            mmvq8t_dot<Q, NC, false>(slots + s * C::SLOT, (int)(nitems - ci * C::ITEMS), ncols, g, t, acc);
+            mmvq8t_dot<Q, false>(slots + s * C::SLOT, (int)(nitems - ci * C::ITEMS), ncols, g, t, acc);
         }
         __syncwarp(); // slot s is read before a later iteration stages into it
         s = s + 1 == C::STAGES ? 0 : s + 1;
@@ -930,20 +927,20 @@ static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const
 }
 
 #if MMVQ8T_MMA
-// Whether the launch gave the block mmvq8t_chunk<Q, 8>'s SHARED bytes of
+// Whether the launch gave the block mmvq8t_chunk<Q>'s SHARED bytes of
 // dynamic shared memory.
 template <typename Q>
 static __device__ __forceinline__ bool mmvq8t_shared_ok() {
     unsigned int shared;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
-    return shared >= (unsigned int)mmvq8t_chunk<Q, 8>::SHARED;
+    return shared >= (unsigned int)mmvq8t_chunk<Q>::SHARED;
 }
 #endif
 
 // MUL_MAT for ncols ≤ 8 src1 columns against src1 quantized by q8y, as
 // mmvq8 computes it, on the tensor cores: src0 of Q with 16-byte aligned
 // rows, blocks of MMVQ8T_WARPS·32 threads, 16 rows each, grid (rows/16,
-// ne12, ne13), mmvq8t_chunk<Q, 8>'s SHARED bytes of dynamic shared memory
+// ne12, ne13), mmvq8t_chunk<Q>'s SHARED bytes of dynamic shared memory
 // (a launch with less writes NaN rows, never past its memory).
 template <typename Q>
 static __device__ __forceinline__ void mmvq8t(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
@@ -967,7 +964,7 @@ static __device__ __forceinline__ void mmvq8t(ternion_tensor dst, ternion_tensor
     if (threadIdx.x < 8) cols[threadIdx.x] = dst.ne[1] * (i12 + dst.ne[2] * i13) + threadIdx.x;
     __syncthreads();
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
-    const float v = mmvq8t_block<Q, 8>(mmvq8t_smem, x, src0.nb[1], nr, src0.ne[0], (const signed char *)yq, (const float4 *)yd, cols, nc);
+    const float v = mmvq8t_block<Q>(mmvq8t_smem, x, src0.nb[1], nr, src0.ne[0], (const signed char *)yq, (const float4 *)yd, cols, nc);
     if (threadIdx.x < 128 && r < nr && c < nc) *(float *)out = v;
 #endif
 }
@@ -1030,6 +1027,19 @@ extern "C" __global__ void mmid_group(ternion_tensor ids, ternion_tensor dst, in
     }
 }
 
+// The pairs of mmid_group's tile blockIdx.y (in list), with their count
+// and expert; nullptr for a tile at or past max_tiles or of count 0.
+static __device__ __forceinline__ const int * mmid_tile(const void * list, const void * tiles, int max_tiles, int & count,
+                                                        int & expert) {
+    if ((int)blockIdx.y >= max_tiles) {
+        return nullptr;
+    }
+    const int * tl = (const int *)tiles + 2 * blockIdx.y;
+    count = tl[1] >> 16;
+    expert = tl[1] & 0xffff;
+    return count == 0 ? nullptr : (const int *)list + tl[0];
+}
+
 // One tile of mmvq8_idg with NC pairs (its count).
 template <typename Q, int NC, int R>
 static __device__ __forceinline__ void mmvq8_idg_tile(mmvq8_smem<Q, R> & sm, ternion_tensor dst, ternion_tensor src0, const void * yq,
@@ -1067,15 +1077,11 @@ static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_ten
     constexpr int R = MMVQ8_ROWS;
     __shared__ mmvq8_smem<Q, R> sm;
     const ternion_i64 row0 = (ternion_i64)blockIdx.x * R;
-    if ((int)blockIdx.y >= max_tiles) {
+    int count, expert;
+    const int * pairs = mmid_tile(list, tiles, max_tiles, count, expert);
+    if (pairs == nullptr || row0 >= src0.ne[1]) {
         return;
     }
-    const int * tl = (const int *)tiles + 2 * blockIdx.y;
-    const int count = tl[1] >> 16, expert = tl[1] & 0xffff;
-    if (row0 >= src0.ne[1] || count == 0) {
-        return;
-    }
-    const int * pairs = (const int *)list + tl[0];
     switch (count) {
     case 1: mmvq8_idg_tile<Q, 1, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
     case 2: mmvq8_idg_tile<Q, 2, R>(sm, dst, src0, yq, yd, ne11, n_used, pairs, expert, row0); break;
@@ -1094,7 +1100,7 @@ static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_ten
 // src1 quantized by q8y (column (e % ne11) + ne11·t), dst [m, n_used,
 // n_tokens]; a tile of count 0 (or by >= max_tiles) does nothing. src0 of Q
 // with 16-byte aligned rows. Blocks of MMVQ8T_WARPS·32 threads, grid
-// (rows/16, max_tiles), mmvq8t_chunk<Q, 8>'s SHARED bytes of dynamic shared
+// (rows/16, max_tiles), mmvq8t_chunk<Q>'s SHARED bytes of dynamic shared
 // memory (less: NaN rows).
 template <typename Q>
 static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
@@ -1102,15 +1108,11 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
 #if MMVQ8T_MMA
     extern __shared__ __align__(16) unsigned char mmvq8t_smem[];
     const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8T_ROWS;
-    if ((int)blockIdx.y >= max_tiles) {
+    int count, expert;
+    const int * pairs = mmid_tile(list, tiles, max_tiles, count, expert);
+    if (pairs == nullptr || row0 >= src0.ne[1]) {
         return;
     }
-    const int * tl = (const int *)tiles + 2 * blockIdx.y;
-    const int count = tl[1] >> 16, expert = tl[1] & 0xffff;
-    if (row0 >= src0.ne[1] || count == 0) {
-        return;
-    }
-    const int * pairs = (const int *)list + tl[0];
     const int nr = (int)min((ternion_i64)MMVQ8T_ROWS, src0.ne[1] - row0);
     const int r = threadIdx.x / 8, c = threadIdx.x % 8;
     const int p = pairs[min(c, count - 1)], e = p % n_used, t = p / n_used;
@@ -1123,7 +1125,7 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
     if (threadIdx.x < 8) cols[threadIdx.x] = e % ne11 + (ternion_i64)ne11 * t;
     __syncthreads();
     const unsigned char * x = (const unsigned char *)src0.data + row0 * src0.nb[1] + expert * src0.nb[2];
-    const float v = mmvq8t_block<Q, 8>(mmvq8t_smem, x, src0.nb[1], nr, src0.ne[0], (const signed char *)yq, (const float4 *)yd, cols,
+    const float v = mmvq8t_block<Q>(mmvq8t_smem, x, src0.nb[1], nr, src0.ne[0], (const signed char *)yq, (const float4 *)yd, cols,
                                        count);
     if (threadIdx.x < 128 && r < nr && c < count) *(float *)out = v;
 #endif
