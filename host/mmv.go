@@ -58,12 +58,50 @@ func init() {
 	// mmvn_{t}(dst, src0, src1, r2, r3, ncols): kernels.MMVVRows rows a
 	// block for 2 ≤ ncols ≤ 8 columns, 16-byte aligned rows; each dot
 	// product summed in float64.
-	registerTemplate("mmvn", func(k kernels.Kernel) (*hostKernel, error) {
+	registerTemplate("mmvn", mmvnHost(func(t string) int64 { return int64(kernels.MMVVRows(t)) }))
+	// mmvt_{t}(dst, src0, src1, r2, r3, ncols): mmvn's product with
+	// mmvtRows rows a block (the device rounds src1 to {t} for its tensor
+	// cores; here the products are exact, within MUL_MAT's error bound of
+	// the device's).
+	registerTemplate("mmvt", mmvnHost(func(string) int64 { return mmvtRows }))
+	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
+	register("batched_ptrs", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			n := a.I64At(4) * a.I64At(5)
+			if n < 0 || n > 1<<40 {
+				return []buffer{{param: "out", bad: "ne12*ne13 is out of range"}}
+			}
+			return []buffer{elems("out", a.PtrAt(0), 3*n, 8)}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			out := i64s(m[0])
+			pa, pb, pc := a.I64At(1), a.I64At(2), a.I64At(3)
+			ne12, ne13 := a.I64At(4), a.I64At(5)
+			nba2, nba3, nbb2, nbb3, nbc2, nbc3 := a.I64At(6), a.I64At(7), a.I64At(8), a.I64At(9), a.I64At(10), a.I64At(11)
+			r2, r3 := a.I64At(12), a.I64At(13)
+			n := ne12 * ne13
+			b.gridStride(n, func(i int64) {
+				i12, i13 := i%ne12, i/ne12
+				out[i] = pa + (i12/r2)*nba2 + (i13/r3)*nba3
+				out[n+i] = pb + i12*nbb2 + i13*nbb3
+				out[2*n+i] = pc + i12*nbc2 + i13*nbc3
+			})
+		},
+	})
+}
+
+// mmvtRows is mmv.cu's MMVT_ROWS: the rows one mmvt block multiplies.
+const mmvtRows = 16
+
+// mmvnHost makes the host implementation of mmvn_{t} or mmvt_{t}, whose
+// blocks take rowsOf(t) rows for 2..8 columns.
+func mmvnHost(rowsOf func(t string) int64) func(kernels.Kernel) (*hostKernel, error) {
+	return func(k kernels.Kernel) (*hostKernel, error) {
 		t, err := elemTypeOf(k.Name, k.Bind, "t")
 		if err != nil {
 			return nil, err
 		}
-		rows := int64(kernels.MMVVRows(k.Bind["t"]))
+		rows := rowsOf(k.Bind["t"])
 		f32 := elemTypes["f32"]
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
@@ -92,29 +130,5 @@ func init() {
 				}
 			},
 		}, nil
-	})
-	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
-	register("batched_ptrs", &hostKernel{
-		buffers: func(a *vendorapi.Args) []buffer {
-			n := a.I64At(4) * a.I64At(5)
-			if n < 0 || n > 1<<40 {
-				return []buffer{{param: "out", bad: "ne12*ne13 is out of range"}}
-			}
-			return []buffer{elems("out", a.PtrAt(0), 3*n, 8)}
-		},
-		block: func(m [][]byte, a *vendorapi.Args, b block) {
-			out := i64s(m[0])
-			pa, pb, pc := a.I64At(1), a.I64At(2), a.I64At(3)
-			ne12, ne13 := a.I64At(4), a.I64At(5)
-			nba2, nba3, nbb2, nbb3, nbc2, nbc3 := a.I64At(6), a.I64At(7), a.I64At(8), a.I64At(9), a.I64At(10), a.I64At(11)
-			r2, r3 := a.I64At(12), a.I64At(13)
-			n := ne12 * ne13
-			b.gridStride(n, func(i int64) {
-				i12, i13 := i%ne12, i/ne12
-				out[i] = pa + (i12/r2)*nba2 + (i13/r3)*nba3
-				out[n+i] = pb + i12*nbb2 + i13*nbb3
-				out[2*n+i] = pc + i12*nbc2 + i13*nbc3
-			})
-		},
-	})
+	}
 }

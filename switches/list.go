@@ -80,6 +80,11 @@ var (
 	NoMMVQ8T = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8T",
 		Meaning: "quantized mul_mat of 4..8 columns uses the integer dot-product kernels (mmvq8, the path of devices without mma.sync) instead of the tensor-core ones (mmvq8t)",
 		ReadBy:  LayerCore})
+	// NoMMVT keeps f16/bf16 mul_mat of several columns off the tensor-core
+	// vector kernel.
+	NoMMVT = boolSwitch(Switch{Name: "TERNION_NO_MMVT",
+		Meaning: "f16/bf16 mul_mat of 2..8 columns uses the vector kernel (mmvn, up to 2 columns) or BLAS, the path of devices without mma.sync, instead of the tensor-core vector kernel (mmvt)",
+		ReadBy:  LayerCore})
 	// NoVMM uses the legacy pool instead of the VMM pool; the GPU vendors
 	// already report VMM off in the device properties.
 	NoVMM = boolSwitch(Switch{Name: "TERNION_NO_VMM",

@@ -68,7 +68,8 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		VectorSrc1: n.Src(1).Type() == tensor.F32 && n.Src(1).Ne()[2] <= 65535 && n.Src(1).Ne()[3] <= 65535,
 		VecRows:    vecRows16(n.Src(0)) && vecRows16(n.Src(1)),
 		MMVQ8:      mmvq8Rows(n.Src(0)),
-		MMVQ8T:     useMMVQ8T(n.Src(0).Type(), p, n.Src(1).Ne()[1])}
+		MMVQ8T:     useMMVQ8T(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
+		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1])}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -120,6 +121,9 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 		if !vec {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
+		if useMMVT(at, d.Props(), b.Ne[1]) {
+			return runMMVT(d, t, dst, a, b)
+		}
 		return runMMVN(d, t, dst, a, b)
 	}
 	name := "mmv_" + t
@@ -161,6 +165,33 @@ func runMMVN(d Device, t string, dst, a, b vendorapi.TensorDesc) error {
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	return launch(d, "mmvn_"+t, grid, vendorapi.Dim3{X: 128}, 0, args)
+}
+
+// mmvtRows is the rows one block of mmvt_{t} multiplies (mmv.cu's
+// MMVT_ROWS, the mma's M).
+const mmvtRows = 16
+
+// useMMVT reports whether MUL_MAT of f16 or bf16 src0 (type t) by cols f32
+// columns takes mmvt_{t}, the vector kernel on the tensor cores, on a
+// device of props p: 2 to 8 columns and mma.sync code compiled for the
+// device (NVIDIA, arch 8.0 and later; cc 0 is the host device, which runs
+// every kernel), unless TERNION_NO_MMVT. One column stays on mmvv (the
+// mma would waste 7 of its 8 columns: 35.1 against 29.4 µs for f16
+// m=4096 k=14336 on the H200, bench/experiments/mmvt.cu); from 2 columns
+// mmvt is the faster (33.2 µs against mmvn's 38.7 at 2, 32.5 against
+// BLAS's 44.1 at 8).
+func useMMVT(t tensor.Type, p vendorapi.Props, cols int64) bool {
+	return (t == tensor.F16 || t == tensor.BF16) && cols >= 2 && cols <= MMVQMaxColumns && !switches.On(nil, switches.NoMMVT) &&
+		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
+}
+
+// runMMVT launches mmvt_{t} for 2..8 columns (rows checked 16-byte
+// aligned): 16 rows a block of 256 threads.
+func runMMVT(d Device, t string, dst, a, b vendorapi.TensorDesc) error {
+	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvtRows - 1) / mmvtRows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
+	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
+		I32(int32(b.Ne[1]))
+	return launch(d, "mmvt_"+t, grid, vendorapi.Dim3{X: 256}, 0, args)
 }
 
 // mmvvRows is the rows one block of mmvv_{t} multiplies: the catalog's

@@ -12,7 +12,8 @@ type MulMatPath int
 
 const (
 	// PathMMV is the vector kernel for float src0 and one f32 column, or
-	// up to 8 with 16-byte aligned rows (kernels/mmv.cu).
+	// up to 8 with 16-byte aligned rows (kernels/mmv.cu: mmvn, or mmvt on
+	// the tensor cores).
 	PathMMV MulMatPath = iota + 1
 	// PathMMVQ is the quantized matrix-vector kernel for up to 8 f32
 	// columns (kernels/quant.cu's mmvq).
@@ -55,6 +56,7 @@ type MulMatShape struct {
 	VecRows    bool        // src0's and src1's rows are packed and 16-byte aligned (the float vector kernel's 16-byte loads)
 	MMVQ8      bool        // src0 is of a format with mmvq8 kernels and its rows start 16-byte aligned
 	MMVQ8T     bool        // src0's format has mmvq8t kernels and the device runs them (useMMVQ8T)
+	MMVT       bool        // src0 is f16 or bf16 and the device runs the tensor-core vector kernel (useMMVT)
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -88,6 +90,9 @@ func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 		return PathBLAS, switches.ForceBLAS.Name
 	case s.VectorSrc1 && s.Columns == 1:
 		return PathMMV, "float src0, one f32 column: the vector kernel"
+	case s.VectorSrc1 && s.VecRows && s.MMVT && s.Columns <= MMVQMaxColumns:
+		return PathMMV, fmt.Sprintf("%s src0, %d f32 columns ≤ %d, 16-byte aligned rows: the vector kernel on the tensor cores (mmvt)",
+			s.A, s.Columns, MMVQMaxColumns)
 	case s.VectorSrc1 && s.VecRows && s.Columns <= MMVMaxColumns:
 		return PathMMV, fmt.Sprintf("float src0, %d f32 columns ≤ %d, 16-byte aligned rows: the vector kernel", s.Columns, MMVMaxColumns)
 	}

@@ -4,8 +4,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
+	"github.com/ternion/ternion/vendorapi"
 )
 
 // TestChooseMulMat is the dispatch table: each row a shape, the path and
@@ -21,6 +26,12 @@ func TestChooseMulMat(t *testing.T) {
 		{"f16 two columns, rows not 16-byte aligned", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true}, PathBLAS, "BLAS"},
 		{"f16 two columns", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true}, PathMMV, "vector kernel"},
 		{"bf16 two columns", MulMatShape{A: tensor.BF16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true}, PathMMV, "2 f32 columns"},
+		{"f16 eight columns, tensor cores", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true, MMVT: true}, PathMMV, "mmvt"},
+		{"bf16 two columns, tensor cores", MulMatShape{A: tensor.BF16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true, MMVT: true}, PathMMV, "tensor cores"},
+		{"f16 one column, tensor cores", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 1, VectorSrc1: true, VecRows: true, MMVT: true}, PathMMV, "one f32 column"},
+		{"f16 eight columns, no tensor cores", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true}, PathBLAS, "BLAS"},
+		{"f16 eight columns, tensor cores, rows not aligned", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, MMVT: true}, PathBLAS, "BLAS"},
+		{"f16 eight columns, tensor cores, BLAS forced", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true, MMVT: true, ForceBLAS: true}, PathBLAS, "FORCE_BLAS"},
 		{"f32 three columns", MulMatShape{A: tensor.F32, B: tensor.F32, Columns: 3, VectorSrc1: true, VecRows: true}, PathBLAS, "BLAS"},
 		{"f16 two columns, BLAS forced", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true, ForceBLAS: true}, PathBLAS, "FORCE_BLAS"},
 		{"f16 src1 f16", MulMatShape{A: tensor.F16, B: tensor.F16, Columns: 1}, PathBLAS, "BLAS"},
@@ -43,4 +54,43 @@ func TestChooseMulMat(t *testing.T) {
 		})
 	}
 	assert.Equal(t, "dequant+blas", PathDequantBLAS.String())
+}
+
+// TestUseMMVT is mmvt's device and shape rule: f16/bf16, 2..8 columns,
+// mma.sync compiled for the device (or the host device), not switched off.
+func TestUseMMVT(t *testing.T) {
+	for _, k := range []string{"mmvt_f16", "mmvt_bf16"} {
+		_, err := kernels.Lookup(k)
+		require.NoError(t, err, k)
+	}
+	props := func(cc arch.CC, compiled ...arch.CC) vendorapi.Props {
+		return vendorapi.Props{CC: cc, CompiledArchs: compiled}
+	}
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		p    vendorapi.Props
+		cols int64
+		off  bool // TERNION_NO_MMVT set
+		want bool
+	}{
+		{"f16 on Hopper, 8 columns", tensor.F16, props(arch.Hopper, arch.Hopper), 8, false, true},
+		{"bf16 on Ampere, 2 columns", tensor.BF16, props(arch.Ampere, arch.Ampere), 2, false, true},
+		{"f16 on Hopper, one column stays on mmvv", tensor.F16, props(arch.Hopper, arch.Hopper), 1, false, false},
+		{"f16 on Hopper, 9 columns", tensor.F16, props(arch.Hopper, arch.Hopper), 9, false, false},
+		{"f32 has no mmvt", tensor.F32, props(arch.Hopper, arch.Hopper), 8, false, false},
+		{"q4_0 has no mmvt", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 8, false, false},
+		{"f16 on Hopper, only sm_75 compiled", tensor.F16, props(arch.Hopper, arch.Turing), 8, false, false},
+		{"f16 on Turing", tensor.F16, props(arch.Turing, arch.Turing), 8, false, false},
+		{"f16 on AMD CDNA3", tensor.F16, props(arch.CDNA3), 8, false, false},
+		{"bf16 on the host device", tensor.BF16, vendorapi.Props{}, 5, false, true},
+		{"f16 on Hopper, TERNION_NO_MMVT", tensor.F16, props(arch.Hopper, arch.Hopper), 8, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.off {
+				t.Setenv(switches.NoMMVT.Name, "1")
+			}
+			require.Equal(t, c.want, useMMVT(c.t, c.p, c.cols))
+		})
+	}
 }

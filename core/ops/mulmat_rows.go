@@ -50,10 +50,12 @@ func MulMatRows(src0, src1 tensor.Type) (RowsFunc, string) {
 }
 
 // mulMatRowsFloat is the row step for f32, f16 and bf16 weights: the vector
-// kernel for one column, or up to 8 with 16-byte aligned rows, else a gemm
+// kernel for one column, or several with 16-byte aligned rows (up to 8 on
+// the tensor cores), else a gemm
 // (as runMulMat chooses).
 func mulMatRowsFloat(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
-	if b.Ne[1] == 1 || (b.Ne[1] <= MMVMaxColumns && mmvVec(at, a, b)) {
+	vec := mmvVec(at, a, b) && (b.Ne[1] <= MMVMaxColumns || useMMVT(at, d.Props(), b.Ne[1]))
+	if b.Ne[1] == 1 || vec {
 		return runMMV(d, at, dst, a, b)
 	}
 	return runGemm(d, at, tensor.F32, dst, a, b)

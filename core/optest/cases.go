@@ -234,7 +234,14 @@ func firstTests() []Case {
 			// Two columns, aligned rows: the vector kernel (mmvn), 37 rows
 			// leaving its last block of rows partial.
 			mulMatCase(ta, tensor.F32, 37, 2, 1024, [2]int64{2, 1}, [2]int64{2, 1}, [4]int{0, 1, 2, 3}),
-			mulMatCase(ta, tensor.F32, 37, 1, 1024, [2]int64{2, 1}, [2]int64{2, 1}, [4]int{0, 1, 2, 3}))
+			mulMatCase(ta, tensor.F32, 37, 1, 1024, [2]int64{2, 1}, [2]int64{2, 1}, [4]int{0, 1, 2, 3}),
+			// 3..8 columns, aligned rows: f16/bf16 on the tensor cores
+			// (mmvt) where the device has them: a partial last block of 16
+			// rows, k not a multiple of its 128-value groups (1000) or below
+			// one group for each of its warps (64), broadcast batches.
+			mulMatCase(ta, tensor.F32, 37, 3, 1000, [2]int64{2, 1}, [2]int64{2, 1}, [4]int{0, 1, 2, 3}),
+			mulMatCase(ta, tensor.F32, 37, 8, 1000, [2]int64{2, 3}, [2]int64{1, 2}, [4]int{0, 1, 2, 3}),
+			mulMatCase(ta, tensor.F32, 20, 7, 64, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}))
 	}
 	out = append(out, mulMatCase(tensor.F16, tensor.F16, 16, 8, 256, [2]int64{2, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}))
 	return out

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ternion/ternion/core/backend"
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
 	_ "github.com/ternion/ternion/host"
 	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/switches"
@@ -33,10 +34,13 @@ func TestHostAgainstReference(t *testing.T) {
 	for _, k := range be.LoadedKernels() {
 		loaded[k] = true
 	}
-	// The cases mmvq8t takes, again with TERNION_NO_MMVQ8T: the quantized
-	// products of several columns on mmvq8 (mmvq8_idg), the path of devices
-	// without tensor cores (the host device takes mmvq8t, as the H200 does).
+	// The cases the tensor-core vector kernels take, again with
+	// TERNION_NO_MMVQ8T and TERNION_NO_MMVT: the products of several
+	// columns on mmvq8 (mmvq8_idg), mmvn or BLAS, the paths of devices
+	// without tensor cores (the host device takes mmvq8t and mmvt, as the
+	// H200 does).
 	t.Setenv(switches.NoMMVQ8T.Name, "1")
+	t.Setenv(switches.NoMMVT.Name, "1")
 	dp, err := backend.Open("host", 0, backend.Options{})
 	require.NoError(t, err)
 	defer dp.Close()
@@ -44,7 +48,7 @@ func TestHostAgainstReference(t *testing.T) {
 		if !tensorCoreCase(c) {
 			continue
 		}
-		t.Run(c.Name+"/no-mmvq8t", func(t *testing.T) {
+		t.Run(c.Name+"/no-tensor-cores", func(t *testing.T) {
 			r := Check(c, dp, nil, uint64(5000+i))
 			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
 		})
@@ -62,19 +66,26 @@ func TestHostAgainstReference(t *testing.T) {
 }
 
 // tensorCoreCase reports whether c is a MUL_MAT of quantized src0 and 4 to
-// 8 columns or a MUL_MAT_ID of quantized src0: the cases whose kernels
-// TERNION_NO_MMVQ8T changes (the other MUL_MAT cases run alike, so the
-// rerun skips them).
+// 8 columns, of f16 or bf16 src0 and 2 to 8 columns, or a MUL_MAT_ID of
+// quantized src0: the cases whose kernels TERNION_NO_MMVQ8T and
+// TERNION_NO_MMVT change (the other MUL_MAT cases run alike, so the rerun
+// skips them).
 func tensorCoreCase(c Case) bool {
 	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID {
 		return false
 	}
 	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	if out == nil || out.Op() != c.Op || !out.Src(0).Type().IsQuantized() {
+	if out == nil || out.Op() != c.Op {
 		return false
 	}
-	cols := out.Src(1).Ne()[1]
-	return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8
+	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
+	switch {
+	case a.IsQuantized():
+		return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8
+	case a == tensor.F16 || a == tensor.BF16:
+		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
+	}
+	return false
 }
 
 func TestNamesAreUnique(t *testing.T) {
