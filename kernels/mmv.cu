@@ -240,24 +240,23 @@ template <> struct mmvt_type<ternion_bf16s> {
 
 // One group of mmvt's loads: for each of its steps from value k0 (32
 // values a step), the lane's 16 bytes of rows x0 and x1 (a) and its 8
-// values of column y as 4 pairs (b). CHECK: the group may pass k (values
-// at or past k read as zero; k is a multiple of 8, so a lane's 8 values are
-// all in or all out).
+// values of column y as 4 pairs (b; zero where col is false: a column slot
+// past ncols). CHECK: the group may pass k; kl is k less the lane's offset
+// 8c, and a step from i < kl is in (k is a multiple of 8, so a lane's 8
+// values are all in or all out; those out read as zero).
 template <typename T, bool CHECK>
-static __device__ __forceinline__ void mmvt_load(const char * x0, const char * x1, const float * y, bool col, ternion_i64 k0, ternion_i64 k,
+static __device__ __forceinline__ void mmvt_load(const char * x0, const char * x1, const float * y, bool col, ternion_i64 k0, ternion_i64 kl,
                                                  uint4 (*a)[2], ternion_u32 (*b)[4]) {
 #pragma unroll
     for (int s = 0; s < MMVT_GROUP; s++) {
-        const ternion_i64 i = k0 + 32 * s; // this lane's first value (the lane's 8c is in x0, x1, y)
-        const bool in = !CHECK || i < k;
+        const ternion_i64 i = k0 + 32 * s; // the step's first value (the lane's own 8c are in x0, x1, y)
+        const bool in = !CHECK || i < kl;
         const ternion_i64 o = in ? i : 0;
         a[s][0] = mmvt_ldw(x0 + o * (ternion_i64)sizeof(T));
         a[s][1] = mmvt_ldw(x1 + o * (ternion_i64)sizeof(T));
         float4 f0 = mmvt_ldx(y + o), f1 = mmvt_ldx(y + o + 4);
-        if (!in || !col) {
-            a[s][0] = a[s][1] = make_uint4(0, 0, 0, 0);
-            f0 = f1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        }
+        if (!in) a[s][0] = a[s][1] = make_uint4(0, 0, 0, 0);
+        if (!in || !col) f0 = f1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         b[s][0] = mmvt_type<T>::pack(f0.x, f0.y), b[s][1] = mmvt_type<T>::pack(f0.z, f0.w);
         b[s][2] = mmvt_type<T>::pack(f1.x, f1.y), b[s][3] = mmvt_type<T>::pack(f1.z, f1.w);
     }
@@ -282,15 +281,15 @@ static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor s
     const float * y = (const float *)((const char *)src1.data + (col ? g : 0) * src1.nb[1] + i12 * src1.nb[2] + i13 * src1.nb[3]) + 8 * c;
     // The warp's groups of steps: [gb, ge) of ceil(k/32/MMVT_GROUP) in all.
     const ternion_i64 span = 32 * MMVT_GROUP, groups = (k + span - 1) / span, per = (groups + MMVT_WARPS - 1) / MMVT_WARPS;
-    const ternion_i64 gb = min(groups, warp * per), ge = min(groups, gb + per), full = k / span;
+    const ternion_i64 gb = min(groups, warp * per), ge = min(groups, gb + per), full = k / span, kl = k - 8 * c;
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     uint4 a[MMVT_GROUP][2];
     ternion_u32 b[MMVT_GROUP][4];
     if (gb < ge) {
         if (gb < full) {
-            mmvt_load<T, false>(x0, x1, y, col, gb * span, k, a, b);
+            mmvt_load<T, false>(x0, x1, y, col, gb * span, kl, a, b);
         } else {
-            mmvt_load<T, true>(x0, x1, y, col, gb * span, k, a, b);
+            mmvt_load<T, true>(x0, x1, y, col, gb * span, kl, a, b);
         }
     }
     for (ternion_i64 gi = gb; gi < ge; gi++) {
@@ -298,9 +297,9 @@ static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor s
         ternion_u32 bn[MMVT_GROUP][4];
         if (gi + 1 < ge) {
             if (gi + 1 < full) {
-                mmvt_load<T, false>(x0, x1, y, col, (gi + 1) * span, k, an, bn);
+                mmvt_load<T, false>(x0, x1, y, col, (gi + 1) * span, kl, an, bn);
             } else {
-                mmvt_load<T, true>(x0, x1, y, col, (gi + 1) * span, k, an, bn);
+                mmvt_load<T, true>(x0, x1, y, col, (gi + 1) * span, kl, an, bn);
             }
         }
 #pragma unroll

@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(32 * NW, MINB) mmvt(const half * a, const void
 }
 
 // The read ceiling: every byte of a once, 16-byte loads, R in flight a
-// thread (n a multiple of R·threads).
+// thread.
 template <int R>
 __global__ void readall(const uint4 * a, long n, unsigned * sink) {
     unsigned s = 0;
@@ -182,7 +182,7 @@ __global__ void readall(const uint4 * a, long n, unsigned * sink) {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += R * step) {
         uint4 v[R];
 #pragma unroll
-        for (int r = 0; r < R; r++) v[r] = ldw(a + i + r * step);
+        for (int r = 0; r < R; r++) v[r] = i + r * step < n ? ldw(a + i + r * step) : make_uint4(0, 0, 0, 0);
 #pragma unroll
         for (int r = 0; r < R; r++) s ^= v[r].x ^ v[r].y ^ v[r].z ^ v[r].w;
     }
@@ -234,7 +234,7 @@ int main() {
     printf("src1 f32->f16 (8 columns): %.2f us\n", timeit([&] { to_f16<<<(nx / 4 + 255) / 256, 256>>>(x, xh, nx); }));
     cublasHandle_t h;
     cublasCreate(&h);
-    for (int n : {1, 2, 4, 8}) {
+    for (int n : {2, 8}) {
         ref<<<dim3(M, n), 256>>>(a, x, yr, n);
         CK(cudaDeviceSynchronize());
         std::vector<float> want((size_t)n * M), got((size_t)n * M);
@@ -261,8 +261,8 @@ int main() {
         CK(cudaMemcpy(got.data(), y, got.size() * 4, cudaMemcpyDeviceToHost));                                             \
         printf("n=%d mmvt RT=%d NW=%d U=%d XH=%d PF=%d MINB=%d: %.2f us nmse %.2e\n", n, RT, NW, U, XH, PF, MINB, timeit(f), nmse(got, want));     \
     }
-        V(16, 8, 4, false, true, 1) V(16, 8, 4, false, true, 2) V(16, 8, 7, false, true, 1) V(16, 8, 8, false, true, 1)
-        V(16, 4, 4, false, true, 4) V(16, 4, 8, false, true, 2) V(16, 8, 2, false, true, 3) V(32, 8, 4, false, true, 2)
+        V(16, 8, 4, false, true, 1) V(16, 8, 4, false, true, 2) V(16, 8, 2, false, true, 2) V(16, 8, 7, false, true, 1)
+        V(16, 4, 4, false, true, 4) V(16, 4, 8, false, true, 2) V(32, 8, 4, false, true, 1) V(32, 8, 2, false, true, 2)
         V(16, 16, 2, false, true, 1) V(16, 16, 4, false, true, 1)
     }
     return 0;
