@@ -524,6 +524,43 @@ static __device__ __forceinline__ void mmvq8_stage(uint4 * tile, const unsigned 
 #endif
 }
 
+#if MMVQ8_ASYNC
+// A thread's copies of a whole chunk (BLOCKS blocks of each of the nr
+// rows): they sit at the same places in every chunk, so their shared
+// addresses (in tile 0; TILE bytes on for tile 1) and their offsets from
+// the chunk's first byte are computed once for the block's rows (rows of
+// fewer than 2^30 bytes: the offsets are 32-bit), and staging a chunk is a
+// cp.async a copy.
+template <typename Q, int R>
+struct mmvq8_plan {
+    typedef mmvq8_chunk<Q, R> C;
+    static constexpr unsigned int TILE = R * C::VECS * 16;
+    unsigned int dst[C::LOADS], src[C::LOADS], mask;
+    __device__ __forceinline__ mmvq8_plan(uint4 * tile0, ternion_i64 xs, int nr) {
+        mask = 0;
+#pragma unroll
+        for (int j = 0; j < C::LOADS; j++) {
+            const int i = threadIdx.x + j * MMVQ8_THREADS, r = i / C::VECS, e = i % C::VECS;
+            dst[j] = (unsigned int)__cvta_generic_to_shared(tile0 + r * C::VECS + e);
+            src[j] = (unsigned int)r * (unsigned int)xs + 16u * (unsigned int)e;
+            if (i < R * C::VECS && r < nr) mask |= 1u << j;
+        }
+    }
+    // Queues the copies of the whole chunk from block b0 of the rows at x
+    // into tile t, as one cp.async group.
+    __device__ __forceinline__ void stage(const unsigned char * x, ternion_i64 b0, int t) const {
+        x += b0 * Q::BYTES;
+#pragma unroll
+        for (int j = 0; j < C::LOADS; j++) {
+            if (mask & (1u << j)) {
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst[j] + t * TILE), "l"(x + src[j]));
+            }
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
+};
+#endif
+
 // Adds this thread's item of a staged chunk (item of the row; tile holds
 // the chunk's blocks) times the NC columns to sum[r][c] for the nr rows.
 // A thread keeps its item's src1 bytes of all NC columns in registers and
@@ -582,12 +619,23 @@ static __device__ __forceinline__ float mmvq8_block(mmvq8_smem<Q, R> & sm, const
         for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
     }
 #if MMVQ8_ASYNC
-    mmvq8_stage<Q, R>(&sm.tile[0][0][0], x, xs, nr, 0, (int)min((ternion_i64)C::BLOCKS, nblocks));
+    const mmvq8_plan<Q, R> plan(&sm.tile[0][0][0], xs, nr);
+    const bool planned = xs < (1 << 30); // the plan's 32-bit offsets hold
+    // Chunk at b0 into tile tt: whole chunks through the plan, the last
+    // partial one (or all, for rows past the plan) copy by copy.
+    auto stage = [&](ternion_i64 b, int tt) {
+        if (planned && b + C::BLOCKS <= nblocks) {
+            plan.stage(x, b, tt);
+        } else {
+            mmvq8_stage<Q, R>(&sm.tile[tt][0][0], x, xs, nr, b, (int)min((ternion_i64)C::BLOCKS, nblocks - b));
+        }
+    };
+    stage(0, 0);
     int t = 0;
     for (ternion_i64 b0 = 0; b0 < nblocks; b0 += C::BLOCKS, t ^= 1) {
         const int nb = (int)min((ternion_i64)C::BLOCKS, nblocks - b0);
         if (b0 + C::BLOCKS < nblocks) {
-            mmvq8_stage<Q, R>(&sm.tile[t ^ 1][0][0], x, xs, nr, b0 + C::BLOCKS, (int)min((ternion_i64)C::BLOCKS, nblocks - b0 - C::BLOCKS));
+            stage(b0 + C::BLOCKS, t ^ 1);
             asm volatile("cp.async.wait_group 1;\n" ::);
         } else {
             asm volatile("cp.async.wait_group 0;\n" ::);
