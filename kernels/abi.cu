@@ -6,6 +6,7 @@
 // ternion_fastdiv (sizeof, alignof, member offsets) to out[0:24]; one thread.
 extern "C" __global__ void abi_echo(int a, ternion_i64 * out, ternion_tensor t, ternion_u32 b, ternion_fastdiv fd, float c,
                                     ternion_i64 d) {
+    TERNION_KERNEL_ENTRY();
     if (blockIdx.x != 0 || threadIdx.x != 0) {
         return;
     }
@@ -35,6 +36,7 @@ extern "C" __global__ void abi_echo(int a, ternion_i64 * out, ternion_tensor t, 
 // out[b*T + t] = b*1024 + t + 1 for block b and thread t (linear, x fastest;
 // T threads per block) when b*T + t < n: which threads of a launch ran.
 extern "C" __global__ void abi_geometry(ternion_i64 * out, ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
     const ternion_i64 b = ((ternion_i64)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
     const ternion_i64 t = ((ternion_i64)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     const ternion_i64 i = b * ((ternion_i64)blockDim.x * blockDim.y * blockDim.z) + t;

@@ -8,6 +8,7 @@
 // element index into (i0, i1, i2); a grid-stride loop.
 extern "C" __global__ void add_id_f32(ternion_tensor dst, ternion_tensor a, ternion_tensor b, ternion_tensor ids, ternion_fastdiv ne0,
                                       ternion_fastdiv ne1, ternion_i64 n, unsigned int * flag) {
+    TERNION_KERNEL_ENTRY();
     for (ternion_i64 e = TERNION_TID(); e < n; e += TERNION_NTHREADS()) {
         const ternion_u32 row = ternion_fastdiv_div((ternion_u32)e, ne0);
         const ternion_u32 i0 = (ternion_u32)e - row * ne0.d;

@@ -33,6 +33,7 @@ static __device__ __forceinline__ bool argsort_before(float ka, int ia, float kb
 // chunk start: packed rows of src's ne0.
 extern "C" __global__ void argsort_chunk(float * okeys, int * oidx, ternion_tensor src, ternion_fastdiv nchunks, ternion_fastdiv ne1,
                                          ternion_fastdiv ne2, int chunk, int order) {
+    TERNION_KERNEL_ENTRY();
     extern __shared__ float argsort_smem[];
     float * keys = argsort_smem;
     int * idx = (int *)(argsort_smem + chunk);
@@ -118,6 +119,7 @@ static __device__ __forceinline__ int argsort_split1(const float * ka, const int
 extern "C" __global__ void __launch_bounds__(256) argsort_merge(float * okeys, int * oidx, const float * ikeys, const int * iidx,
                                                                  ternion_i64 nrows, ternion_i64 ne0, ternion_i64 width,
                                                                  ternion_fastdiv tiles, int order) {
+    TERNION_KERNEL_ENTRY();
     __shared__ float sk[ARGSORT_TILE];
     __shared__ int si[ARGSORT_TILE];
     __shared__ float ok[ARGSORT_TILE];
@@ -276,6 +278,7 @@ static __device__ __forceinline__ ternion_u32 argsort_radix_load(const char * sr
 extern "C" __global__ void __launch_bounds__(256)
     argsort_radix_up(ternion_u32 * hist, ternion_tensor src, const ternion_u32 * kin, ternion_fastdiv ne1, ternion_fastdiv ne2, int ncols,
                      ternion_fastdiv tiles, int shift, int order) {
+    TERNION_KERNEL_ENTRY();
     __shared__ ternion_u32 bins[256];
     const ternion_u32 row = ternion_fastdiv_div(blockIdx.x, tiles);
     const ternion_u32 t = blockIdx.x - row * tiles.d;
@@ -295,6 +298,7 @@ extern "C" __global__ void __launch_bounds__(256)
 // Block b < nrows turns the 256*tiles counts of row b of hist into exclusive
 // offsets (in their order) in place. ARGSORT_RADIX_SCAN_THREADS threads.
 extern "C" __global__ void __launch_bounds__(1024) argsort_radix_scan(ternion_u32 * hist, int nrows, int tiles) {
+    TERNION_KERNEL_ENTRY();
     if ((int)blockIdx.x >= nrows) {
         return;
     }
@@ -324,6 +328,7 @@ extern "C" __global__ void __launch_bounds__(1024) argsort_radix_scan(ternion_u3
 extern "C" __global__ void __launch_bounds__(256)
     argsort_radix_down(ternion_u32 * kout, int * iout, ternion_tensor src, const ternion_u32 * kin, const int * iin, const ternion_u32 * offs,
                        ternion_fastdiv ne1, ternion_fastdiv ne2, int ncols, ternion_fastdiv tiles, int shift, int order) {
+    TERNION_KERNEL_ENTRY();
     __shared__ ternion_u32 wcnt[ARGSORT_RADIX_WARPS][256];
     __shared__ ternion_u32 skey[ARGSORT_RADIX_TILE];
     __shared__ int sidx[ARGSORT_RADIX_TILE];

@@ -54,6 +54,7 @@ static __device__ __forceinline__ void cvt_rows(ternion_tensor dst, ternion_tens
 // multiple of 4 long and 16-byte aligned in both: 16-byte loads and stores.
 extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne1, ternion_fastdiv sne2,
                                                  ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows, void * const * dslot) {
+    TERNION_KERNEL_ENTRY();
     dst.data = ternion_copy_dst(dst, dslot);
     const ternion_i64 n4 = dst.ne[0] / 4;
     for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;

@@ -308,6 +308,7 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
 // n_head + h)·nq + iq1 of nrows; threads stride over the D values.
 extern "C" __global__ void fattn_combine(ternion_tensor dst, const float * part, const float * sinks, ternion_u32 nchunks,
                                          ternion_u32 nrows) {
+    TERNION_KERNEL_ENTRY();
     const ternion_u32 row = blockIdx.x;
     const ternion_u32 D = (ternion_u32)dst.ne[0], nq = (ternion_u32)dst.ne[2], n_head = (ternion_u32)dst.ne[1];
     const ternion_u32 iq1 = row % nq, h = (row / nq) % n_head, iq3 = row / (nq * n_head);
@@ -604,6 +605,7 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
 // iq3·n_head + h of nrows, dims 32y..32y+31; 4 warps over the chunks.
 extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * part, const float * sinks, ternion_u32 nchunks,
                                              ternion_u32 nrows) {
+    TERNION_KERNEL_ENTRY();
     // One memory round trip: every warp loads its chunks' accumulators
     // (the first FATTN_DEC_PF of them into registers) and, at the same
     // time, every chunk's (max, sum) pair, merged online into the row's

@@ -51,6 +51,7 @@ static __device__ __forceinline__ void getrows(ternion_tensor dst, ternion_tenso
 // rows 16-byte aligned: four 16-byte loads in flight per thread.
 extern "C" __global__ void getrows4_b32(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv ne10,
                                         ternion_fastdiv ne11, ternion_i64 nrows) {
+    TERNION_KERNEL_ENTRY();
     const ternion_i64 n4 = dst.ne[0] / 4;
     for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;
          row += (ternion_i64)gridDim.x * blockDim.y) {

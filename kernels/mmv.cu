@@ -160,6 +160,7 @@ static __device__ __forceinline__ void mmvn(ternion_tensor dst, ternion_tensor s
 extern "C" __global__ void batched_ptrs(ternion_i64 * out, ternion_i64 a, ternion_i64 b, ternion_i64 c, ternion_i64 ne12,
                                         ternion_i64 ne13, ternion_i64 nba2, ternion_i64 nba3, ternion_i64 nbb2, ternion_i64 nbb3,
                                         ternion_i64 nbc2, ternion_i64 nbc3, ternion_i64 r2, ternion_i64 r3) {
+    TERNION_KERNEL_ENTRY();
     const ternion_i64 n = ne12 * ne13;
     for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
         const ternion_i64 i12 = i % ne12, i13 = i / ne12;

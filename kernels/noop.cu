@@ -4,4 +4,5 @@
 
 // Does nothing.
 extern "C" __global__ void noop() {
+    TERNION_KERNEL_ENTRY();
 }

@@ -408,6 +408,7 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
 // quantize_q8_1 does.
 extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion_fastdiv blocks, ternion_fastdiv ne1, ternion_fastdiv ne2,
                                ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
     const int lane = threadIdx.x % 32;
     const ternion_i64 step = TERNION_NTHREADS() / 32;
     for (ternion_i64 g = TERNION_TID() / 32; g < n; g += step) {
@@ -1033,6 +1034,7 @@ static __device__ __forceinline__ void mmvq8t(ternion_tensor dst, ternion_tensor
 // ints; n_experts < 65536.
 extern "C" __global__ void mmid_group(ternion_tensor ids, ternion_tensor dst, int n_experts, void * list, void * tiles, int max_tiles,
                                       unsigned int * flag) {
+    TERNION_KERNEL_ENTRY();
     extern __shared__ int mmid_smem[];
     __shared__ int ntiles;
     int * cnt = mmid_smem, * cur = mmid_smem + n_experts;

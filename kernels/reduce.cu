@@ -281,11 +281,13 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
 // sumrowsb_f32: reduce_rows_block for packed 16-byte aligned rows.
 extern "C" __global__ void __launch_bounds__(512)
     sumrowsb_f32(ternion_tensor dst, ternion_tensor src, ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_i64 nrows, float scale) {
+    TERNION_KERNEL_ENTRY();
     reduce_rows_block<REDUCE_SUMROWS_NT, 4, true>(dst, src, ne1, ne2, nrows, scale);
 }
 
 // argmaxb_f32: reduce_argmax_block for packed 16-byte aligned rows.
 extern "C" __global__ void __launch_bounds__(256) argmaxb_f32(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
+    TERNION_KERNEL_ENTRY();
     reduce_argmax_block<REDUCE_ARGMAX_NT, 8, true>(dst, src, nrows);
 }
 
@@ -330,6 +332,7 @@ static __device__ __forceinline__ void reduce_flat(float * partial, ternion_i64 
 // grid-stride; ne0, ne1, ne2 divide an element number into indices.
 extern "C" __global__ void count_equal_i32(ternion_i64 * partial, ternion_i64 nparts, ternion_tensor a, ternion_tensor b, ternion_fastdiv ne0,
                                            ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
     ternion_i64 count = 0;
     for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
         const int x = *(const int *)((const char *)a.data + ternion_offset((ternion_u32)i, a, ne0, ne1, ne2));
@@ -345,6 +348,7 @@ extern "C" __global__ void count_equal_i32(ternion_i64 * partial, ternion_i64 np
 // dst[0] = scale * Σ_{i<n} partial[i] (one block, blockDim.x a multiple of
 // the warp size).
 extern "C" __global__ void reduce_final_f32(float * dst, const float * partial, ternion_i64 n, float scale) {
+    TERNION_KERNEL_ENTRY();
     float sum = 0.0f;
     for (ternion_i64 i = threadIdx.x; i < n; i += blockDim.x) {
         sum += partial[i];
@@ -358,6 +362,7 @@ extern "C" __global__ void reduce_final_f32(float * dst, const float * partial, 
 // dst[0] = Σ_{i<n} partial[i] (one block, blockDim.x a multiple of the warp
 // size).
 extern "C" __global__ void reduce_final_i64(ternion_i64 * dst, const ternion_i64 * partial, ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
     ternion_i64 sum = 0;
     for (ternion_i64 i = threadIdx.x; i < n; i += blockDim.x) {
         sum += partial[i];

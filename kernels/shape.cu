@@ -179,6 +179,7 @@ struct shape_map_nearest {
 // strides) at (i0/sf0, i1/sf1, i2/sf2, i3/sf3) truncated.
 extern "C" __global__ void upscale_nearest_f32(ternion_tensor dst, ternion_tensor src, float sf0, float sf1, float sf2,
                                                              float sf3, ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows) {
+    TERNION_KERNEL_ENTRY();
     SHAPE_FOR_ROWS(row, nrows) {
         ternion_u32 i1, i2, i3;
         ternion_row_index((ternion_u32)row, dne1, dne2, i1, i2, i3);
@@ -226,6 +227,7 @@ struct shape_map_bilinear {
 extern "C" __global__ void upscale_bilinear_f32(ternion_tensor dst, ternion_tensor src, float sf0, float sf1, float sf2,
                                                               float sf3, float off, ternion_fastdiv dne1, ternion_fastdiv dne2,
                                                               ternion_i64 nrows) {
+    TERNION_KERNEL_ENTRY();
     SHAPE_FOR_ROWS(row, nrows) {
         ternion_u32 i1, i2, i3;
         ternion_row_index((ternion_u32)row, dne1, dne2, i1, i2, i3);
@@ -241,6 +243,7 @@ extern "C" __global__ void upscale_bilinear_f32(ternion_tensor dst, ternion_tens
 
 // ARANGE: dst[i] = start + i*step (one rounding: fmaf) for i < n, grid-stride.
 extern "C" __global__ void arange_f32(float * dst, float start, float step, ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
     for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
         dst[i] = fmaf(step, (float)i, start);
     }
@@ -251,6 +254,7 @@ extern "C" __global__ void arange_f32(float * dst, float start, float step, tern
 // with f_j = exp(-log(max_period)*j/half), and 0 at 2*half when dim is odd.
 // Rows by blocks (x) and threads (y), j by threads (x); nrows = src.ne[0].
 extern "C" __global__ void tsembd_f32(ternion_tensor dst, ternion_tensor src, int dim, int max_period, ternion_i64 nrows) {
+    TERNION_KERNEL_ENTRY();
     const int half = dim / 2;
     const float lmp = -logf((float)max_period);
     SHAPE_FOR_ROWS(row, nrows) {

@@ -366,6 +366,7 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
 // elements; ne0, ne1, ne2 divide an element number into indices.
 extern "C" __global__ void diag_mask_inf_f32(ternion_tensor dst, ternion_tensor src, ternion_fastdiv ne0, ternion_fastdiv ne1,
                                              ternion_fastdiv ne2, int n_past, ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
     for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
         const ternion_u32 q0 = ternion_fastdiv_div((ternion_u32)i, ne0);
         const ternion_u32 i0 = (ternion_u32)i - q0 * ne0.d;

@@ -283,6 +283,7 @@ static __device__ __forceinline__ void glu_vec(ternion_tensor dst, ternion_tenso
 // dst[i] = src[i]*scale + bias over n4 float4 (grid-stride, four in flight
 // per thread).
 extern "C" __global__ void scale4_f32(float4 * dst, const float4 * src, float scale, float bias, ternion_i64 n4) {
+    TERNION_KERNEL_ENTRY();
     const ternion_i64 step = TERNION_NTHREADS();
     for (ternion_i64 i0 = TERNION_TID(); i0 < n4; i0 += 4 * step) {
         float4 v[4];

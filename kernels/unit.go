@@ -35,7 +35,9 @@ func Unit(family string) (string, error) {
 }
 
 // writeEntry writes k's generated entry point: a void * for each pointer (the
-// body's typed pointer is converted by ternion_ptr), other kinds as declared.
+// body's typed pointer is converted by ternion_ptr), other kinds as declared;
+// its first statement is TERNION_KERNEL_ENTRY() (vendor.h), as every
+// kernel's.
 func writeEntry(b *strings.Builder, k Kernel) {
 	fmt.Fprintf(b, "// %s\n", k.Doc)
 	b.WriteString(`extern "C" __global__ void `)
@@ -57,7 +59,7 @@ func writeEntry(b *strings.Builder, k Kernel) {
 			b.WriteString(ctype + " " + p.Name)
 		}
 	}
-	b.WriteString(") {\n    " + k.Body + "(")
+	b.WriteString(") {\n    TERNION_KERNEL_ENTRY();\n    " + k.Body + "(")
 	for i, p := range k.Params {
 		if i > 0 {
 			b.WriteString(", ")

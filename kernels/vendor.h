@@ -25,6 +25,25 @@
 
 #include "abi.h"
 
+// TERNION_KERNEL_ENTRY() is the first statement of every kernel (a test
+// checks it): on NVIDIA arch 9.0 and later it waits until the grids this one
+// depends on have completed and their writes are visible, then lets the next
+// kernel on the stream launch (programmatic dependent launch: a launch with
+// that attribute may start while the kernel before it still runs, and its
+// blocks wait here, so no kernel touches memory before its predecessor is
+// done). Without the attribute, or elsewhere, it does nothing.
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TERNION_KERNEL_ENTRY()                                                                                      \
+    do {                                                                                                           \
+        asm volatile("griddepcontrol.wait;" ::: "memory");                                                         \
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                                            \
+    } while (0)
+#else
+#define TERNION_KERNEL_ENTRY() \
+    do {                       \
+    } while (0)
+#endif
+
 // Global linear thread index and total thread count of a 1D launch.
 #define TERNION_TID() ((ternion_i64)blockIdx.x * blockDim.x + threadIdx.x)
 #define TERNION_NTHREADS() ((ternion_i64)gridDim.x * blockDim.x)

@@ -39,6 +39,7 @@ type device struct {
 	props   vendorapi.Props
 	minGran uint64     // minimum VMM granularity (0 without VMM)
 	plan    kernelPlan // where the device's kernels come from (refined per family by planFamily)
+	pdl     bool       // kernels whose code allows it launch with programmatic dependent launch (pdlDevice)
 
 	mu       sync.Mutex         // guards the fields below
 	families map[string]*family // kernel families, by name, as they are first used
@@ -151,6 +152,7 @@ func (d *Driver) initDevice(i int) (*device, error) {
 		dv.minGran = max(uint64(p.vmm_min_granularity), 1)
 	}
 	dv.plan = planKernels(a.cc, d.cfg.Image, d.cfg.ForceRTC)
+	dv.pdl = pdlDevice(vendor, a.cc, C.tn_pdl_available() != 0, d.cfg.Env)
 	if dv.plan.embedded {
 		dv.props.CompiledArchs = d.cfg.Image.Compiled()
 	}
@@ -165,6 +167,9 @@ func (d *Driver) initDevice(i int) (*device, error) {
 		"memory", dv.props.TotalMemory, "kernels", dv.plan.reason}
 	if a.override != "" {
 		attrs = append(attrs, "override", a.override)
+	}
+	if dv.pdl {
+		attrs = append(attrs, "pdl", true)
 	}
 	d.log.Info(fmt.Sprintf("%s: device %d: %s, %s, compute capability %d.%d, VMM: %s, wave size %d", d.vendor, i,
 		dv.props.Name, a.name, major, minor, vmm, dv.props.WarpSize), attrs...)

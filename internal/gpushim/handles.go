@@ -48,6 +48,7 @@ type handle struct {
 	size    uint64                // chunks: bytes
 	params  []vendorapi.ParamKind // functions: the catalog's parameter kinds
 	offsets []uint32              // functions: each parameter's offset in the packed arguments
+	pdl     bool                  // functions: launched with programmatic dependent launch
 }
 
 // handles maps the ids the driver hands out (Stream.Handle, Event.Handle, ...)

@@ -25,6 +25,7 @@ type family struct {
 	plan    kernelPlan
 	module  uint64 // 0 until loaded
 	loadErr error  // why it could not be loaded (kept: compiling is slow)
+	pdl     bool   // the loaded code waits for its predecessor in every kernel (pdlCode)
 }
 
 // Kernel returns catalog kernel name on dev, loading its family's code
@@ -63,7 +64,7 @@ func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
 	}
 	kinds := k.Kinds()
 	offsets, _ := vendorapi.Layout(kinds)
-	id := d.h.add(handle{kind: kindFunction, dev: dev, raw: uint64(raw), params: kinds, offsets: offsets})
+	id := d.h.add(handle{kind: kindFunction, dev: dev, raw: uint64(raw), params: kinds, offsets: offsets, pdl: dv.pdl && fam.pdl})
 	f := vendorapi.Function{Device: dev, Name: name, Handle: id}
 	dv.funcs[name] = f
 	return f, nil
@@ -90,6 +91,7 @@ func (d *Driver) loadFamily(dev int, dv *device, name string) (*family, error) {
 			err = d.moduleLoad(dev, fam, code)
 		}
 		if err == nil {
+			fam.pdl = pdlCode(dv.props.CC, d.cfg.Image.Archs, d.cfg.Image.PTX, false)
 			d.log.Info(fmt.Sprintf("%s from the embedded code object (%s)", where, d.cfg.Image.Describe()))
 			return fam, nil
 		}
@@ -99,6 +101,9 @@ func (d *Driver) loadFamily(dev int, dv *device, name string) (*family, error) {
 	code, err := d.rtcCode(dev, dv, name, where, fam.plan.reason)
 	if err == nil {
 		err = d.moduleLoad(dev, fam, code)
+	}
+	if err == nil {
+		fam.pdl = pdlCode(dv.props.CC, nil, 0, true)
 	}
 	if errors.Is(err, vendorapi.ErrNoKernel) {
 		fam.loadErr = err
@@ -144,8 +149,12 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 	}
 	n := len(hf.offsets)
 	bp, op := launchArgs(args, hf.offsets, n)
+	pdl := C.int32_t(0)
+	if hf.pdl {
+		pdl = 1
+	}
 	return d.fail(C.tn_launch(C.int32_t(f.Device), C.uint64_t(hf.raw), (*C.uint32_t)(unsafe.Pointer(&dm[0])),
-		C.uint32_t(sharedMem), C.uint64_t(hs.raw), bp, op, C.int32_t(n)), f.Device)
+		C.uint32_t(sharedMem), C.uint64_t(hs.raw), bp, op, C.int32_t(n), pdl), f.Device)
 }
 
 // launchArgs returns the C view of the first n arguments packed in args, at

@@ -151,7 +151,10 @@ tn_status tn_module_unload(int32_t dev, uint64_t mod);
 tn_status tn_module_function(int32_t dev, uint64_t mod, const char *name, uint64_t *out);
 tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes);
 tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint8_t *args,
-                    const uint32_t *offsets, int32_t nargs);
+                    const uint32_t *offsets, int32_t nargs, int32_t pdl);
+// tn_pdl_available says whether tn_launch can honour pdl (1) or launches
+// plainly (0): CUDA 12 headers and a driver with cuLaunchKernelEx.
+int32_t tn_pdl_available(void);
 // Benchmarks only (shim_bench.c, built with the ternion_bench tag): the
 // floor of a launch, and making dev and its driver context current.
 tn_status tn_launch_raw(uint64_t f, uint64_t s, const uint8_t *args, const uint32_t *offsets, int32_t nargs);

@@ -117,6 +117,17 @@ TN_BLAS_FUNCS(TN_DECLARE_PTR)
 #define TN_BL_LOADED(f) 1
 #endif
 
+// TN_PDL is 1 where the shim can launch with programmatic dependent launch:
+// CUDA 12 headers (cuLaunchKernelEx and its attribute), the function then
+// resolved from the driver when it has it (tn_pdl_available). HIP and MUSA
+// have none.
+#if defined(TERNION_CUDA) && defined(CUDA_VERSION) && CUDA_VERSION >= 12000
+#define TN_PDL 1
+extern __typeof__(&cuLaunchKernelEx) TN_PTR(cuLaunchKernelEx);
+#else
+#define TN_PDL 0
+#endif
+
 // tn_have_vmm is 1 when every TN_DRIVER_VMM_FUNCS function was found.
 extern int tn_have_vmm;
 // tn_device_count is the runtime's device count, set by tn_open.

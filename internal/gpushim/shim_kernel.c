@@ -1,6 +1,8 @@
 //go:build cuda || hip || musa
 
 // shim_kernel.c - code objects, kernel functions and launches (driver API).
+#include <string.h>
+
 #include "shim_impl.h"
 
 tn_status tn_module_load(int32_t dev, const void *image, uint64_t *out) {
@@ -38,14 +40,45 @@ tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes) {
     return tn_ok();
 }
 
-// tn_launch is one cuLaunchKernel. args holds the arguments packed as the
+int32_t tn_pdl_available(void) {
+#if TN_PDL
+    return TN_PTR(cuLaunchKernelEx) != NULL;
+#else
+    return 0;
+#endif
+}
+
+// tn_launch is one cuLaunchKernel, or with pdl (where tn_pdl_available) one
+// cuLaunchKernelEx that lets the kernel start before the one before it on
+// the stream ends (programmatic stream serialization: the kernel's
+// TERNION_KERNEL_ENTRY waits for it). args holds the arguments packed as the
 // kernel's parameter list lays them out, offsets[i] is argument i's offset in
-// it; cuLaunchKernel copies the values before it returns.
+// it; the launch copies the values before it returns.
 tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint8_t *args,
-                    const uint32_t *offsets, int32_t nargs) {
+                    const uint32_t *offsets, int32_t nargs, int32_t pdl) {
     void *params[TN_MAX_ARGS];
     TN_TRY(tn_launch_params(params, args, offsets, nargs));
     TN_TRY(tn_use_device_ctx(dev));
+#if TN_PDL
+    if (pdl && TN_PTR(cuLaunchKernelEx) != NULL) {
+        CUlaunchAttribute attr;
+        memset(&attr, 0, sizeof attr);
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.gridDimX = dims[0], cfg.gridDimY = dims[1], cfg.gridDimZ = dims[2];
+        cfg.blockDimX = dims[3], cfg.blockDimY = dims[4], cfg.blockDimZ = dims[5];
+        cfg.sharedMemBytes = smem;
+        cfg.hStream = (CUstream)(uintptr_t)s;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        TN_DR(cuLaunchKernelEx, (&cfg, (CUfunction)(uintptr_t)f, nargs > 0 ? params : NULL, NULL));
+        return tn_ok();
+    }
+#else
+    (void)pdl;
+#endif
     TN_DR(cuLaunchKernel, ((CUfunction)(uintptr_t)f, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], smem,
                            (CUstream)(uintptr_t)s, nargs > 0 ? params : NULL, NULL));
     return tn_ok();

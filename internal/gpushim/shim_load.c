@@ -15,6 +15,10 @@ TN_DRIVER_VMM_FUNCS(TN_DEFINE_PTR)
 TN_RUNTIME_FUNCS(TN_DEFINE_PTR)
 #endif
 
+#if TN_PDL
+__typeof__(&cuLaunchKernelEx) TN_PTR(cuLaunchKernelEx);
+#endif
+
 int tn_have_vmm;
 int tn_device_count;
 
@@ -172,6 +176,9 @@ static tn_status load_driver(void) {
     if (h == NULL) return tn_shim("dlopen", "TERNION_NO_DRIVER", g_load_msg, TN_HINT_NO_DRIVER);
     if (!all_vmm) clear_syms(vmm, TN_LEN(vmm)); // VMM is all or nothing
     tn_have_vmm = all_vmm;
+#if TN_PDL // optional: drivers before CUDA 12 lack it
+    TN_PTR(cuLaunchKernelEx) = (__typeof__(&cuLaunchKernelEx))dlsym(h, "cuLaunchKernelEx");
+#endif
     g_driver = h;
     return tn_ok();
 }

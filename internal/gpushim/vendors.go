@@ -23,6 +23,9 @@ type vendorInfo struct {
 	// unmapEach unmaps each VMM mapping with its own call (HIP cannot unmap a
 	// range spanning several mappings: ROCm/ROCR-Runtime#285, as the seed).
 	unmapEach bool
+	// pdl: the vendor's kernels may be launched with programmatic dependent
+	// launch (CUDA; see pdlDevice).
+	pdl bool
 	// warpSize, when set, replaces the device's warp size (MUSA: 32, as the
 	// seed does for every MUSA arch).
 	warpSize int
@@ -47,7 +50,7 @@ type devArch struct {
 
 var (
 	// cudaVendor is NVIDIA's CUDA: versions like 12080 ("12.8").
-	cudaVendor = vendorInfo{name: "cuda", blasName: "cuBLAS", rtcName: "NVRTC", rtcFeature: "nvrtc",
+	cudaVendor = vendorInfo{name: "cuda", pdl: true, blasName: "cuBLAS", rtcName: "NVRTC", rtcFeature: "nvrtc",
 		version: cudaVersion, arch: nvidiaArch}
 	// hipVendor is AMD's HIP: versions like 50221153 ("5.2.21153"), gfx
 	// target ids, VMM only on request.

@@ -1,0 +1,46 @@
+package gpushim
+
+import (
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/switches"
+)
+
+// pdlMinCC is the first arch with programmatic dependent launch
+// (griddepcontrol, which vendor.h's TERNION_KERNEL_ENTRY uses from there on).
+const pdlMinCC = arch.Hopper
+
+// pdlCode reports whether the code a CUDA device of compute capability cc
+// runs from a fatbin with machine code for sass and PTX for ptx (0: none)
+// was compiled for pdlMinCC or later, so that every kernel in it waits for
+// its predecessor (TERNION_KERNEL_ENTRY) and may be launched with
+// programmatic dependent launch. The driver runs the machine code of cc's
+// major version with the highest minor at most cc's, else compiles the PTX
+// (when its arch is at most cc); code compiled at run time (rtc) is built
+// for cc itself.
+func pdlCode(cc arch.CC, sass []arch.CC, ptx arch.CC, rtc bool) bool {
+	if !cc.IsNVIDIA() || cc < pdlMinCC {
+		return false
+	}
+	if rtc {
+		return true
+	}
+	best := arch.CC(0)
+	for _, a := range sass {
+		if a/100 == cc/100 && a <= cc && a > best {
+			best = a
+		}
+	}
+	if best != 0 {
+		return best >= pdlMinCC
+	}
+	return ptx != 0 && ptx <= cc && ptx >= pdlMinCC
+}
+
+// pdlDevice reports whether a device of the vendor v with compute capability
+// cc launches its kernels with programmatic dependent launch: the vendor has
+// it (CUDA), the shim found cuLaunchKernelEx (available), the device is of
+// pdlMinCC or later, and TERNION_PDL is set (opt-in until measured on a
+// device; see switches.PDL).
+func pdlDevice(v vendorInfo, cc arch.CC, available bool, env Lookup) bool {
+	return v.pdl && available && cc.IsNVIDIA() && cc >= pdlMinCC && switches.On(env, switches.PDL)
+}

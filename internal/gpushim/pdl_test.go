@@ -1,0 +1,67 @@
+package gpushim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/switches"
+)
+
+// TestPDLCode is the table of which code a device runs, and whether that
+// code waits for its predecessor in every kernel (compiled for 9.0 or later).
+func TestPDLCode(t *testing.T) {
+	all := []arch.CC{750, 800, 860, 890, 900}
+	for _, c := range []struct {
+		name string
+		cc   arch.CC
+		sass []arch.CC
+		ptx  arch.CC
+		rtc  bool
+		want bool
+	}{
+		{"H200, the default fatbin (sm_90 machine code)", arch.Hopper, all, 900, false, true},
+		{"H200, machine code up to sm_89 and PTX 9.0: the PTX", arch.Hopper, []arch.CC{750, 800, 890}, 900, false, true},
+		{"H200, machine code up to sm_89 and PTX 8.0: the PTX, before 9.0", arch.Hopper, []arch.CC{750, 800, 890}, 800, false, false},
+		{"H200, sm_80 only, no PTX", arch.Hopper, []arch.CC{800}, 0, false, false},
+		{"sm_100 device, sm_90 machine code does not run there: PTX 9.0", 1000, all, 900, false, true},
+		{"sm_100 device, no PTX", 1000, all, 0, false, false},
+		{"sm_100 device, its own machine code", 1000, append(all, 1000), 900, false, true},
+		{"A100, the default fatbin", arch.Ampere, all, 900, false, false},
+		{"H200, compiled at run time", arch.Hopper, nil, 0, true, true},
+		{"A100, compiled at run time", arch.Ampere, nil, 0, true, false},
+		{"AMD CDNA3", arch.CDNA3, []arch.CC{arch.CDNA3}, 0, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.want, pdlCode(c.cc, c.sass, c.ptx, c.rtc)) })
+	}
+}
+
+// TestPDLDevice: CUDA, cuLaunchKernelEx found, arch 9.0 or later, and
+// TERNION_PDL set.
+func TestPDLDevice(t *testing.T) {
+	on := func(name string) (string, bool) {
+		if name == switches.PDL.Name {
+			return "1", true
+		}
+		return "", false
+	}
+	off := func(string) (string, bool) { return "", false }
+	for _, c := range []struct {
+		name      string
+		v         vendorInfo
+		cc        arch.CC
+		available bool
+		env       Lookup
+		want      bool
+	}{
+		{"CUDA H200, TERNION_PDL=1", cudaVendor, arch.Hopper, true, on, true},
+		{"CUDA H200, switch unset", cudaVendor, arch.Hopper, true, off, false},
+		{"CUDA H200, no cuLaunchKernelEx", cudaVendor, arch.Hopper, false, on, false},
+		{"CUDA A100", cudaVendor, arch.Ampere, true, on, false},
+		{"HIP CDNA3", hipVendor, arch.CDNA3, true, on, false},
+		{"MUSA", musaVendor, arch.Hopper, true, on, false},
+	} {
+		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.want, pdlDevice(c.v, c.cc, c.available, c.env)) })
+	}
+}
