@@ -150,7 +150,7 @@ func (d *Driver) Launch(f vendorapi.Function, grid, block vendorapi.Dim3, shared
 	n := len(hf.offsets)
 	bp, op := launchArgs(args, hf.offsets, n)
 	pdl := C.int32_t(0)
-	if hf.pdl {
+	if hf.pdl && pdlGrid(dm, d.devs[f.Device].props.SMs) {
 		pdl = 1
 	}
 	return d.fail(C.tn_launch(C.int32_t(f.Device), C.uint64_t(hf.raw), (*C.uint32_t)(unsafe.Pointer(&dm[0])),

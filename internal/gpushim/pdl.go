@@ -44,3 +44,18 @@ func pdlCode(cc arch.CC, sass []arch.CC, ptx arch.CC, rtc bool) bool {
 func pdlDevice(v vendorInfo, cc arch.CC, available bool, env Lookup) bool {
 	return v.pdl && available && cc.IsNVIDIA() && cc >= pdlMinCC && switches.On(env, switches.PDL)
 }
+
+// pdlGrid reports whether a launch of the packed grid and block dm (as
+// dims makes them) goes with programmatic dependent launch on a device of
+// sms multiprocessors: grids of at most one block a multiprocessor. Such a
+// kernel's blocks, launched while the one before still runs, wait on
+// multiprocessors that are free by then, and it starts as soon as its
+// predecessor ends (a 1000-node chain of one-element ops: 1.09 → 0.83 µs a
+// node on the H200). A larger grid launched early lands unevenly (more
+// blocks where the predecessor's finished first) and one wave of a
+// bandwidth-bound kernel then takes longer: with every launch early, q4_0
+// MUL_MAT n=1 went 12.2 → 13.1 µs, f16 30.1 → 33.5, MUL_MAT_ID 10.8 → 14.4
+// (bench/README.md, session of 2026-12-03, late).
+func pdlGrid(dm [6]uint32, sms int) bool {
+	return uint64(dm[0])*uint64(dm[1])*uint64(dm[2]) <= uint64(max(sms, 0))
+}

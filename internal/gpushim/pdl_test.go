@@ -7,6 +7,7 @@ import (
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/switches"
+	"github.com/ternion/ternion/vendorapi"
 )
 
 // TestPDLCode is the table of which code a device runs, and whether that
@@ -63,5 +64,24 @@ func TestPDLDevice(t *testing.T) {
 		{"MUSA", musaVendor, arch.Hopper, true, on, false},
 	} {
 		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.want, pdlDevice(c.v, c.cc, c.available, c.env)) })
+	}
+}
+
+// TestPDLGrid: only grids of at most one block a multiprocessor launch early.
+func TestPDLGrid(t *testing.T) {
+	for _, c := range []struct {
+		grid, block vendorapi.Dim3
+		sms         int
+		want        bool
+	}{
+		{vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 1}, 132, true},
+		{vendorapi.Dim3{X: 132}, vendorapi.Dim3{X: 1024}, 132, true},
+		{vendorapi.Dim3{X: 133}, vendorapi.Dim3{X: 32}, 132, false},
+		{vendorapi.Dim3{X: 12, Y: 11}, vendorapi.Dim3{X: 256}, 132, true},
+		{vendorapi.Dim3{X: 12, Y: 11, Z: 2}, vendorapi.Dim3{X: 256}, 132, false},
+		{vendorapi.Dim3{X: 256}, vendorapi.Dim3{X: 256}, 132, false}, // mmvq8t of m=4096
+		{vendorapi.Dim3{}, vendorapi.Dim3{}, 0, false},
+	} {
+		assert.Equal(t, c.want, pdlGrid(dims(c.grid, c.block), c.sms), "grid %+v on %d SMs", c.grid, c.sms)
 	}
 }
