@@ -85,10 +85,10 @@ var (
 	NoMMVT = boolSwitch(Switch{Name: "TERNION_NO_MMVT",
 		Meaning: "f16/bf16 mul_mat of 2..8 columns uses the vector kernel (mmvn, up to 2 columns) or BLAS, the path of devices without mma.sync, instead of the tensor-core vector kernel (mmvt)",
 		ReadBy:  LayerCore})
-	// PDL launches kernels with programmatic dependent launch on NVIDIA
-	// devices of arch 9.0 and later (opt-in until measured on a device).
-	PDL = boolSwitch(Switch{Name: "TERNION_PDL",
-		Meaning: "launch kernels with programmatic dependent launch on NVIDIA arch 9.0 and later (a kernel may start while the one before it ends; every kernel waits for its predecessor first): opt-in, not yet measured",
+	// NoPDL launches every kernel plainly, without programmatic dependent
+	// launch.
+	NoPDL = boolSwitch(Switch{Name: "TERNION_NO_PDL",
+		Meaning: "launch every kernel plainly: no programmatic dependent launch (on NVIDIA arch 9.0 and later, kernels of at most one block a multiprocessor otherwise start while the kernel before them ends, and wait for it)",
 		ReadBy:  LayerGPU})
 	// NoVMM uses the legacy pool instead of the VMM pool; the GPU vendors
 	// already report VMM off in the device properties.

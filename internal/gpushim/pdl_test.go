@@ -39,15 +39,15 @@ func TestPDLCode(t *testing.T) {
 }
 
 // TestPDLDevice: CUDA, cuLaunchKernelEx found, arch 9.0 or later, and
-// TERNION_PDL set.
+// TERNION_NO_PDL not set.
 func TestPDLDevice(t *testing.T) {
-	on := func(name string) (string, bool) {
-		if name == switches.PDL.Name {
+	on := func(string) (string, bool) { return "", false }
+	off := func(name string) (string, bool) {
+		if name == switches.NoPDL.Name {
 			return "1", true
 		}
 		return "", false
 	}
-	off := func(string) (string, bool) { return "", false }
 	for _, c := range []struct {
 		name      string
 		v         vendorInfo
@@ -56,8 +56,8 @@ func TestPDLDevice(t *testing.T) {
 		env       Lookup
 		want      bool
 	}{
-		{"CUDA H200, TERNION_PDL=1", cudaVendor, arch.Hopper, true, on, true},
-		{"CUDA H200, switch unset", cudaVendor, arch.Hopper, true, off, false},
+		{"CUDA H200", cudaVendor, arch.Hopper, true, on, true},
+		{"CUDA H200, TERNION_NO_PDL=1", cudaVendor, arch.Hopper, true, off, false},
 		{"CUDA H200, no cuLaunchKernelEx", cudaVendor, arch.Hopper, false, on, false},
 		{"CUDA A100", cudaVendor, arch.Ampere, true, on, false},
 		{"HIP CDNA3", hipVendor, arch.CDNA3, true, on, false},
