@@ -23,6 +23,7 @@ import (
 // FeatureLister) over the C shim for the vendor this build was tagged with.
 type Driver struct {
 	vendor      string
+	driver      int // the driver's version number (CUDA: 12030 for 12.3)
 	cfg         Config
 	log         *slog.Logger
 	devs        []*device
@@ -92,6 +93,7 @@ func Open(cfg Config) (*Driver, error) {
 	if err := d.fail(C.tn_open(&n, &drv, &rt), -1); err != nil {
 		return nil, err
 	}
+	d.driver = int(drv)
 	runtime := "-"
 	if rt != 0 {
 		runtime = vendor.version(int(rt))
@@ -152,7 +154,7 @@ func (d *Driver) initDevice(i int) (*device, error) {
 		dv.minGran = max(uint64(p.vmm_min_granularity), 1)
 	}
 	dv.plan = planKernels(a.cc, d.cfg.Image, d.cfg.ForceRTC)
-	dv.pdl = pdlDevice(vendor, a.cc, C.tn_pdl_available() != 0, d.cfg.Env)
+	dv.pdl = pdlDevice(vendor, a.cc, C.tn_pdl_available() != 0, d.driver, d.cfg.Env)
 	if dv.plan.embedded {
 		dv.props.CompiledArchs = d.cfg.Image.Compiled()
 	}

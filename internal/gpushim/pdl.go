@@ -5,6 +5,11 @@ import (
 	"github.com/ternion/ternion/switches"
 )
 
+// pdlMinDriver is the first CUDA driver that captures launches with
+// programmatic dependent launch into graphs (12.3; cuLaunchKernelEx itself
+// came with 12.0): an older one would fail every capture of Compute.
+const pdlMinDriver = 12030
+
 // pdlMinCC is the first arch with programmatic dependent launch
 // (griddepcontrol, which vendor.h's TERNION_KERNEL_ENTRY uses from there on).
 const pdlMinCC = arch.Hopper
@@ -38,13 +43,14 @@ func pdlCode(cc arch.CC, sass []arch.CC, ptx arch.CC, rtc bool) bool {
 
 // pdlDevice reports whether a device of the vendor v with compute capability
 // cc may launch its kernels with programmatic dependent launch: the vendor
-// has it (CUDA), the shim found cuLaunchKernelEx (available), the device is
-// of pdlMinCC or later, and TERNION_NO_PDL is not set. Measured on the H200
+// has it (CUDA), the shim found cuLaunchKernelEx (available) in a driver of
+// version pdlMinDriver or later, the device is of pdlMinCC or later, and
+// TERNION_NO_PDL is not set. Measured on the H200
 // (bench/README.md, session of 2026-12-03, late): a 1000-node chain of
 // one-element ops through Compute 1.11 → 0.84 µs a node with graphs, 4.93 →
 // 4.19 without; every op case passed with every launch early.
-func pdlDevice(v vendorInfo, cc arch.CC, available bool, env Lookup) bool {
-	return v.pdl && available && cc.IsNVIDIA() && cc >= pdlMinCC && !switches.On(env, switches.NoPDL)
+func pdlDevice(v vendorInfo, cc arch.CC, available bool, driver int, env Lookup) bool {
+	return v.pdl && available && driver >= pdlMinDriver && cc.IsNVIDIA() && cc >= pdlMinCC && !switches.On(env, switches.NoPDL)
 }
 
 // pdlGrid reports whether a launch of the packed grid and block dm (as

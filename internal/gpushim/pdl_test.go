@@ -53,17 +53,20 @@ func TestPDLDevice(t *testing.T) {
 		v         vendorInfo
 		cc        arch.CC
 		available bool
+		driver    int
 		env       Lookup
 		want      bool
 	}{
-		{"CUDA H200", cudaVendor, arch.Hopper, true, on, true},
-		{"CUDA H200, TERNION_NO_PDL=1", cudaVendor, arch.Hopper, true, off, false},
-		{"CUDA H200, no cuLaunchKernelEx", cudaVendor, arch.Hopper, false, on, false},
-		{"CUDA A100", cudaVendor, arch.Ampere, true, on, false},
-		{"HIP CDNA3", hipVendor, arch.CDNA3, true, on, false},
-		{"MUSA", musaVendor, arch.Hopper, true, on, false},
+		{"CUDA H200, driver 13.0", cudaVendor, arch.Hopper, true, 13000, on, true},
+		{"CUDA H200, driver 12.3", cudaVendor, arch.Hopper, true, 12030, on, true},
+		{"CUDA H200, driver 12.2: no capture of PDL launches", cudaVendor, arch.Hopper, true, 12020, on, false},
+		{"CUDA H200, TERNION_NO_PDL=1", cudaVendor, arch.Hopper, true, 13000, off, false},
+		{"CUDA H200, no cuLaunchKernelEx", cudaVendor, arch.Hopper, false, 13000, on, false},
+		{"CUDA A100", cudaVendor, arch.Ampere, true, 13000, on, false},
+		{"HIP CDNA3", hipVendor, arch.CDNA3, true, 60443482, on, false},
+		{"MUSA", musaVendor, arch.Hopper, true, 13000, on, false},
 	} {
-		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.want, pdlDevice(c.v, c.cc, c.available, c.env)) })
+		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.want, pdlDevice(c.v, c.cc, c.available, c.driver, c.env)) })
 	}
 }
 
