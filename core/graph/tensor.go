@@ -116,22 +116,32 @@ func (t *Tensor) setF32(i int, v float32) { t.params[i] = math.Float32bits(v) }
 // Placement returns where t's memory is (for a view, its source's memory at
 // its offset); ok is false until t is allocated.
 func (t *Tensor) Placement() (p Placement, ok bool) {
-	if t.viewSrc != nil {
-		p, ok = t.viewSrc.Placement()
-		p.Offset += uint64(t.viewOff)
-		return p, ok
+	base, off := t.viewBase()
+	p = base.place
+	p.Offset += off
+	return p, p.Buf != nil
+}
+
+// viewBase returns the tensor whose memory t is (t itself unless t is a
+// view) and t's byte offset in it: a loop, not a recursion, so that Data,
+// on the graph-capture policy's hot path, inlines it.
+func (t *Tensor) viewBase() (*Tensor, uint64) {
+	var off uint64
+	for t.viewSrc != nil {
+		off += uint64(t.viewOff)
+		t = t.viewSrc
 	}
-	return t.place, t.place.Buf != nil
+	return t, off
 }
 
 // Data returns the device address of t's first element; ok is false until t
 // is allocated.
 func (t *Tensor) Data() (vendorapi.DevicePtr, bool) {
-	p, ok := t.Placement()
-	if !ok {
+	base, off := t.viewBase()
+	if base.place.Buf == nil {
 		return 0, false
 	}
-	return p.Buf.Ptr().Add(p.Offset), true
+	return base.place.Buf.Ptr().Add(base.place.Offset + off), true
 }
 
 // Place puts t at offset off of buf (for weights and other tensors placed by
