@@ -659,18 +659,7 @@ extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * p
     }
 }
 
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define FATTN_MMA 1
-#endif
-
-#ifdef FATTN_MMA
-// c += a·b for one m16n8k16 tile (f16 inputs, f32 accumulators).
-static __device__ __forceinline__ void fattn_mma16816(float * c, const ternion_u32 * a, ternion_u32 b0, ternion_u32 b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
+#if TERNION_SM80
 // Two halves in one register, lo first in memory order.
 static __device__ __forceinline__ ternion_u32 fattn_pack(ternion_f16 lo, ternion_f16 hi) {
     return (ternion_u32)lo | ((ternion_u32)hi << 16);
@@ -721,7 +710,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
                                                  ternion_tensor mask, const float * sinks, float scale, float softcap,
                                                  float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 gqa,
                                                  ternion_u32 r3) {
-#ifdef FATTN_MMA
+#if TERNION_SM80
     constexpr int SD = D + 8; // shared row stride in halves (16-byte pad: conflict-free fragment loads)
     constexpr int BQ = 64;
     extern __shared__ __align__(16) ternion_f16 fattn_smem[];
@@ -784,8 +773,8 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
             for (int n = 0; n < 8; n += 2) {
                 ternion_u32 b[4];
                 fattn_ldsm_x4(b, sK + (n * 8 + (lmat >> 1) * 8 + lrow) * SD + kk + (lmat & 1) * 8);
-                fattn_mma16816(s[n], a, b[0], b[1]);
-                fattn_mma16816(s[n + 1], a, b[2], b[3]);
+                ternion_mma_type<ternion_f16>::mma16816(s[n], a, b[0], b[1]);
+                ternion_mma_type<ternion_f16>::mma16816(s[n + 1], a, b[2], b[3]);
             }
         }
         // Logits and the online softmax of rows g (e = 0, 1) and g + 8 (e = 2, 3).
@@ -854,8 +843,8 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
             for (int n = 0; n < D / 8; n += 2) {
                 ternion_u32 b[4];
                 fattn_ldsm_x4_trans(b, vl + n * 8);
-                fattn_mma16816(o[n], a, b[0], b[1]);
-                fattn_mma16816(o[n + 1], a, b[2], b[3]);
+                ternion_mma_type<ternion_f16>::mma16816(o[n], a, b[0], b[1]);
+                ternion_mma_type<ternion_f16>::mma16816(o[n + 1], a, b[2], b[3]);
             }
         }
         fattn_wait_tiles();

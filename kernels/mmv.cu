@@ -171,8 +171,8 @@ extern "C" __global__ void batched_ptrs(ternion_i64 * out, ternion_i64 a, ternio
 }
 
 // mmvt: MUL_MAT of f16 or bf16 src0 by 2..8 f32 src1 columns on the tensor
-// cores (mma.sync m16n8k16, f32 accumulators; NVIDIA with arch 8.0 and
-// later, elsewhere an empty body that core never plans). A block takes 16
+// cores (mma.sync m16n8k16, f32 accumulators; TERNION_SM80, elsewhere an
+// empty body that core never plans). A block takes 16
 // rows (the mma's M) and the 8 column slots (its N); its MMVT_WARPS warps
 // split k in groups of MMVT_GROUP steps of 32 values. Inside every step k
 // is permuted so that a lane (g = lane/4, c = lane%4) loads 16 contiguous
@@ -187,13 +187,7 @@ extern "C" __global__ void batched_ptrs(ternion_i64 * out, ternion_i64 a, ternio
 #define MMVT_WARPS 8
 #define MMVT_GROUP 4
 
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define MMVT_MMA 1
-#else
-#define MMVT_MMA 0
-#endif
-
-#if MMVT_MMA
+#if TERNION_SM80
 // 16 bytes at p, streamed (no L1 allocation), as a volatile asm so that a
 // group's loads stay ahead of the mmas in program order.
 static __device__ __forceinline__ uint4 mmvt_ldw(const void * p) {
@@ -208,36 +202,6 @@ static __device__ __forceinline__ float4 mmvt_ldx(const void * p) {
     asm volatile("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
     return v;
 }
-
-// mmvt's element types: the mma's type name and the pair conversion of
-// src1's values (lo first in memory order).
-template <typename T> struct mmvt_type;
-template <> struct mmvt_type<ternion_f16> {
-    static __device__ __forceinline__ ternion_u32 pack(float lo, float hi) {
-        ternion_u32 r;
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        return r;
-    }
-    static __device__ __forceinline__ void mma(float * d, uint4 a0, uint4 a1, int h, ternion_u32 b0, ternion_u32 b1) {
-        const ternion_u32 x0 = h ? a0.z : a0.x, x1 = h ? a1.z : a1.x, x2 = h ? a0.w : a0.y, x3 = h ? a1.w : a1.y;
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(b0), "r"(b1));
-    }
-};
-template <> struct mmvt_type<ternion_bf16s> {
-    static __device__ __forceinline__ ternion_u32 pack(float lo, float hi) {
-        ternion_u32 r;
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        return r;
-    }
-    static __device__ __forceinline__ void mma(float * d, uint4 a0, uint4 a1, int h, ternion_u32 b0, ternion_u32 b1) {
-        const ternion_u32 x0 = h ? a0.z : a0.x, x1 = h ? a1.z : a1.x, x2 = h ? a0.w : a0.y, x3 = h ? a1.w : a1.y;
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(b0), "r"(b1));
-    }
-};
 
 // One group of mmvt's loads: for each of its steps from value k0 (32
 // values a step), the lane's 16 bytes of rows x0 and x1 (a) and its 8
@@ -258,8 +222,8 @@ static __device__ __forceinline__ void mmvt_load(const char * x0, const char * x
         float4 f0 = mmvt_ldx(y + o), f1 = mmvt_ldx(y + o + 4);
         if (!in) a[s][0] = a[s][1] = make_uint4(0, 0, 0, 0);
         if (!in || !col) f0 = f1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        b[s][0] = mmvt_type<T>::pack(f0.x, f0.y), b[s][1] = mmvt_type<T>::pack(f0.z, f0.w);
-        b[s][2] = mmvt_type<T>::pack(f1.x, f1.y), b[s][3] = mmvt_type<T>::pack(f1.z, f1.w);
+        b[s][0] = ternion_mma_type<T>::pack(f0.x, f0.y), b[s][1] = ternion_mma_type<T>::pack(f0.z, f0.w);
+        b[s][2] = ternion_mma_type<T>::pack(f1.x, f1.y), b[s][3] = ternion_mma_type<T>::pack(f1.z, f1.w);
     }
 }
 #endif
@@ -270,7 +234,7 @@ static __device__ __forceinline__ void mmvt_load(const char * x0, const char * x
 template <typename T>
 static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                             ternion_fastdiv r3, int ncols) {
-#if MMVT_MMA
+#if TERNION_SM80
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
@@ -305,8 +269,11 @@ static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor s
         }
 #pragma unroll
         for (int s = 0; s < MMVT_GROUP; s++) {
-            mmvt_type<T>::mma(acc, a[s][0], a[s][1], 0, b[s][0], b[s][1]);
-            mmvt_type<T>::mma(acc, a[s][0], a[s][1], 1, b[s][2], b[s][3]);
+            // values 8c … 8c + 3 of rows g and g + 8, then 8c + 4 … 8c + 7
+            const ternion_u32 lo[4] = {a[s][0].x, a[s][1].x, a[s][0].y, a[s][1].y};
+            const ternion_u32 hi[4] = {a[s][0].z, a[s][1].z, a[s][0].w, a[s][1].w};
+            ternion_mma_type<T>::mma16816(acc, lo, b[s][0], b[s][1]);
+            ternion_mma_type<T>::mma16816(acc, hi, b[s][2], b[s][3]);
         }
 #pragma unroll
         for (int s = 0; s < MMVT_GROUP; s++) {

@@ -458,7 +458,7 @@ struct mmvq8_chunk {
 // the copies of the next chunk fly while the block computes on this one, in
 // two tiles, with no registers held for them. Elsewhere a chunk's loads go
 // through registers into one tile.
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if TERNION_SM80
 #define MMVQ8_ASYNC 1
 #define MMVQ8_TILES 2
 #else
@@ -748,12 +748,6 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
 #define MMVQ8T_STAGES 2
 #define MMVQ8T_COLS 8 // column slots: the mma's N
 
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define MMVQ8T_MMA 1
-#else
-#define MMVQ8T_MMA 0
-#endif
-
 // The fewest blocks of bytes bytes whose size is a multiple of 16.
 constexpr int mmvq8t_align_blocks(int bytes) {
     return bytes % 16 == 0 ? 1 : bytes % 8 == 0 ? 2 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 8 : 16;
@@ -782,7 +776,7 @@ struct mmvq8t_chunk {
     static_assert(ITEMS <= 16 && !Q::SPLIT && Q::MIN < 2, "mmvq8t takes formats of one scale an item and chunks of at most 16 items");
 };
 
-#if MMVQ8T_MMA
+#if TERNION_SM80
 // c = a·b for one m16n8k32 tile of signed bytes (i32 products).
 static __device__ __forceinline__ void mmvq8t_mma(int * c, int a0, int a1, int a2, int a3, int b0, int b1) {
     asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};"
@@ -927,7 +921,7 @@ template <typename Q>
 static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const unsigned char * x, ternion_i64 xs, int nr,
                                                      ternion_i64 k, const signed char * yq, const float4 * yd,
                                                      const ternion_i64 * cols, int ncols) {
-#if MMVQ8T_MMA
+#if TERNION_SM80
     typedef mmvq8t_chunk<Q> C;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
     unsigned char * slots = smem + warp * C::STAGES * C::SLOT;
@@ -975,7 +969,7 @@ static __device__ __forceinline__ float mmvq8t_block(unsigned char * smem, const
 #endif
 }
 
-#if MMVQ8T_MMA
+#if TERNION_SM80
 // Whether the launch gave the block mmvq8t_chunk<Q>'s SHARED bytes of
 // dynamic shared memory.
 template <typename Q>
@@ -994,7 +988,7 @@ static __device__ __forceinline__ bool mmvq8t_shared_ok() {
 template <typename Q>
 static __device__ __forceinline__ void mmvq8t(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
                                               ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
-#if MMVQ8T_MMA
+#if TERNION_SM80
     extern __shared__ __align__(16) unsigned char mmvq8t_smem[];
     const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8T_ROWS;
     if (row0 >= src0.ne[1]) {
@@ -1155,7 +1149,7 @@ static __device__ __forceinline__ void mmvq8_idg(ternion_tensor dst, ternion_ten
 template <typename Q>
 static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
                                                   int n_used, const void * list, const void * tiles, int max_tiles) {
-#if MMVQ8T_MMA
+#if TERNION_SM80
     extern __shared__ __align__(16) unsigned char mmvq8t_smem[];
     const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVQ8T_ROWS;
     int count, expert;

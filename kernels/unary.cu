@@ -129,10 +129,8 @@ static __device__ __forceinline__ void unary_h2_to_f2(unsigned int w, float & lo
 #endif
 }
 static __device__ __forceinline__ unsigned int unary_f2_to_h2(float lo, float hi) {
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    unsigned int w;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); // first operand to the high half
-    return w;
+#if TERNION_SM80
+    return ternion_mma_type<ternion_f16>::pack(lo, hi);
 #else
     return (unsigned int)ternion_f32_to_f16(lo) | ((unsigned int)ternion_f32_to_f16(hi) << 16);
 #endif

@@ -25,6 +25,14 @@
 
 #include "abi.h"
 
+// TERNION_SM80 is 1 in NVIDIA code for arch 8.0 and later (mma.sync's
+// m16n8k16 and m16n8k32 shapes, cp.async, cvt.rn.f16x2/bf16x2), 0 elsewhere.
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define TERNION_SM80 1
+#else
+#define TERNION_SM80 0
+#endif
+
 // TERNION_KERNEL_ENTRY() is the first statement of every kernel (a test
 // checks it): on NVIDIA arch 9.0 and later it waits until the grids this one
 // depends on have completed and their writes are visible, then lets the next
@@ -135,6 +143,38 @@ struct ternion_bf16s {
 };
 static __device__ __forceinline__ float ternion_load(const ternion_bf16s * p) { return ternion_bf16_to_f32(p->bits); }
 static __device__ __forceinline__ void ternion_store(ternion_bf16s * p, float v) { p->bits = ternion_f32_to_bf16(v); }
+
+#if TERNION_SM80
+// ternion_mma_type<T> for T = ternion_f16 or ternion_bf16s (TERNION_SM80
+// only): pack(lo, hi) rounds two floats to T and packs them into a word (lo
+// in the low half), mma16816(c, a, b0, b1) is c += a·b for one m16n8k16
+// tile of T with f32 accumulators (a: the 4 words of the A fragment).
+template <typename T> struct ternion_mma_type;
+template <> struct ternion_mma_type<ternion_f16> {
+    static __device__ __forceinline__ ternion_u32 pack(float lo, float hi) {
+        ternion_u32 r;
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); // first operand to the high half
+        return r;
+    }
+    static __device__ __forceinline__ void mma16816(float * c, const ternion_u32 * a, ternion_u32 b0, ternion_u32 b1) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+template <> struct ternion_mma_type<ternion_bf16s> {
+    static __device__ __forceinline__ ternion_u32 pack(float lo, float hi) {
+        ternion_u32 r;
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        return r;
+    }
+    static __device__ __forceinline__ void mma16816(float * c, const ternion_u32 * a, ternion_u32 b0, ternion_u32 b1) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+#endif
 
 // ternion_ldcs and ternion_stcs load and store a 16-byte vector (float4,
 // uint4, ...) of data touched once, hinting the caches to evict it first:
