@@ -60,10 +60,10 @@ func init() {
 	// product summed in float64.
 	registerTemplate("mmvn", mmvnHost(func(t string) int64 { return int64(kernels.MMVVRows(t)) }))
 	// mmvt_{t}(dst, src0, src1, r2, r3, ncols): mmvn's product with
-	// mmvtRows rows a block (the device rounds src1 to {t} for its tensor
+	// kernels.MMVTRows rows a block (the device rounds src1 to {t} for its tensor
 	// cores; here the products are exact, within MUL_MAT's error bound of
 	// the device's).
-	registerTemplate("mmvt", mmvnHost(func(string) int64 { return mmvtRows }))
+	registerTemplate("mmvt", mmvnHost(func(string) int64 { return kernels.MMVTRows }))
 	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
 	register("batched_ptrs", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
@@ -89,9 +89,6 @@ func init() {
 		},
 	})
 }
-
-// mmvtRows is mmv.cu's MMVT_ROWS: the rows one mmvt block multiplies.
-const mmvtRows = 16
 
 // mmvnHost makes the host implementation of mmvn_{t} or mmvt_{t}, whose
 // blocks take rowsOf(t) rows for 2..8 columns.

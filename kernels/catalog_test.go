@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"io/fs"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -305,4 +306,12 @@ func TestFamilyHash(t *testing.T) {
 		assert.Len(t, bodies, len(names))
 	}
 	assert.Empty(t, FamilyHash("no_such_family"))
+}
+
+// TestMMVTRows keeps MMVTRows equal to mmv.cu's MMVT_ROWS (host and core
+// size mmvt's grid by it).
+func TestMMVTRows(t *testing.T) {
+	b, err := os.ReadFile("mmv.cu")
+	require.NoError(t, err)
+	require.Contains(t, string(b), "#define MMVT_ROWS "+strconv.Itoa(MMVTRows)+"\n")
 }

@@ -142,6 +142,10 @@ func floatTypes(name string) Axis {
 // offsets of l and d of ternion_fastdiv.
 const AbiEchoLen = 24
 
+// MMVTRows is the rows one block of mmvt_{t} multiplies (mmv.cu's
+// MMVT_ROWS: the mma's M).
+const MMVTRows = 16
+
 // MMVVRows is the rows one block of mmvv_{t} multiplies (t "f32", "f16" or
 // "bf16"): each group of src1 values a thread loads serves that many rows,
 // so that src1's share of the L1 traffic stays at or below the weights'.

@@ -122,9 +122,9 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
 		if useMMVT(at, d.Props(), b.Ne[1]) {
-			return runMMVT(d, t, dst, a, b)
+			return runColumns(d, "mmvt_"+t, mmvtRows, 256, dst, a, b)
 		}
-		return runMMVN(d, t, dst, a, b)
+		return runColumns(d, "mmvn_"+t, mmvvRows(t), 128, dst, a, b)
 	}
 	name := "mmv_" + t
 	steps := k
@@ -157,18 +157,18 @@ func mmvVec(at tensor.Type, a, b vendorapi.TensorDesc) bool {
 	return k%(16/at.BlockBytes()) == 0 && k%4 == 0 && aligned(a, 16) && aligned(b, 16)
 }
 
-// runMMVN launches mmvn_{t} for 2..8 columns (rows checked 16-byte
-// aligned), 128 threads a block.
-func runMMVN(d Device, t string, dst, a, b vendorapi.TensorDesc) error {
-	rows := mmvvRows(t)
+// runColumns launches kernel (mmvn_{t} or mmvt_{t}) for 2..8 columns (rows
+// checked 16-byte aligned): rows rows a block of threads threads.
+func runColumns(d Device, kernel string, rows int64, threads uint32, dst, a, b vendorapi.TensorDesc) error {
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
-	return launch(d, "mmvn_"+t, grid, vendorapi.Dim3{X: 128}, 0, args)
+	return launch(d, kernel, grid, vendorapi.Dim3{X: threads}, 0, args)
 }
 
-// mmvtRows is the rows one block of mmvt_{t} multiplies (mmv.cu's
-// MMVT_ROWS, the mma's M).
+// mmvtRows is the rows one block of mmvt_{t} multiplies: the catalog's
+// kernels.MMVTRows (mmv.cu's MMVT_ROWS, the mma's M; a test keeps the two
+// equal).
 const mmvtRows = 16
 
 // useMMVT reports whether MUL_MAT of f16 or bf16 src0 (type t) by cols f32
@@ -183,15 +183,6 @@ const mmvtRows = 16
 func useMMVT(t tensor.Type, p vendorapi.Props, cols int64) bool {
 	return (t == tensor.F16 || t == tensor.BF16) && cols >= 2 && cols <= MMVQMaxColumns && !switches.On(nil, switches.NoMMVT) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
-}
-
-// runMMVT launches mmvt_{t} for 2..8 columns (rows checked 16-byte
-// aligned): 16 rows a block of 256 threads.
-func runMMVT(d Device, t string, dst, a, b vendorapi.TensorDesc) error {
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvtRows - 1) / mmvtRows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
-	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
-		I32(int32(b.Ne[1]))
-	return launch(d, "mmvt_"+t, grid, vendorapi.Dim3{X: 256}, 0, args)
 }
 
 // mmvvRows is the rows one block of mmvv_{t} multiplies: the catalog's

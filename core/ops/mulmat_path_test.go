@@ -63,9 +63,6 @@ func TestUseMMVT(t *testing.T) {
 		_, err := kernels.Lookup(k)
 		require.NoError(t, err, k)
 	}
-	props := func(cc arch.CC, compiled ...arch.CC) vendorapi.Props {
-		return vendorapi.Props{CC: cc, CompiledArchs: compiled}
-	}
 	for _, c := range []struct {
 		name string
 		t    tensor.Type
@@ -74,17 +71,17 @@ func TestUseMMVT(t *testing.T) {
 		off  bool // TERNION_NO_MMVT set
 		want bool
 	}{
-		{"f16 on Hopper, 8 columns", tensor.F16, props(arch.Hopper, arch.Hopper), 8, false, true},
-		{"bf16 on Ampere, 2 columns", tensor.BF16, props(arch.Ampere, arch.Ampere), 2, false, true},
-		{"f16 on Hopper, one column stays on mmvv", tensor.F16, props(arch.Hopper, arch.Hopper), 1, false, false},
-		{"f16 on Hopper, 9 columns", tensor.F16, props(arch.Hopper, arch.Hopper), 9, false, false},
-		{"f32 has no mmvt", tensor.F32, props(arch.Hopper, arch.Hopper), 8, false, false},
-		{"q4_0 has no mmvt", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 8, false, false},
-		{"f16 on Hopper, only sm_75 compiled", tensor.F16, props(arch.Hopper, arch.Turing), 8, false, false},
-		{"f16 on Turing", tensor.F16, props(arch.Turing, arch.Turing), 8, false, false},
-		{"f16 on AMD CDNA3", tensor.F16, props(arch.CDNA3), 8, false, false},
+		{"f16 on Hopper, 8 columns", tensor.F16, ccProps(arch.Hopper, arch.Hopper), 8, false, true},
+		{"bf16 on Ampere, 2 columns", tensor.BF16, ccProps(arch.Ampere, arch.Ampere), 2, false, true},
+		{"f16 on Hopper, one column stays on mmvv", tensor.F16, ccProps(arch.Hopper, arch.Hopper), 1, false, false},
+		{"f16 on Hopper, 9 columns", tensor.F16, ccProps(arch.Hopper, arch.Hopper), 9, false, false},
+		{"f32 has no mmvt", tensor.F32, ccProps(arch.Hopper, arch.Hopper), 8, false, false},
+		{"q4_0 has no mmvt", tensor.Q4_0, ccProps(arch.Hopper, arch.Hopper), 8, false, false},
+		{"f16 on Hopper, only sm_75 compiled", tensor.F16, ccProps(arch.Hopper, arch.Turing), 8, false, false},
+		{"f16 on Turing", tensor.F16, ccProps(arch.Turing, arch.Turing), 8, false, false},
+		{"f16 on AMD CDNA3", tensor.F16, ccProps(arch.CDNA3), 8, false, false},
 		{"bf16 on the host device", tensor.BF16, vendorapi.Props{}, 5, false, true},
-		{"f16 on Hopper, TERNION_NO_MMVT", tensor.F16, props(arch.Hopper, arch.Hopper), 8, true, false},
+		{"f16 on Hopper, TERNION_NO_MMVT", tensor.F16, ccProps(arch.Hopper, arch.Hopper), 8, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.off {

@@ -112,9 +112,6 @@ func TestUseMMVQ8T(t *testing.T) {
 		_, err := kernels.Lookup("mmvq8t_" + q.String())
 		require.Equal(t, slices.Contains(mmvq8tTypes, q), err == nil, q.String())
 	}
-	props := func(cc arch.CC, compiled ...arch.CC) vendorapi.Props {
-		return vendorapi.Props{CC: cc, CompiledArchs: compiled}
-	}
 	for _, c := range []struct {
 		name string
 		t    tensor.Type
@@ -122,15 +119,15 @@ func TestUseMMVQ8T(t *testing.T) {
 		cols int64
 		want bool
 	}{
-		{"q4_0 on Hopper, sm_90 compiled", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 8, true},
-		{"q4_0 on Hopper, 4 columns", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 4, true},
-		{"q4_0 on Hopper, 3 columns stay on mmvq8", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 3, false},
-		{"q4_0 on Hopper, one column stays on mmvq8", tensor.Q4_0, props(arch.Hopper, arch.Hopper), 1, false},
-		{"q4_K on Ampere, sm_80 compiled", tensor.Q4_K, props(arch.Ampere, arch.Ampere), 8, true},
-		{"q4_0 on Hopper, only sm_75 compiled", tensor.Q4_0, props(arch.Hopper, arch.Turing), 8, false},
-		{"q4_0 on Turing", tensor.Q4_0, props(arch.Turing, arch.Turing), 8, false},
-		{"q4_0 on AMD CDNA3", tensor.Q4_0, props(arch.CDNA3), 8, false},
-		{"q6_K has no mmvq8t", tensor.Q6_K, props(arch.Hopper, arch.Hopper), 8, false},
+		{"q4_0 on Hopper, sm_90 compiled", tensor.Q4_0, ccProps(arch.Hopper, arch.Hopper), 8, true},
+		{"q4_0 on Hopper, 4 columns", tensor.Q4_0, ccProps(arch.Hopper, arch.Hopper), 4, true},
+		{"q4_0 on Hopper, 3 columns stay on mmvq8", tensor.Q4_0, ccProps(arch.Hopper, arch.Hopper), 3, false},
+		{"q4_0 on Hopper, one column stays on mmvq8", tensor.Q4_0, ccProps(arch.Hopper, arch.Hopper), 1, false},
+		{"q4_K on Ampere, sm_80 compiled", tensor.Q4_K, ccProps(arch.Ampere, arch.Ampere), 8, true},
+		{"q4_0 on Hopper, only sm_75 compiled", tensor.Q4_0, ccProps(arch.Hopper, arch.Turing), 8, false},
+		{"q4_0 on Turing", tensor.Q4_0, ccProps(arch.Turing, arch.Turing), 8, false},
+		{"q4_0 on AMD CDNA3", tensor.Q4_0, ccProps(arch.CDNA3), 8, false},
+		{"q6_K has no mmvq8t", tensor.Q6_K, ccProps(arch.Hopper, arch.Hopper), 8, false},
 		{"q8_0 on the host device", tensor.Q8_0, vendorapi.Props{}, 5, true},
 	} {
 		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8T(c.t, c.p, c.cols)) })
@@ -176,9 +173,11 @@ func TestGroupMulMatID(t *testing.T) {
 	}
 }
 
-// TestMMVVRowsMatchCatalog keeps mmvvRows equal to the catalog's.
+// TestMMVVRowsMatchCatalog keeps mmvvRows and mmvtRows equal to the
+// catalog's.
 func TestMMVVRowsMatchCatalog(t *testing.T) {
 	for _, ty := range []string{"f32", "f16", "bf16"} {
 		require.Equal(t, int64(kernels.MMVVRows(ty)), mmvvRows(ty), ty)
 	}
+	require.Equal(t, int64(kernels.MMVTRows), int64(mmvtRows))
 }
