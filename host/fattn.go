@@ -290,47 +290,10 @@ func init() {
 	// max_bias, m0, m1, n_head_log2, gqa, r3, chunk): one query; block (x,
 	// y, z) = chunk x, the gqa heads of kv head y, batch z. Partial maxima
 	// are in log2 units; an all-masked chunk has fattnDecEmpty.
-	registerTemplate("fattn_dec", func(k kernels.Kernel) (*hostKernel, error) {
-		d, rows, err := fattnDimRows(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				bufs := fattnBuffers(a, d, true)
-				q, k := a.TensorAt(1), a.TensorAt(2)
-				switch {
-				case q.Ne[1] != 1:
-					bufs[1].bad = "the decode kernel takes one query"
-				case k.Ne[2] == 0 || q.Ne[2]/k.Ne[2] > int64(rows):
-					bufs[1].bad = fmt.Sprintf("GQA ratio above the kernel's %d", rows)
-				}
-				return bufs
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				c := fattnArgs(m, a, true)
-				chunk := int64(a.U32At(15))
-				nHead := int64(c.q.Ne[2])
-				j0 := int64(b.idx.X) * chunk
-				j1 := min(j0+chunk, c.k.Ne[1])
-				for rr := range min(c.gqa, uint32(rows)) {
-					r := c.row(b.idx.Y*c.gqa+rr, 0, b.idx.Z, false)
-					mx, s, acc := c.attend(&r, j0, j1, false)
-					if b.grid.X == 1 {
-						c.finish(&r, mx, s, acc)
-						continue
-					}
-					all := nHead * int64(b.grid.Z)
-					o := 4 * (int64(b.idx.X)*all + int64(r.iq3)*nHead + int64(r.h)) * (d + 2)
-					fattnPutF32(c.mPar, o, max(mx*fattnLog2E, fattnDecEmpty))
-					fattnPutF32(c.mPar, o+4, s)
-					for i, x := range acc {
-						fattnPutF32(c.mPar, o+8+4*int64(i), x)
-					}
-				}
-			},
-		}, nil
-	})
+	registerTemplate("fattn_dec", func(k kernels.Kernel) (*hostKernel, error) { return fattnDecode(k, false) })
+	// fattn_dect_d{d}_r{r}: fattn_dec's arguments and blocks on the tensor
+	// cores (the scaled Q and P rounded to f16).
+	registerTemplate("fattn_dect", func(k kernels.Kernel) (*hostKernel, error) { return fattnDecode(k, true) })
 	// fattn_dec_combine(dst, part, sinks, nchunks, nrows): block (row x,
 	// dims 32y..32y+31), one query.
 	register("fattn_dec_combine", &hostKernel{
@@ -447,4 +410,49 @@ func init() {
 			}
 		},
 	})
+}
+
+// fattnDecode is the host implementation of the one-query decode kernels
+// k (fattn_dec, and fattn_dect with round: the scaled Q and the
+// probabilities meeting V rounded to f16 as its mma tiles hold them).
+func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
+	d, rows, err := fattnDimRows(k)
+	if err != nil {
+		return nil, err
+	}
+	return &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			bufs := fattnBuffers(a, d, true)
+			q, k := a.TensorAt(1), a.TensorAt(2)
+			switch {
+			case q.Ne[1] != 1:
+				bufs[1].bad = "the decode kernel takes one query"
+			case k.Ne[2] == 0 || q.Ne[2]/k.Ne[2] > int64(rows):
+				bufs[1].bad = fmt.Sprintf("GQA ratio above the kernel's %d", rows)
+			}
+			return bufs
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			c := fattnArgs(m, a, true)
+			chunk := int64(a.U32At(15))
+			nHead := int64(c.q.Ne[2])
+			j0 := int64(b.idx.X) * chunk
+			j1 := min(j0+chunk, c.k.Ne[1])
+			for rr := range min(c.gqa, uint32(rows)) {
+				r := c.row(b.idx.Y*c.gqa+rr, 0, b.idx.Z, round)
+				mx, s, acc := c.attend(&r, j0, j1, round)
+				if b.grid.X == 1 {
+					c.finish(&r, mx, s, acc)
+					continue
+				}
+				all := nHead * int64(b.grid.Z)
+				o := 4 * (int64(b.idx.X)*all + int64(r.iq3)*nHead + int64(r.h)) * (d + 2)
+				fattnPutF32(c.mPar, o, max(mx*fattnLog2E, fattnDecEmpty))
+				fattnPutF32(c.mPar, o+4, s)
+				for i, x := range acc {
+					fattnPutF32(c.mPar, o+8+4*int64(i), x)
+				}
+			}
+		},
+	}, nil
 }

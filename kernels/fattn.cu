@@ -4,7 +4,10 @@
 // batch i3 reads kv batch i3 / r3), the mask broadcast over heads and batches
 // by modulo. The output is ggml's permuted [D, n_head, n_q, ne3] f32.
 //
-// Three paths, chosen by core/ops (fattnChoose):
+// Four paths, chosen by core/ops (fattnChoose):
+//   - fattn_dect_d{D}_r{R} (NVIDIA, arch >= 8.0; D = 64, 128, 256): one
+//     query on the tensor cores, GQA ratio <= R; see the comment above
+//     fattn_dect. Partials merged by fattn_dec_combine.
 //   - fattn_dec_d{D}_r{R} (any vendor): one query, GQA ratio <= R; see the
 //     comment above fattn_dec. Partials merged by fattn_dec_combine.
 //   - fattn_vec_d{D}_r{R} (any vendor): flash-decoding. Block (x, y, z) takes
@@ -869,6 +872,308 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
             for (int n = 0; n < D / 8; n++) {
                 orow[n * 8 + 2 * t] = o[n][2 * i] * inv;
                 orow[n * 8 + 2 * t + 1] = o[n][2 * i + 1] * inv;
+            }
+        }
+    }
+#endif
+}
+
+// fattn_dect: the one-query decode on the tensor cores (NVIDIA, arch >= 8.0;
+// an empty body elsewhere, never launched). The gqa <= R q heads of a kv head
+// are the rows of one 16-row mma tile (R = 8: rows 8..15 are zero and their
+// halves of the fragments skipped; R = 16: row g and g + 8 of each lane).
+// Block (x, y, z) = KV chunk x of chunk positions, kv head y, batch z; its 4
+// warps walk their own 16-position steps w, w+4, ... with their own online
+// softmax and their own ring of FATTN_DECT_NS cp.async stages (a 16-row K
+// tile then a 16-row V tile, 16-byte chunks XOR-swizzled by row so ldmatrix
+// reads are conflict-free; a lane waits for its own copies, then __syncwarp,
+// so no block barrier runs in the KV loop). S = Q·Kᵀ by mma.sync m16n8k16
+// with Q pre-scaled (log2 units without a softcap) in f16 A fragments held in
+// registers; P rounded to f16 stays in registers as the A fragment of O +=
+// P·V, V read by ldmatrix.trans. The block merges its warps at the end and
+// writes dst (one chunk) or a partial for fattn_dec_combine (max in log2
+// units, sum, accumulator). K/V rows 16-byte aligned; head size 64, 128 or
+// 256 (8, 16 or 32 chunks a row, so the swizzle stays inside a row).
+#define FATTN_DECT_WARPS 4
+#define FATTN_DECT_NS 3
+
+template <int D> struct fattn_dect_geometry {
+    static_assert(D == 64 || D == 128 || D == 256, "fattn_dect: head size 64, 128 or 256");
+    static constexpr int CH = D / 8;        // 16-byte chunks a row
+    static constexpr int RP = 32 / CH;      // rows one warp-wide copy covers
+    static constexpr int PASSES = 16 / RP;  // copies a 16-row tile takes
+    static constexpr int TILE = 16 * D * 2; // bytes of a K or V tile
+    static constexpr int STAGE = 2 * TILE;  // the K tile, then the V tile
+};
+
+#if TERNION_SM80
+// Byte offset of 16-byte chunk ch of row r in a swizzled tile of D halves a row.
+template <int D> static __device__ __forceinline__ ternion_u32 fattn_dect_off(int r, int ch) {
+    return (ternion_u32)(r * D * 2 + ((ch ^ (r & 7)) << 4));
+}
+
+// Starts copying step s (rows 16s..16s+15 of the chunk) of K and V into the
+// stage at shared address sa: kl/vl point at this lane's chunk of the
+// chunk's row rr (its row in every copy pass); rows at or past nrow read as
+// zeros (and nothing from global memory). Commits one group.
+template <int D>
+static __device__ __forceinline__ void fattn_dect_copy(ternion_u32 sa, const char * kl, const char * vl, ternion_i64 knb,
+                                                       ternion_i64 vnb, int s, int nrow, int cc, int rr) {
+    typedef fattn_dect_geometry<D> geo;
+    const char * kp = kl + (ternion_i64)(s * 16) * knb;
+    const char * vp = vl + (ternion_i64)(s * 16) * vnb;
+#pragma unroll
+    for (int p = 0; p < geo::PASSES; p++) {
+        const int r = p * geo::RP + rr;
+        const bool in = s * 16 + r < nrow;
+        const ternion_u32 off = sa + fattn_dect_off<D>(r, cc);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(off), "l"(in ? kp : kl), "r"(in ? 16 : 0));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(off + geo::TILE), "l"(in ? vp : vl),
+                     "r"(in ? 16 : 0));
+        kp += geo::RP * knb;
+        vp += geo::RP * vnb;
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// The mask values (f32, 0 without a mask or past nrow) of this lane's four
+// positions 2t, 2t+1, 8+2t, 9+2t of step s.
+static __device__ __forceinline__ void fattn_dect_mask(float (&mk)[4], const ternion_f16 * mrow, int s, int t, int nrow) {
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        const int j = s * 16 + (e >> 1) * 8 + 2 * t + (e & 1);
+        mk[e] = mrow != nullptr && j < nrow ? ternion_f16_to_f32(mrow[j]) : 0.0f;
+    }
+}
+#endif
+
+template <int D, int R>
+static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
+                                                  ternion_tensor mask, const float * sinks, float * part, float scale,
+                                                  float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
+                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
+#if TERNION_SM80
+    typedef fattn_dect_geometry<D> geo;
+    typedef ternion_mma_type<ternion_f16> mma;
+    constexpr int W = FATTN_DECT_WARPS, NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
+    static_assert(R == 8 || R == 16, "fattn_dect: 8 or 16 rows");
+    extern __shared__ __align__(16) unsigned char fattn_dect_smem[];
+
+    const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, g = lane >> 2, t = lane & 3;
+    const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
+    const int cc = lane % geo::CH, rr = lane / geo::CH; // this lane's copy chunk and row
+    const ternion_u32 n_head = (ternion_u32)q.ne[2], ik2 = blockIdx.y, iq3 = blockIdx.z, ik3 = iq3 / r3;
+    const ternion_i64 nkv = k.ne[1], c0 = (ternion_i64)blockIdx.x * chunk;
+    const int nrow = (int)(nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
+    const int nsteps = (nrow + 15) / 16;
+    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + rr) * k.nb[1] + cc * 16;
+    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + rr) * v.nb[1] + cc * 16;
+    const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * NS * geo::STAGE;
+
+#pragma unroll
+    for (int i = 0; i < NS - 1; i++) {
+        const int s = w + i * W;
+        if (s < nsteps) {
+            fattn_dect_copy<D>(ring + i * geo::STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
+        } else {
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+    }
+
+    // Rows g and g + 8 (H = 2) of the tile: q head ik2·gqa + row (rows past
+    // gqa repeat the last head with Q zero and write nothing).
+    const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
+    ternion_u32 qa[KS][H][2];
+    float sl[H], mk[H][4], m[H], l[H];
+    const ternion_f16 * mrow[H];
+#pragma unroll
+    for (int hh = 0; hh < H; hh++) {
+        const ternion_u32 row = (ternion_u32)(g + 8 * hh), h = ik2 * gqa + (row < gqa ? row : gqa - 1);
+        const float * qrow = (const float *)((const char *)q.data + h * q.nb[2] + iq3 * q.nb[3]);
+        const float f = row < gqa ? qs : 0.0f;
+#pragma unroll
+        for (int ks = 0; ks < KS; ks++) {
+            qa[ks][hh][0] = mma::pack(qrow[16 * ks + 2 * t] * f, qrow[16 * ks + 2 * t + 1] * f);
+            qa[ks][hh][1] = mma::pack(qrow[16 * ks + 8 + 2 * t] * f, qrow[16 * ks + 9 + 2 * t] * f);
+        }
+        sl[hh] = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
+        mrow[hh] = mask.data == nullptr ? nullptr
+                                        : (const ternion_f16 *)((const char *)mask.data +
+                                                                (h % (ternion_u32)mask.ne[2]) * mask.nb[2] +
+                                                                (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]) +
+                                              c0;
+        fattn_dect_mask(mk[hh], mrow[hh], w, t, nrow);
+        m[hh] = FATTN_DEC_EMPTY;
+        l[hh] = 0.0f;
+    }
+    float o[D / 8][4];
+#pragma unroll
+    for (int n = 0; n < D / 8; n++) {
+        o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+    }
+
+    // ldmatrix offsets in a stage: K chunk 2ks + (lmat & 1) of row
+    // (lmat >> 1)·8 + lrow is kof[ks % 4] + (ks / 4)·128 (the swizzle only
+    // permutes chunks within each group of 8), V chunk n + (lmat >> 1) of row
+    // lrow + (lmat & 1)·8 is vof[(n / 2) % 4] + (n / 8)·128.
+    ternion_u32 kof[4], vof[4];
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+        kof[c] = fattn_dect_off<D>((lmat >> 1) * 8 + lrow, 2 * c + (lmat & 1));
+        vof[c] = fattn_dect_off<D>(lrow + (lmat & 1) * 8, 2 * c + (lmat >> 1));
+    }
+
+    int i = 0;
+    for (int s = w; s < nsteps; s += W, i++) {
+        const int sn = s + (NS - 1) * W;
+        if (sn < nsteps) {
+            fattn_dect_copy<D>(ring + ((i + NS - 1) % NS) * geo::STAGE, kl, vl, k.nb[1], v.nb[1], sn, nrow, cc, rr);
+        } else {
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+        float mkn[H][4];
+#pragma unroll
+        for (int hh = 0; hh < H; hh++) {
+            fattn_dect_mask(mkn[hh], mrow[hh], s + W, t, nrow);
+        }
+        asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");
+        __syncwarp();
+        const ternion_u32 sK = ring + (i % NS) * geo::STAGE, sV = sK + geo::TILE;
+
+        // S: positions 0-7 (sc[0]) and 8-15 (sc[1]) of the step; c0, c1 are
+        // row g, c2, c3 row g + 8.
+        float sc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll
+        for (int ks = 0; ks < KS; ks++) {
+            const ternion_u32 a[4] = {qa[ks][0][0], H > 1 ? qa[ks][H - 1][0] : 0u, qa[ks][0][1],
+                                      H > 1 ? qa[ks][H - 1][1] : 0u};
+            ternion_u32 b[4];
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                         : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
+                         : "r"(sK + kof[ks % 4] + (ks / 4) * 128));
+            mma::mma16816(sc[0], a, b[0], b[1]);
+            mma::mma16816(sc[1], a, b[2], b[3]);
+        }
+
+        // Logits and the online softmax of each row: this lane holds
+        // positions 2t, 2t+1, 8+2t, 9+2t; the quad (t = 0..3) the whole step.
+        ternion_u32 pa[4] = {0u, 0u, 0u, 0u};
+        float f[H];
+#pragma unroll
+        for (int hh = 0; hh < H; hh++) {
+            float x[4] = {sc[0][2 * hh], sc[0][2 * hh + 1], sc[1][2 * hh], sc[1][2 * hh + 1]};
+            float mx = FATTN_NEG_INF;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                if (softcap != 0.0f) {
+                    x[e] = sc2 * tanhf(x[e]);
+                }
+                const int j = s * 16 + (e >> 1) * 8 + 2 * t + (e & 1);
+                x[e] = j < nrow ? x[e] + sl[hh] * mk[hh][e] : FATTN_NEG_INF;
+                mx = fmaxf(mx, x[e]);
+            }
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const float mn = fmaxf(m[hh], mx); // m starts finite: never inf - inf
+            f[hh] = fattn_exp2(m[hh] - mn);
+            m[hh] = mn;
+            float p[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                p[e] = fattn_exp2(x[e] - mn);
+            }
+            l[hh] = l[hh] * f[hh] + ((p[0] + p[1]) + (p[2] + p[3]));
+            pa[hh] = mma::pack(p[0], p[1]);
+            pa[hh + 2] = mma::pack(p[2], p[3]);
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                mk[hh][e] = mkn[hh][e];
+            }
+        }
+        // Rescale only when some row's maximum moved in this step.
+        bool moved = f[0] != 1.0f;
+        if (H > 1) {
+            moved = moved || f[H - 1] != 1.0f;
+        }
+        if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+            for (int n = 0; n < D / 8; n++) {
+                o[n][0] *= f[0];
+                o[n][1] *= f[0];
+                if (H > 1) { // rows 8..15 stay zero with R = 8
+                    o[n][2] *= f[H - 1];
+                    o[n][3] *= f[H - 1];
+                }
+            }
+        }
+        // O += P·V; B of d-tiles n, n+1 transposed from V's rows: matrices
+        // (pos 0-7, d n·8), (8-15, n·8), (0-7, (n+1)·8), (8-15, (n+1)·8).
+#pragma unroll
+        for (int n = 0; n < D / 8; n += 2) {
+            ternion_u32 b[4];
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                         : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
+                         : "r"(sV + vof[(n / 2) % 4] + (n / 8) * 128));
+            mma::mma16816(o[n], pa, b[0], b[1]);
+            mma::mma16816(o[n + 1], pa, b[2], b[3]);
+        }
+        __syncwarp(); // every lane is done with this stage before it is refilled
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+
+    // Merge: each warp's rows into shared memory (over the rings), then the
+    // block's warps row by row; one chunk writes dst, several write partials
+    // [max (log2), sum, acc[D]].
+    float * sAcc = (float *)fattn_dect_smem; // [W][R][D]
+    float * sMl = sAcc + W * R * D;          // [W][R][2]
+    __syncthreads();
+#pragma unroll
+    for (int hh = 0; hh < H; hh++) {
+        l[hh] += __shfl_xor_sync(0xffffffffu, l[hh], 1);
+        l[hh] += __shfl_xor_sync(0xffffffffu, l[hh], 2);
+        const int row = g + 8 * hh;
+        float * acc = sAcc + (w * R + row) * D;
+#pragma unroll
+        for (int n = 0; n < D / 8; n++) {
+            *(float2 *)(acc + n * 8 + 2 * t) = make_float2(o[n][2 * hh], o[n][2 * hh + 1]);
+        }
+        if (t == 0) {
+            sMl[(w * R + row) * 2] = m[hh];
+            sMl[(w * R + row) * 2 + 1] = l[hh];
+        }
+    }
+    __syncthreads();
+    const ternion_u32 rows = gqa < (ternion_u32)R ? gqa : (ternion_u32)R, nrows = n_head * gridDim.z;
+    for (int idx = tid; idx < (int)rows * D; idx += W * 32) {
+        const int row = idx / D, d = idx % D;
+        const ternion_u32 h = ik2 * gqa + row;
+        float M = FATTN_DEC_EMPTY;
+#pragma unroll
+        for (int ww = 0; ww < W; ww++) {
+            M = fmaxf(M, sMl[(ww * R + row) * 2]);
+        }
+        float L = 0.0f, acc = 0.0f;
+#pragma unroll
+        for (int ww = 0; ww < W; ww++) {
+            const float fw = exp2f(sMl[(ww * R + row) * 2] - M);
+            L += fw * sMl[(ww * R + row) * 2 + 1];
+            acc += fw * sAcc[(ww * R + row) * D + d];
+        }
+        if (gridDim.x == 1) {
+            float fs = 1.0f;
+            if (sinks != nullptr) {
+                const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(M, sink);
+                fs = exp2f(M - mn);
+                L = L * fs + exp2f(sink - mn);
+            }
+            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + iq3 * dst.nb[3]);
+            orow[d] = L == 0.0f ? 0.0f : acc * fs / L;
+        } else {
+            float * prow = part + ((ternion_i64)blockIdx.x * nrows + (ternion_i64)iq3 * n_head + h) * (D + 2);
+            prow[2 + d] = acc;
+            if (d == 0) {
+                prow[0] = M;
+                prow[1] = L;
             }
         }
     }

@@ -6,7 +6,7 @@ import "strconv"
 // decode kernel and the flash-decoding vector kernel with their combine
 // steps, and the tensor-core prefill kernel.
 var fattnFamily = Family{Name: "fattn",
-	Doc: "ggml's FLASH_ATTN_EXT for f32 Q and f16 K/V: a one-query decode kernel and a flash-decoding vector kernel (any vendor) and an mma.sync prefill kernel (NVIDIA >= 8.0)",
+	Doc: "ggml's FLASH_ATTN_EXT for f32 Q and f16 K/V: one-query decode kernels (SIMT on any vendor, tensor cores on NVIDIA >= 8.0) and a flash-decoding vector kernel (any vendor) and an mma.sync prefill kernel (NVIDIA >= 8.0)",
 	Kernels: []Kernel{{Name: "fattn_combine",
 		Doc:    "dst row x (of nrows = nq·n_head·ne3, x = (iq3·n_head + h)·nq + iq1) = the merge of nchunks partials [max, sum, acc[D]] of fattn_vec (chunk c at part + (c·nrows + x)·(D+2)) and the sink of head h; block x, threads stride over D",
 		Params: []Param{{"dst", tensor}, {"part", ptr}, {"sinks", ptr}, {"nchunks", u32}, {"nrows", u32}}},
@@ -22,6 +22,14 @@ var fattnFamily = Family{Name: "fattn",
 			Doc:    "one-query flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y, batch z; 128 threads in 4 independent warps (register prefetch, log2-unit online softmax); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned",
 			Params: fattnParams(true),
 			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"1", "1"}, {"4", "4"}, {"8", "8"}}}}},
+		{Name: "fattn_dect_d{d}_r8", Body: "fattn_dect<{d}, {r}>", LaunchBounds: 128,
+			Doc:    fattnDectDoc,
+			Params: fattnParams(true),
+			Axes:   []Axis{headSizeAxis(64, 128, 256), {Name: "r", Values: []Value{{"8", "8"}}}}},
+		{Name: "fattn_dect_d{d}_r16", Body: "fattn_dect<{d}, {r}>", LaunchBounds: 128,
+			Doc:    fattnDectDoc,
+			Params: fattnParams(true),
+			Axes:   []Axis{headSizeAxis(64, 128), {Name: "r", Values: []Value{{"16", "16"}}}}},
 		{Name: "fattn_mma_d{d}", Body: "fattn_mma<{d}>", LaunchBounds: 128,
 			Doc:    "tensor-core flash attention for head size {d}: block (x, y, z) = queries 64x..64x+63 of q head y, batch z; 128 threads; dynamic shared memory 192·({d}+8)·2 bytes; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA",
 			Params: fattnParams(false),
@@ -29,15 +37,22 @@ var fattnFamily = Family{Name: "fattn",
 	},
 }
 
-// fattnHeadSizes are the head sizes (hsk = hsv) the kernels are built for.
-var fattnHeadSizes = func() Axis {
+// fattnDectDoc documents the tensor-core decode kernels (r16 only for head
+// sizes up to 128: at 256 its Q fragments and accumulators would spill).
+const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage cp.async ring of 16-position K/V tiles (dynamic shared memory 768·{d} bytes); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
+
+// headSizeAxis is the head-size axis "d" of the values ds.
+func headSizeAxis(ds ...int) Axis {
 	ax := Axis{Name: "d"}
-	for _, d := range []int{64, 80, 96, 112, 128, 256} {
+	for _, d := range ds {
 		s := strconv.Itoa(d)
 		ax.Values = append(ax.Values, Value{s, s})
 	}
 	return ax
-}()
+}
+
+// fattnHeadSizes are the head sizes (hsk = hsv) the kernels are built for.
+var fattnHeadSizes = headSizeAxis(64, 80, 96, 112, 128, 256)
 
 // fattnParams are the parameters of the attention kernels; the vector kernel
 // has the partial buffer and the chunk length too.

@@ -85,6 +85,11 @@ var (
 	NoMMVT = boolSwitch(Switch{Name: "TERNION_NO_MMVT",
 		Meaning: "f16/bf16 mul_mat of 2..8 columns uses the vector kernel (mmvn, up to 2 columns) or BLAS, the path of devices without mma.sync, instead of the tensor-core vector kernel (mmvt)",
 		ReadBy:  LayerCore})
+	// NoFattnTC keeps one-query FLASH_ATTN_EXT off the tensor-core decode
+	// kernel.
+	NoFattnTC = boolSwitch(Switch{Name: "TERNION_NO_FATTN_TC",
+		Meaning: "one-query FLASH_ATTN_EXT uses the SIMT decode kernel (fattn_dec, the path of devices without mma.sync) or the vector kernel instead of the tensor-core decode kernel (fattn_dect)",
+		ReadBy:  LayerCore})
 	// NoPDL launches every kernel plainly, without programmatic dependent
 	// launch.
 	NoPDL = boolSwitch(Switch{Name: "TERNION_NO_PDL",

@@ -7,12 +7,14 @@ import (
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// fattn.go plans FLASH_ATTN_EXT (kernels/fattn.cu): the decode kernel (+
-// fattn_dec_combine) for one query, the flash-decoding vector kernel (+
-// fattn_combine) for other small batches, the mma.sync kernel for prefill.
+// fattn.go plans FLASH_ATTN_EXT (kernels/fattn.cu): the decode kernels (+
+// fattn_dec_combine) for one query, on the tensor cores where it can, the
+// flash-decoding vector kernel (+ fattn_combine) for other small batches,
+// the mma.sync kernel for prefill.
 
 func init() {
 	register(graph.OpFlashAttnExt, impl{supports: fattnSupports, run: fattnRun})
@@ -22,10 +24,19 @@ func init() {
 type fattnPath int
 
 const (
-	fattnVec fattnPath = iota // fattn_vec_*: flash-decoding, any vendor
-	fattnMMA                  // fattn_mma_*: mma.sync m16n8k16, NVIDIA with arch >= 8.0 compiled
-	fattnDec                  // fattn_dec_*: one query, gqa <= fattnDecMaxGQA, any vendor
+	fattnVec  fattnPath = iota // fattn_vec_*: flash-decoding, any vendor
+	fattnMMA                   // fattn_mma_*: mma.sync m16n8k16, NVIDIA with arch >= 8.0 compiled
+	fattnDec                   // fattn_dec_*: one query, gqa <= fattnDecMaxGQA, any vendor
+	fattnDect                  // fattn_dect_*: one query on the tensor cores, NVIDIA with arch >= 8.0 compiled
 )
+
+// fattnDectMaxGQA is the largest GQA ratio fattn_dect is built for, by head
+// size (its r axis: 16 rows up to 128, 8 at 256).
+var fattnDectMaxGQA = map[int64]int64{64: 16, 128: 16, 256: 8}
+
+// fattnDectShared is fattn_dect's dynamic shared memory for head size dim:
+// 4 warps × 3 stages × a 16-row K and V tile.
+func fattnDectShared(dim int64) int { return 4 * 3 * 2 * 16 * int(dim) * 2 }
 
 // fattnDecMaxGQA is the largest GQA ratio fattn_dec is built for (its r axis).
 const fattnDecMaxGQA = 8
@@ -37,21 +48,28 @@ const fattnDecMaxChunks = 256
 // fattnVecMaxQ is the most query columns the seed sends to its vector kernel.
 const fattnVecMaxQ = 8
 
-// fattnChoose picks the path for nq query columns and GQA ratio gqa on a
-// device of cc whose kernels were built for compiled: one query with gqa <=
-// 8 takes the decode kernel (every vendor); otherwise the seed's choice: the
+// fattnChoose picks the path for nq query columns, GQA ratio gqa and head
+// size dim on a device of props p (cc 0 is the host device, which runs
+// every path): one query takes the tensor-core decode kernel where its
+// mma.sync code is compiled, it is built for the head size and GQA ratio,
+// its shared memory fits and TERNION_NO_FATTN_TC is unset, else the SIMT
+// decode kernel (every vendor) up to GQA 8; otherwise the seed's choice: the
 // vector kernel for nq <= 8, the tensor-core kernel for larger batches where
-// its mma.sync code is compiled (cc 0 is the host device, which runs every
-// path). Without the tensor-core kernel the vector kernel takes every batch
-// (correct, slower).
-func fattnChoose(nq, gqa int64, cc arch.CC, compiled []arch.CC) fattnPath {
+// its mma.sync code is compiled. Without the tensor-core kernel the vector
+// kernel takes every batch (correct, slower).
+func fattnChoose(nq, gqa, dim int64, p vendorapi.Props) fattnPath {
+	mma := p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs)
+	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim) <= p.SharedMemPerBlockOptin &&
+		!switches.On(nil, switches.NoFattnTC) {
+		return fattnDect
+	}
 	if nq == 1 && gqa <= fattnDecMaxGQA {
 		return fattnDec
 	}
 	if nq <= fattnVecMaxQ {
 		return fattnVec
 	}
-	if cc == 0 || arch.AmpereMMAAvailable(cc, compiled) {
+	if mma {
 		return fattnMMA
 	}
 	return fattnVec
@@ -164,9 +182,11 @@ func fattnRun(d Device, n *graph.Tensor) error {
 		return err
 	}
 	p := d.Props()
-	switch fattnChoose(c.q.Ne[1], int64(c.gqa), p.CC, p.CompiledArchs) {
+	switch fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) {
 	case fattnMMA:
 		return fattnRunMMA(d, c)
+	case fattnDect:
+		return fattnRunDect(d, c, p)
 	case fattnDec:
 		return fattnRunDec(d, c, p.SMs)
 	}
@@ -200,25 +220,26 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 	rows, grid, chunk := fattnVecGeometry(c.q.Ne[1], int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
 	name := fmt.Sprintf("fattn_vec_d%d_r%d", dim, rows)
 	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
+	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
 }
 
-// fattnRunSplit launches the split kernel name of 128-thread blocks on
-// grid, KV chunks of chunk positions along x: with one chunk it writes dst;
+// fattnRunSplit launches the split kernel name of 128-thread blocks with
+// shared bytes of dynamic shared memory on grid, KV chunks of chunk
+// positions along x: with one chunk it writes dst;
 // with several, partials [max, sum, acc[D]] of nrows output rows go to pool
 // scratch and the 128-thread kernel combine merges them on combineGrid.
-func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk, nrows int64, combine string,
-	combineGrid vendorapi.Dim3) error {
+func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared uint32, nrows int64,
+	combine string, combineGrid vendorapi.Dim3) error {
 	block := vendorapi.Dim3{X: 128}
 	if grid.X == 1 {
-		return launch(d, name, grid, block, 0, c.args(d, true, 0, uint32(chunk)))
+		return launchShared(d, name, grid, block, shared, c.args(d, true, 0, uint32(chunk)))
 	}
 	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (c.k.Ne[0] + 2) * 4))
 	if err != nil {
 		return err
 	}
 	defer part.Free()
-	if err := launch(d, name, grid, block, 0, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
+	if err := launchShared(d, name, grid, block, shared, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
 		return err
 	}
 	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
@@ -258,7 +279,40 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 	r, grid, chunk := fattnDecGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
 	name := fmt.Sprintf("fattn_dec_d%d_r%d", dim, r)
 	nrows := c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, nrows, "fattn_dec_combine",
+	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_dec_combine",
+		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
+}
+
+// fattnDectGeometry is the tensor-core decode kernel's launch for head size
+// dim, GQA ratio gqa, nhkv kv heads, ne3 batches, nkv positions, sms
+// multiprocessors and optin bytes of shared memory a block may opt in to:
+// its r (8 or 16 rows), the grid (KV chunks, kv heads, batches) and the
+// chunk length (a multiple of 64). Chunks split the sequence so that one
+// wave of blocks fills every multiprocessor at the occupancy its shared
+// memory allows (a multiprocessor has about optin + 1 KiB, 1 KiB of it
+// reserved a block; at most 4 blocks), at most fattnDecMaxChunks of them.
+func fattnDectGeometry(dim, gqa, nhkv, ne3, nkv int64, sms, optin int) (r int64, grid vendorapi.Dim3, chunk int64) {
+	const tile = 64
+	r = 8
+	if gqa > 8 {
+		r = 16
+	}
+	occ := int64(min(max((optin+1024)/(fattnDectShared(dim)+1024), 1), 4))
+	base := nhkv * ne3
+	target := occ * int64(max(sms, 1))
+	tiles := max((nkv+tile-1)/tile, 1)
+	nchunks := min(max((target+base-1)/base, 1), tiles, fattnDecMaxChunks)
+	chunk = (tiles + nchunks - 1) / nchunks * tile
+	nchunks = max((nkv+chunk-1)/chunk, 1)
+	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
+}
+
+func fattnRunDect(d Device, c fattnCall, p vendorapi.Props) error {
+	dim := c.k.Ne[0]
+	r, grid, chunk := fattnDectGeometry(dim, int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin)
+	name := fmt.Sprintf("fattn_dect_d%d_r%d", dim, r)
+	nrows := c.q.Ne[2] * c.q.Ne[3]
+	return fattnRunSplit(d, c, name, grid, chunk, uint32(fattnDectShared(dim)), nrows, "fattn_dec_combine",
 		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
 }
 

@@ -9,38 +9,88 @@ import (
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
 func TestFlashAttnChoose(t *testing.T) {
 	all := []arch.CC{arch.Turing, arch.Ampere, arch.NVIDIA(8, 6), arch.AdaLovelace, arch.Hopper}
+	h200 := ccProps(arch.Hopper, all...)
+	h200.SharedMemPerBlockOptin = 227 << 10
+	rtx := ccProps(arch.NVIDIA(8, 6), all...)
+	rtx.SharedMemPerBlockOptin = 99 << 10
+	host := vendorapi.Props{SharedMemPerBlockOptin: 228 << 10}
 	cases := []struct {
-		name     string
-		nq, gqa  int64
-		cc       arch.CC
-		compiled []arch.CC
-		want     fattnPath
+		name    string
+		nq, gqa int64
+		dim     int64
+		p       vendorapi.Props
+		off     bool // TERNION_NO_FATTN_TC set
+		want    fattnPath
 	}{
-		{"decode on the H200", 1, 4, arch.Hopper, all, fattnDec},
-		{"decode, MHA", 1, 1, arch.Hopper, all, fattnDec},
-		{"decode, GQA 8", 1, 8, arch.Hopper, all, fattnDec},
-		{"decode, GQA 16 falls back to the vector kernel", 1, 16, arch.Hopper, all, fattnVec},
-		{"decode on AMD CDNA3", 1, 4, arch.CDNA3, nil, fattnDec},
-		{"2 queries take the vector kernel", 2, 4, arch.Hopper, all, fattnVec},
-		{"8 queries stay on the vector kernel", 8, 4, arch.Hopper, all, fattnVec},
-		{"9 queries take the tensor cores", 9, 4, arch.Hopper, all, fattnMMA},
-		{"prefill on Ampere", 512, 4, arch.Ampere, all, fattnMMA},
-		{"NVRTC build (no compiled list)", 512, 4, arch.Hopper, nil, fattnMMA},
-		{"Turing has no m16n8k16", 512, 4, arch.Turing, all, fattnVec},
-		{"Hopper running sm_75 code only", 512, 4, arch.Hopper, []arch.CC{arch.Turing}, fattnVec},
-		{"AMD CDNA3", 512, 4, arch.CDNA3, nil, fattnVec},
-		{"Moore Threads", 512, 4, arch.QY2, nil, fattnVec},
-		{"host device runs every path", 512, 4, 0, nil, fattnMMA},
-		{"host decode", 1, 4, 0, nil, fattnDec},
+		{"decode on the H200 takes the tensor cores", 1, 4, 128, h200, false, fattnDect},
+		{"decode, MHA", 1, 1, 128, h200, false, fattnDect},
+		{"decode, GQA 16 on 16 rows", 1, 16, 128, h200, false, fattnDect},
+		{"decode, GQA 16 at head size 256: only 8 rows, vector kernel", 1, 16, 256, h200, false, fattnVec},
+		{"decode, GQA 8 at head size 256", 1, 8, 256, h200, false, fattnDect},
+		{"decode, GQA 17 on the vector kernel", 1, 17, 64, h200, false, fattnVec},
+		{"decode, head size 80: SIMT", 1, 4, 80, h200, false, fattnDec},
+		{"decode, TERNION_NO_FATTN_TC: SIMT", 1, 4, 128, h200, true, fattnDec},
+		{"decode, TERNION_NO_FATTN_TC, GQA 16: vector kernel", 1, 16, 128, h200, true, fattnVec},
+		{"decode at 256 where 192 KiB of shared memory do not fit", 1, 4, 256, rtx, false, fattnDec},
+		{"decode at 128 on sm_86", 1, 4, 128, rtx, false, fattnDect},
+		{"decode on Turing: no m16n8k16", 1, 4, 128, ccProps(arch.Turing, all...), false, fattnDec},
+		{"decode on Hopper running sm_75 code only", 1, 4, 128, ccProps(arch.Hopper, arch.Turing), false, fattnDec},
+		{"decode on AMD CDNA3", 1, 4, 128, ccProps(arch.CDNA3), false, fattnDec},
+		{"2 queries take the vector kernel", 2, 4, 128, h200, false, fattnVec},
+		{"8 queries stay on the vector kernel", 8, 4, 128, h200, false, fattnVec},
+		{"9 queries take the tensor cores", 9, 4, 128, h200, false, fattnMMA},
+		{"prefill on Ampere", 512, 4, 128, ccProps(arch.Ampere, all...), false, fattnMMA},
+		{"NVRTC build (no compiled list)", 512, 4, 128, ccProps(arch.Hopper), false, fattnMMA},
+		{"Turing has no m16n8k16", 512, 4, 128, ccProps(arch.Turing, all...), false, fattnVec},
+		{"Hopper running sm_75 code only", 512, 4, 128, ccProps(arch.Hopper, arch.Turing), false, fattnVec},
+		{"AMD CDNA3", 512, 4, 128, ccProps(arch.CDNA3), false, fattnVec},
+		{"Moore Threads", 512, 4, 128, ccProps(arch.QY2), false, fattnVec},
+		{"host device runs every path", 512, 4, 128, host, false, fattnMMA},
+		{"host decode", 1, 4, 128, host, false, fattnDect},
+		{"host decode, TERNION_NO_FATTN_TC", 1, 4, 128, host, true, fattnDec},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, fattnChoose(c.nq, c.gqa, c.cc, c.compiled))
+			if c.off {
+				t.Setenv(switches.NoFattnTC.Name, "1")
+			}
+			assert.Equal(t, c.want, fattnChoose(c.nq, c.gqa, c.dim, c.p))
+		})
+	}
+}
+
+func TestFlashAttnDectGeometry(t *testing.T) {
+	cases := []struct {
+		name                     string
+		dim, gqa, nhkv, ne3, nkv int64
+		sms, optin               int
+		r                        int64
+		grid                     vendorapi.Dim3
+		chunk                    int64
+	}{
+		{"speed goal: 2 blocks a multiprocessor", 128, 4, 8, 1, 16384, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
+		{"head size 64: 4 blocks", 64, 8, 8, 1, 7680, 132, 227 << 10, 8, vendorapi.Dim3{X: 60, Y: 8, Z: 1}, 128},
+		{"head size 256: 1 block", 256, 8, 2, 1, 10000, 132, 227 << 10, 8, vendorapi.Dim3{X: 53, Y: 2, Z: 1}, 192},
+		{"GQA 12 takes 16 rows", 128, 12, 4, 2, 1000, 132, 227 << 10, 16, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
+		{"sm_86's shared memory: 1 block", 128, 4, 8, 1, 16384, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
+		{"one tile is one chunk", 64, 2, 4, 1, 64, 132, 227 << 10, 8, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
+		{"at most 256 chunks", 64, 1, 1, 1, 1 << 20, 1000, 227 << 10, 8, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, grid, chunk := fattnDectGeometry(c.dim, c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin)
+			assert.Equal(t, c.r, r)
+			assert.Equal(t, c.grid, grid)
+			assert.Equal(t, c.chunk, chunk)
+			assert.LessOrEqual(t, c.gqa, r, "the rows hold every q head of the kv head")
+			assert.GreaterOrEqual(t, int64(grid.X)*chunk, c.nkv, "the chunks cover the sequence")
+			assert.Less(t, int64(grid.X-1)*chunk, c.nkv, "no chunk is empty")
 		})
 	}
 }

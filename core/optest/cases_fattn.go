@@ -116,7 +116,9 @@ func fattnDefault(hs, nh int64, nr23 [2]int64, kv, nb int64) fattnSpec {
 
 // fattnTests cover every kernel: for each head size the vector kernel with
 // 4 and 8 rows a block (KV tails, GQA), the mma kernel (a query tail) and
-// the one-query decode kernel for GQA 1, 4 and 6 (r1, r4, r8);
+// the one-query decode kernels for GQA 1, 4 and 6 (fattn_dec's r1, r4, r8
+// where fattn_dect does not take them or TERNION_NO_FATTN_TC is set;
+// fattn_dect's r8 at 64, 128, 256, r16 for GQA 12 and 16);
 // one chunk and several (fattn_combine); sinks, ALiBi, softcap, no mask,
 // broadcast over dim 3, permuted q/k/v, default precision. (What the device
 // does not run is core/ops' TestFlashAttnSupports.)
@@ -137,7 +139,8 @@ func fattnTests() []Case {
 	add(func(*fattnSpec) {}, fattnDefault(80, 1, [2]int64{4, 2}, 1000, 1)) // dec: several chunks, batches, 80 = idle lanes
 	add(func(s *fattnSpec) { s.sinks, s.softcap = true, 20 }, fattnDefault(256, 1, [2]int64{8, 1}, 700, 1))
 	add(func(s *fattnSpec) { s.maxBias = 8 }, fattnDefault(64, 2, [2]int64{8, 1}, 300, 1))
-	add(func(*fattnSpec) {}, fattnDefault(128, 1, [2]int64{16, 1}, 300, 1)) // GQA 16: vec, not dec
+	add(func(*fattnSpec) {}, fattnDefault(128, 1, [2]int64{16, 1}, 300, 1)) // GQA 16: dect r16 (or vec)
+	add(func(*fattnSpec) {}, fattnDefault(64, 2, [2]int64{12, 2}, 777, 1))  // GQA 12: dect r16 (or vec), batches, tail step
 	add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 1}, 64, 8))    // one chunk, nb at the vec limit
 	for _, nb := range []int64{1, 32} {
 		add(func(s *fattnSpec) { s.sinks, s.maxBias = true, 8 }, fattnDefault(128, 4, [2]int64{1, 1}, 512, nb))

@@ -34,13 +34,15 @@ func TestHostAgainstReference(t *testing.T) {
 	for _, k := range be.LoadedKernels() {
 		loaded[k] = true
 	}
-	// The cases the tensor-core vector kernels take, again with
-	// TERNION_NO_MMVQ8T and TERNION_NO_MMVT: the products of several
-	// columns on mmvq8 (mmvq8_idg), mmvn or BLAS, the paths of devices
-	// without tensor cores (the host device takes mmvq8t and mmvt, as the
-	// H200 does).
+	// The cases the tensor-core vector and decode kernels take, again with
+	// TERNION_NO_MMVQ8T, TERNION_NO_MMVT and TERNION_NO_FATTN_TC: the
+	// products of several columns on mmvq8 (mmvq8_idg), mmvn or BLAS, the
+	// one-query attention on fattn_dec or fattn_vec, the paths of devices
+	// without tensor cores (the host device takes mmvq8t, mmvt and
+	// fattn_dect, as the H200 does).
 	t.Setenv(switches.NoMMVQ8T.Name, "1")
 	t.Setenv(switches.NoMMVT.Name, "1")
+	t.Setenv(switches.NoFattnTC.Name, "1")
 	dp, err := backend.Open("host", 0, backend.Options{})
 	require.NoError(t, err)
 	defer dp.Close()
@@ -66,17 +68,20 @@ func TestHostAgainstReference(t *testing.T) {
 }
 
 // tensorCoreCase reports whether c is a MUL_MAT of quantized src0 and 4 to
-// 8 columns, of f16 or bf16 src0 and 2 to 8 columns, or a MUL_MAT_ID of
-// quantized src0: the cases whose kernels TERNION_NO_MMVQ8T and
-// TERNION_NO_MMVT change (the other MUL_MAT cases run alike, so the rerun
-// skips them).
+// 8 columns, of f16 or bf16 src0 and 2 to 8 columns, a MUL_MAT_ID of
+// quantized src0, or a FLASH_ATTN_EXT of one query: the cases whose kernels
+// TERNION_NO_MMVQ8T, TERNION_NO_MMVT and TERNION_NO_FATTN_TC change (the
+// other cases of these ops run alike, so the rerun skips them).
 func tensorCoreCase(c Case) bool {
-	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID {
+	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID && c.Op != graph.OpFlashAttnExt {
 		return false
 	}
 	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
 	if out == nil || out.Op() != c.Op {
 		return false
+	}
+	if c.Op == graph.OpFlashAttnExt {
+		return out.Src(0).Ne()[1] == 1
 	}
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
 	switch {
