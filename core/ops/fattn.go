@@ -78,18 +78,30 @@ func fattnChoose(nq, gqa, dim int64, p vendorapi.Props) fattnPath {
 // fattnHeadSizes are the head sizes the kernels are built for (hsk = hsv).
 var fattnHeadSizes = map[int64]bool{64: true, 80: true, 96: true, 112: true, 128: true, 256: true}
 
+// fattnConvertedKV are the K/V types besides f16 that FLASH_ATTN_EXT takes:
+// f32 and the formats of ggml's vector kernel. The kernels read f16, so such
+// a K or V is first converted into a packed f16 copy (pool scratch), as the
+// seed does for its non-vector kernels.
+var fattnConvertedKV = map[tensor.Type]bool{tensor.F32: true, tensor.Q4_0: true, tensor.Q4_1: true, tensor.Q5_0: true,
+	tensor.Q5_1: true, tensor.Q8_0: true}
+
 func fattnSupports(n *graph.Tensor, _ vendorapi.Props) string {
 	q, k, v, mask, sinks := n.Src(0), n.Src(1), n.Src(2), n.Src(3), n.Src(4)
 	kt, vt := k.Type(), v.Type()
+	hsk, hsv := k.Dim(0), v.Dim(0)
 	switch {
-	case kt.IsQuantized() || vt.IsQuantized():
-		return fmt.Sprintf("quantized K/V (%s/%s) come with the quantized types (issue 10)", kt, vt)
-	case kt != tensor.F16 || vt != tensor.F16:
-		return fmt.Sprintf("K/V of types %s/%s: the kernels read f16 K/V (the seed rejects bf16; cast f32 to f16)", kt, vt)
+	case kt == tensor.BF16 || vt == tensor.BF16:
+		return fmt.Sprintf("K/V of types %s/%s: the seed rejects bf16 K/V", kt, vt)
+	case kt != tensor.F16 && !fattnConvertedKV[kt] || vt != tensor.F16 && !fattnConvertedKV[vt]:
+		return fmt.Sprintf("K/V of types %s/%s: FLASH_ATTN_EXT takes f16, f32, q4_0, q4_1, q5_0, q5_1 and q8_0", kt, vt)
+	case hsk == 64 && kt != tensor.F16:
+		return fmt.Sprintf("%s K at head size 64: the seed takes only f16 K there", kt)
+	case hsk != 64 && hsk != 128 && (kt != tensor.F16 || vt != tensor.F16):
+		return fmt.Sprintf("K/V of types %s/%s at head size %d: the seed takes other types than f16 only at 128 (V at 64)",
+			kt, vt, hsk)
 	case q.Type() != tensor.F32 || n.Type() != tensor.F32:
 		return "q and dst must be f32"
 	}
-	hsk, hsv := k.Dim(0), v.Dim(0)
 	switch {
 	case hsk == 576 && hsv == 512:
 		return "hsk 576 with hsv 512 (the seed's DeepSeek MLA path) is not implemented yet"
@@ -97,7 +109,7 @@ func fattnSupports(n *graph.Tensor, _ vendorapi.Props) string {
 		return fmt.Sprintf("hsk %d ≠ hsv %d: the seed accepts different K and V head sizes only for 576/512", hsk, hsv)
 	case !fattnHeadSizes[hsk]:
 		return fmt.Sprintf("head size %d: the kernels are built for 64, 80, 96, 112, 128 and 256", hsk)
-	case q.Nb()[0] != 4 || k.Nb()[0] != 2 || v.Nb()[0] != 2:
+	case q.Nb()[0] != 4 || k.Nb()[0] != kt.BlockBytes() || v.Nb()[0] != vt.BlockBytes():
 		return "q, k and v rows must be packed"
 	case mask != nil && mask.Nb()[0] != 2:
 		return "mask rows must be packed"
@@ -105,8 +117,8 @@ func fattnSupports(n *graph.Tensor, _ vendorapi.Props) string {
 		return "sinks must be packed f32"
 	}
 	for i := 1; i < 4; i++ {
-		if k.Nb()[i]%16 != 0 || v.Nb()[i]%16 != 0 {
-			return "k and v strides must be multiples of 16 bytes (16-byte row loads)"
+		if kt == tensor.F16 && k.Nb()[i]%16 != 0 || vt == tensor.F16 && v.Nb()[i]%16 != 0 {
+			return "f16 k and v strides must be multiples of 16 bytes (16-byte row loads)"
 		}
 	}
 	qn, kn := q.Ne(), k.Ne()
@@ -147,9 +159,6 @@ func fattnArgs(n *graph.Tensor) (fattnCall, error) {
 		}
 		c.sinks = d.Data
 	}
-	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
-		return fattnCall{}, fmt.Errorf("k and v data must be 16-byte aligned")
-	}
 	if c.softcap != 0 {
 		c.scale /= c.softcap
 	}
@@ -180,6 +189,31 @@ func fattnRun(d Device, n *graph.Tensor) error {
 	c, err := fattnArgs(n)
 	if err != nil {
 		return err
+	}
+	for _, kv := range []struct {
+		desc *vendorapi.TensorDesc
+		t    tensor.Type
+	}{{&c.k, n.Src(1).Type()}, {&c.v, n.Src(2).Type()}} {
+		if kv.t == tensor.F16 {
+			continue
+		}
+		tmp, buf, err := contiguousTemp(d, tensor.F16, kv.desc.Ne)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		if kv.t.IsQuantized() {
+			err = dequantize(d, tmp, "f16", *kv.desc, kv.t, 0)
+		} else {
+			err = copyTensor(d, tmp, tensor.F16, *kv.desc, kv.t)
+		}
+		if err != nil {
+			return err
+		}
+		*kv.desc = tmp
+	}
+	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
+		return fmt.Errorf("k and v data must be 16-byte aligned")
 	}
 	p := d.Props()
 	switch fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) {

@@ -151,6 +151,15 @@ func fattnTests() []Case {
 		add(func(s *fattnSpec) { s.permute = [4]int{0, 2, 1, 3} }, fattnDefault(64, 1, [2]int64{4, 1}, 512, nb))
 		add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 3}, 113, nb))
 	}
+	// K/V of other types than f16, converted to f16 first: decode, vector
+	// and mma paths, a permuted cache, f32 K/V.
+	for _, kv := range []tensor.Type{tensor.Q8_0, tensor.Q4_0} {
+		add(func(s *fattnSpec) { s.typeKV = kv }, fattnDefault(128, 2, [2]int64{4, 1}, 509, 1))
+		add(func(s *fattnSpec) { s.typeKV = kv }, fattnDefault(128, 4, [2]int64{1, 1}, 113, 3))
+		add(func(s *fattnSpec) { s.typeKV = kv }, fattnDefault(128, 4, [2]int64{1, 1}, 113, 32))
+	}
+	add(func(s *fattnSpec) { s.typeKV, s.permute = tensor.Q8_0, [4]int{0, 2, 1, 3} }, fattnDefault(128, 1, [2]int64{4, 1}, 512, 1))
+	add(func(s *fattnSpec) { s.typeKV = tensor.F32 }, fattnDefault(128, 2, [2]int64{4, 1}, 300, 1))
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(64, 4, [2]int64{1, 1}, 113, 1))
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(64, 4, [2]int64{1, 1}, 113, 75)) // two q tiles
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(80, 1, [2]int64{4, 1}, 113, 75))
@@ -160,8 +169,11 @@ func fattnTests() []Case {
 // fattnPerfs are the two speed goals and test-backend-ops' perf
 // cases for FLASH_ATTN_EXT.
 func fattnPerfs() []Case {
+	q8 := fattnDefault(128, 8, [2]int64{4, 1}, 16384, 1)
+	q8.typeKV = tensor.Q8_0
 	out := []Case{
 		fattnCase(fattnDefault(128, 8, [2]int64{4, 1}, 16384, 1)),
+		fattnCase(q8),
 		fattnCase(fattnDefault(256, 2, [2]int64{16, 1}, 10000, 512)),
 	}
 	s := fattnDefault(72, 16, [2]int64{1, 1}, 5776, 5776)
