@@ -40,10 +40,11 @@ func fattnArgs(m [][]byte, a *vendorapi.Args, vec bool) fattnCall {
 	return c
 }
 
-// fattnBuffers are the buffers of an attention kernel's arguments: dst, q,
-// k, v, mask, sinks (and the vector kernel's partials, nchunks·nrows·(D+2)
-// floats with nchunks = ⌈n_kv/chunk⌉).
-func fattnBuffers(a *vendorapi.Args, d int64, vec bool) []buffer {
+// fattnBuffers are the buffers of an attention kernel's arguments for K
+// head size dk and V head size dv: dst, q, k, v, mask, sinks (and the vector
+// kernel's partials, nchunks·nrows·(dv+2) floats with nchunks =
+// ⌈n_kv/chunk⌉).
+func fattnBuffers(a *vendorapi.Args, dk, dv int64, vec bool) []buffer {
 	dst, q, k, v, mask := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2), a.TensorAt(3), a.TensorAt(4)
 	bufs := []buffer{tensorBuf("dst", dst, 4), tensorBuf("q", q, 4), vecRows("k", k, 2, 16), vecRows("v", v, 2, 16),
 		tensorBuf("mask", mask, 2), {param: "sinks"}}
@@ -51,8 +52,8 @@ func fattnBuffers(a *vendorapi.Args, d int64, vec bool) []buffer {
 		bufs[5] = elems("sinks", a.PtrAt(5), q.Ne[2], 4)
 	}
 	switch {
-	case k.Ne[0] != d || v.Ne[0] != d || q.Ne[0] != d || dst.Ne[0] != d:
-		bufs[0].bad = fmt.Sprintf("the kernel is built for head size %d", d)
+	case k.Ne[0] != dk || v.Ne[0] != dv || q.Ne[0] != dk || dst.Ne[0] != dv:
+		bufs[0].bad = fmt.Sprintf("the kernel is built for head sizes %d (K) and %d (V)", dk, dv)
 	case q.Nb[0] != 4 || dst.Nb[0] != 4:
 		bufs[0].bad = "q and dst rows must be packed"
 	case mask.Data != 0 && mask.Nb[0] != 2:
@@ -63,7 +64,7 @@ func fattnBuffers(a *vendorapi.Args, d int64, vec bool) []buffer {
 		chunk := int64(a.U32At(15))
 		if a.PtrAt(6) != 0 && chunk > 0 {
 			nchunks := (k.Ne[1] + chunk - 1) / chunk
-			bufs[6] = elems("part", a.PtrAt(6), nchunks*q.Ne[1]*q.Ne[2]*q.Ne[3]*(d+2), 4)
+			bufs[6] = elems("part", a.PtrAt(6), nchunks*q.Ne[1]*q.Ne[2]*q.Ne[3]*(dv+2), 4)
 		}
 	}
 	return bufs
@@ -239,23 +240,48 @@ func fattnDimRows(k kernels.Kernel) (int64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	rows, err := fattnRows(k)
+	return d, rows, err
+}
+
+// fattnRows returns the row count (axis r) of template kernel k.
+func fattnRows(k kernels.Kernel) (int, error) {
 	rows, err := strconv.Atoi(k.Bind["r"])
 	if err != nil || rows <= 0 {
-		return 0, 0, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
+		return 0, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
 	}
-	return d, rows, nil
+	return rows, nil
+}
+
+// fattnVecDims returns the K and V head sizes of a fattn_vec kernel: axis
+// d for both, or axes dk and dv.
+func fattnVecDims(k kernels.Kernel) (dk, dv int64, err error) {
+	if _, ok := k.Bind["d"]; ok {
+		d, err := fattnDim(k)
+		return d, d, err
+	}
+	x, errK := strconv.Atoi(k.Bind["dk"])
+	y, errV := strconv.Atoi(k.Bind["dv"])
+	if errK != nil || errV != nil || x <= 0 || y <= 0 || x%8 != 0 || y%8 != 0 {
+		return 0, 0, fmt.Errorf("kernel %s: head sizes %q/%q have no host implementation", k.Name, k.Bind["dk"], k.Bind["dv"])
+	}
+	return int64(x), int64(y), nil
 }
 
 func init() {
 	// fattn_vec_d{d}_r{r}(dst, q, k, v, mask, sinks, part, scale, softcap,
 	// max_bias, m0, m1, n_head_log2, gqa, r3, chunk).
 	registerTemplate("fattn_vec", func(k kernels.Kernel) (*hostKernel, error) {
-		d, rows, err := fattnDimRows(k)
+		dk, d, err := fattnVecDims(k)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := fattnRows(k)
 		if err != nil {
 			return nil, err
 		}
 		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, true) },
+			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, dk, d, true) },
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				c := fattnArgs(m, a, true)
 				chunk := int64(a.U32At(15))
@@ -351,7 +377,7 @@ func init() {
 			return nil, err
 		}
 		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, false) },
+			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, d, false) },
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				c := fattnArgs(m, a, false)
 				for i := range uint32(64) {
@@ -422,7 +448,7 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 	}
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
-			bufs := fattnBuffers(a, d, true)
+			bufs := fattnBuffers(a, d, d, true)
 			q, k := a.TensorAt(1), a.TensorAt(2)
 			switch {
 			case q.Ne[1] != 1:

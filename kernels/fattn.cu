@@ -60,25 +60,26 @@ static __device__ __forceinline__ void fattn_unpack8(const uint4 raw, float * f)
     }
 }
 
-// Lanes of a vector-kernel group for head size D: 16 bytes (8 halves) of a
-// row each, 8, 16 or 32 lanes.
-template <int D> struct fattn_vec_geometry {
-    static constexpr int C = D / 8;                                // 16-byte chunks of a row
+// Lanes of a vector-kernel group for K head size DK and V head size DV: 16
+// bytes (8 halves) of a row each, 8, 16 or 32 lanes.
+template <int DK, int DV> struct fattn_vec_geometry {
+    static constexpr int CK = DK / 8, CV = DV / 8;                  // 16-byte chunks of a K and a V row
+    static constexpr int C = CK > CV ? CK : CV;
     static constexpr int G = C >= 32 ? 32 : (C > 8 ? 16 : 8);       // lanes per group
-    static constexpr int NC = (C + G - 1) / G;                     // chunks per lane
+    static constexpr int NCK = (CK + G - 1) / G, NCV = (CV + G - 1) / G; // chunks per lane
     static constexpr int NG = FATTN_THREADS / G;                   // groups per block
 };
 
-template <int D, int R>
+template <int DK, int DV, int R>
 static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                  ternion_tensor mask, const float * sinks, float * part, float scale,
                                                  float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
-    typedef fattn_vec_geometry<D> geo;
-    constexpr int C = geo::C, G = geo::G, NC = geo::NC, NG = geo::NG;
+    typedef fattn_vec_geometry<DK, DV> geo;
+    constexpr int CK = geo::CK, CV = geo::CV, G = geo::G, NCK = geo::NCK, NCV = geo::NCV, NG = geo::NG;
     constexpr int T = FATTN_TILE;
     __shared__ float sP[R][T];
-    __shared__ float sRed[NG][D];
+    __shared__ float sRed[NG][DV];
     __shared__ float sM[R], sS[R], sF[R], sSlope[R];
     __shared__ const ternion_f16 * sMrow[R];
 
@@ -116,25 +117,25 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
         }
     }
 
-    // This lane's 8·NC elements of each query row, scaled.
-    float qr[R][NC][8];
+    // This lane's 8·NCK elements of each query row, scaled.
+    float qr[R][NCK][8];
 #pragma unroll
     for (int rr = 0; rr < R; rr++) {
         const float * qrow = (const float *)((const char *)q.data + iq1[rr] * q.nb[1] + h[rr] * q.nb[2] + iq3 * q.nb[3]);
 #pragma unroll
-        for (int c = 0; c < NC; c++) {
+        for (int c = 0; c < NCK; c++) {
             const int ch = lane + c * G;
 #pragma unroll
             for (int e = 0; e < 8; e++) {
-                qr[rr][c][e] = ch < C ? qrow[ch * 8 + e] * scale : 0.0f;
+                qr[rr][c][e] = ch < CK ? qrow[ch * 8 + e] * scale : 0.0f;
             }
         }
     }
-    float acc[R][NC][8];
+    float acc[R][NCV][8];
 #pragma unroll
     for (int rr = 0; rr < R; rr++) {
 #pragma unroll
-        for (int c = 0; c < NC; c++) {
+        for (int c = 0; c < NCV; c++) {
 #pragma unroll
             for (int e = 0; e < 8; e++) {
                 acc[rr][c][e] = 0.0f;
@@ -161,9 +162,9 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
             if (jj < n) {
                 const char * krow = kb + (t0 + jj) * k.nb[1];
 #pragma unroll
-                for (int c = 0; c < NC; c++) {
+                for (int c = 0; c < NCK; c++) {
                     const int ch = lane + c * G;
-                    if (ch < C) {
+                    if (ch < CK) {
                         float kf[8];
                         fattn_unpack8(*(const uint4 *)(krow + ch * 16), kf);
 #pragma unroll
@@ -224,7 +225,7 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
         for (int rr = 0; rr < R; rr++) {
             const float f = sF[rr];
 #pragma unroll
-            for (int c = 0; c < NC; c++) {
+            for (int c = 0; c < NCV; c++) {
 #pragma unroll
                 for (int e = 0; e < 8; e++) {
                     acc[rr][c][e] *= f;
@@ -237,9 +238,9 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
             if (jj < n) {
                 const char * vrow = vb + (t0 + jj) * v.nb[1];
 #pragma unroll
-                for (int c = 0; c < NC; c++) {
+                for (int c = 0; c < NCV; c++) {
                     const int ch = lane + c * G;
-                    if (ch < C) {
+                    if (ch < CV) {
                         float vf[8];
                         fattn_unpack8(*(const uint4 *)(vrow + ch * 16), vf);
 #pragma unroll
@@ -263,9 +264,9 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
 #pragma unroll
     for (int rr = 0; rr < R; rr++) {
 #pragma unroll
-        for (int c = 0; c < NC; c++) {
+        for (int c = 0; c < NCV; c++) {
             const int ch = lane + c * G;
-            if (ch < C) {
+            if (ch < CV) {
 #pragma unroll
                 for (int e = 0; e < 8; e++) {
                     sRed[gi][ch * 8 + e] = acc[rr][c][e];
@@ -284,9 +285,9 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
             const float inv = S == 0.0f ? 0.0f : f / S;
             float * prow = part + ((ternion_i64)blockIdx.x * nq * n_head * (gridDim.z / nhkv) +
                                    ((ternion_i64)iq3 * n_head + h[rr]) * nq + iq1[rr]) *
-                                      (D + 2);
+                                      (DV + 2);
             float * orow = (float *)((char *)dst.data + h[rr] * dst.nb[1] + iq1[rr] * dst.nb[2] + iq3 * dst.nb[3]);
-            for (int d = tid; d < D; d += FATTN_THREADS) {
+            for (int d = tid; d < DV; d += FATTN_THREADS) {
                 float o = 0.0f;
 #pragma unroll
                 for (int g = 0; g < NG; g++) {

@@ -75,6 +75,11 @@ func fattnChoose(nq, gqa, dim int64, p vendorapi.Props) fattnPath {
 	return fattnVec
 }
 
+// fattnMLA reports whether K and V head sizes hsk, hsv are the seed's one
+// pair of different sizes (576/512, DeepSeek's multi-head latent
+// attention), which only the vector kernel takes (fattn_vec_d576v512_r4).
+func fattnMLA(hsk, hsv int64) bool { return hsk == 576 && hsv == 512 }
+
 // fattnHeadSizes are the head sizes the kernels are built for (hsk = hsv).
 var fattnHeadSizes = map[int64]bool{64: true, 80: true, 96: true, 112: true, 128: true, 256: true}
 
@@ -96,15 +101,14 @@ func fattnSupports(n *graph.Tensor, _ vendorapi.Props) string {
 		return fmt.Sprintf("K/V of types %s/%s: FLASH_ATTN_EXT takes f16, f32, q4_0, q4_1, q5_0, q5_1 and q8_0", kt, vt)
 	case hsk == 64 && kt != tensor.F16:
 		return fmt.Sprintf("%s K at head size 64: the seed takes only f16 K there", kt)
-	case hsk != 64 && hsk != 128 && (kt != tensor.F16 || vt != tensor.F16):
-		return fmt.Sprintf("K/V of types %s/%s at head size %d: the seed takes other types than f16 only at 128 (V at 64)",
+	case hsk != 64 && hsk != 128 && !fattnMLA(hsk, hsv) && (kt != tensor.F16 || vt != tensor.F16):
+		return fmt.Sprintf("K/V of types %s/%s at head size %d: the seed takes other types than f16 only at 128 (V at 64) and 576/512",
 			kt, vt, hsk)
 	case q.Type() != tensor.F32 || n.Type() != tensor.F32:
 		return "q and dst must be f32"
 	}
 	switch {
-	case hsk == 576 && hsv == 512:
-		return "hsk 576 with hsv 512 (the seed's DeepSeek MLA path) is not implemented yet"
+	case fattnMLA(hsk, hsv):
 	case hsk != hsv:
 		return fmt.Sprintf("hsk %d ≠ hsv %d: the seed accepts different K and V head sizes only for 576/512", hsk, hsv)
 	case !fattnHeadSizes[hsk]:
@@ -216,6 +220,9 @@ func fattnRun(d Device, n *graph.Tensor) error {
 		return fmt.Errorf("k and v data must be 16-byte aligned")
 	}
 	p := d.Props()
+	if fattnMLA(c.k.Ne[0], c.v.Ne[0]) {
+		return fattnRunVec(d, c, p.SMs)
+	}
 	switch fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) {
 	case fattnMMA:
 		return fattnRunMMA(d, c)
@@ -228,15 +235,17 @@ func fattnRun(d Device, n *graph.Tensor) error {
 }
 
 // fattnVecGeometry is the vector kernel's launch for a head size, nq query
-// columns, the GQA ratio, nhkv kv heads, ne3 batches, nkv positions and sms
-// multiprocessors: rows per block (4 or 8), the grid (KV chunks, row groups,
+// columns, the GQA ratio, nhkv kv heads, ne3 batches, nkv positions, sms
+// multiprocessors and the most rows a block the kernel is built for
+// (maxRows, 4 or 8): rows per block (4, or 8 for more than 4 rows when
+// maxRows allows), the grid (KV chunks, row groups,
 // kv heads × batches) and the chunk length (a multiple of the 64-position
 // tile). Chunks split the KV sequence so that about 4 blocks run per
 // multiprocessor even for one query (flash-decoding).
-func fattnVecGeometry(nq, gqa, nhkv, ne3, nkv int64, sms int) (rows int64, grid vendorapi.Dim3, chunk int64) {
+func fattnVecGeometry(nq, gqa, nhkv, ne3, nkv int64, sms int, maxRows int64) (rows int64, grid vendorapi.Dim3, chunk int64) {
 	const tile = 64
 	rows = 4
-	if gqa*nq > 4 {
+	if gqa*nq > 4 && maxRows >= 8 {
 		rows = 8
 	}
 	groups := (gqa*nq + rows - 1) / rows
@@ -251,8 +260,14 @@ func fattnVecGeometry(nq, gqa, nhkv, ne3, nkv int64, sms int) (rows int64, grid 
 
 func fattnRunVec(d Device, c fattnCall, sms int) error {
 	dim := c.k.Ne[0]
-	rows, grid, chunk := fattnVecGeometry(c.q.Ne[1], int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
-	name := fmt.Sprintf("fattn_vec_d%d_r%d", dim, rows)
+	maxRows, name := int64(8), "fattn_vec_d%d_r%d"
+	if fattnMLA(dim, c.v.Ne[0]) {
+		// Built for 4 rows a block only (8 would spill: 576-wide queries
+		// and 512-wide accumulators in registers).
+		maxRows, name = 4, "fattn_vec_d%dv512_r%d"
+	}
+	rows, grid, chunk := fattnVecGeometry(c.q.Ne[1], int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms, maxRows)
+	name = fmt.Sprintf(name, dim, rows)
 	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
 	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
 }
@@ -268,7 +283,7 @@ func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chun
 	if grid.X == 1 {
 		return launchShared(d, name, grid, block, shared, c.args(d, true, 0, uint32(chunk)))
 	}
-	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (c.k.Ne[0] + 2) * 4))
+	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (c.v.Ne[0] + 2) * 4))
 	if err != nil {
 		return err
 	}

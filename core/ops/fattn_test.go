@@ -100,19 +100,22 @@ func TestFlashAttnVecGeometry(t *testing.T) {
 		name                    string
 		nq, gqa, nhkv, ne3, nkv int64
 		sms                     int
+		maxRows                 int64
 		rows                    int64
 		grid                    vendorapi.Dim3
 		chunk                   int64
 	}{
-		{"speed goal: 32 q heads on 8 kv heads, 16384 positions", 1, 4, 8, 1, 16384, 132, 4, vendorapi.Dim3{X: 64, Y: 1, Z: 8}, 256},
-		{"12 rows take two groups of 8", 3, 4, 2, 1, 512, 132, 8, vendorapi.Dim3{X: 8, Y: 2, Z: 2}, 64},
-		{"one tile is one chunk", 1, 1, 4, 1, 64, 132, 4, vendorapi.Dim3{X: 1, Y: 1, Z: 4}, 64},
-		{"few multiprocessors, few chunks", 1, 1, 1, 1, 512, 1, 4, vendorapi.Dim3{X: 4, Y: 1, Z: 1}, 128},
-		{"batches multiply the kv heads", 1, 1, 4, 3, 113, 2, 4, vendorapi.Dim3{X: 1, Y: 1, Z: 12}, 128},
+		{"speed goal: 32 q heads on 8 kv heads, 16384 positions", 1, 4, 8, 1, 16384, 132, 8, 4, vendorapi.Dim3{X: 64, Y: 1, Z: 8}, 256},
+		{"12 rows take two groups of 8", 3, 4, 2, 1, 512, 132, 8, 8, vendorapi.Dim3{X: 8, Y: 2, Z: 2}, 64},
+		{"12 rows on a kernel of 4 rows: three groups", 3, 4, 2, 1, 512, 132, 4, 4, vendorapi.Dim3{X: 8, Y: 3, Z: 2}, 64},
+		{"MLA decode: 16 heads on one kv head, 4 rows a block", 1, 16, 1, 1, 4096, 132, 4, 4, vendorapi.Dim3{X: 64, Y: 4, Z: 1}, 64},
+		{"one tile is one chunk", 1, 1, 4, 1, 64, 132, 8, 4, vendorapi.Dim3{X: 1, Y: 1, Z: 4}, 64},
+		{"few multiprocessors, few chunks", 1, 1, 1, 1, 512, 1, 8, 4, vendorapi.Dim3{X: 4, Y: 1, Z: 1}, 128},
+		{"batches multiply the kv heads", 1, 1, 4, 3, 113, 2, 8, 4, vendorapi.Dim3{X: 1, Y: 1, Z: 12}, 128},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rows, grid, chunk := fattnVecGeometry(c.nq, c.gqa, c.nhkv, c.ne3, c.nkv, c.sms)
+			rows, grid, chunk := fattnVecGeometry(c.nq, c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.maxRows)
 			assert.Equal(t, c.rows, rows)
 			assert.Equal(t, c.grid, grid)
 			assert.Equal(t, c.chunk, chunk)
@@ -191,7 +194,9 @@ func TestFlashAttnSupports(t *testing.T) {
 		{"bf16 K/V", build(128, 128, tensor.BF16, tensor.BF16, 0), "rejects bf16"},
 		{"head size 72", build(72, 72, tensor.F16, tensor.F16, 0), "head size 72"},
 		{"192/128", build(192, 128, tensor.F16, tensor.F16, 0), "only for 576/512"},
-		{"576/512", build(576, 512, tensor.F16, tensor.F16, 0), "not implemented yet"},
+		{"576/512 (MLA)", build(576, 512, tensor.F16, tensor.F16, 0), ""},
+		{"576/512 (MLA), q8_0 K/V", build(576, 512, tensor.Q8_0, tensor.Q8_0, 0), ""},
+		{"512/576", build(512, 576, tensor.F16, tensor.F16, 0), "only for 576/512"},
 		{"K rows not 16-byte aligned", build(64, 64, tensor.F16, tensor.F16, 65), "multiples of 16 bytes"},
 	}
 	for _, c := range cases {

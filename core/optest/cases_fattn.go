@@ -160,6 +160,18 @@ func fattnTests() []Case {
 	}
 	add(func(s *fattnSpec) { s.typeKV, s.permute = tensor.Q8_0, [4]int{0, 2, 1, 3} }, fattnDefault(128, 1, [2]int64{4, 1}, 512, 1))
 	add(func(s *fattnSpec) { s.typeKV = tensor.F32 }, fattnDefault(128, 2, [2]int64{4, 1}, 300, 1))
+	// The seed's one pair of different head sizes, 576/512 (DeepSeek's
+	// multi-head latent attention), on the vector kernel: decode, a few
+	// queries, prefill, q8_0 K/V.
+	mla := func(nb, kv int64) fattnSpec {
+		s := fattnDefault(576, 1, [2]int64{16, 1}, kv, nb)
+		s.hsv = 512
+		return s
+	}
+	add(func(*fattnSpec) {}, mla(1, 113))
+	add(func(*fattnSpec) {}, mla(3, 300))
+	add(func(*fattnSpec) {}, mla(32, 64))
+	add(func(s *fattnSpec) { s.typeKV = tensor.Q8_0 }, mla(1, 256))
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(64, 4, [2]int64{1, 1}, 113, 1))
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(64, 4, [2]int64{1, 1}, 113, 75)) // two q tiles
 	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(80, 1, [2]int64{4, 1}, 113, 75))
