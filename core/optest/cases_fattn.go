@@ -183,9 +183,12 @@ func fattnTests() []Case {
 func fattnPerfs() []Case {
 	q8 := fattnDefault(128, 8, [2]int64{4, 1}, 16384, 1)
 	q8.typeKV = tensor.Q8_0
+	mla := fattnDefault(576, 1, [2]int64{16, 1}, 16384, 1) // DeepSeek decode (recorded, no goal)
+	mla.hsv = 512
 	out := []Case{
 		fattnCase(fattnDefault(128, 8, [2]int64{4, 1}, 16384, 1)),
 		fattnCase(q8),
+		fattnCase(mla),
 		fattnCase(fattnDefault(256, 2, [2]int64{16, 1}, 10000, 512)),
 	}
 	s := fattnDefault(72, 16, [2]int64{1, 1}, 5776, 5776)
