@@ -8,6 +8,7 @@ import (
 
 	"github.com/ternion/ternion/internal/half"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/quant"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -320,6 +321,8 @@ func init() {
 	// fattn_dect_d{d}_r{r}: fattn_dec's arguments and blocks on the tensor
 	// cores (the scaled Q and P rounded to f16).
 	registerTemplate("fattn_dect", func(k kernels.Kernel) (*hostKernel, error) { return fattnDecode(k, true) })
+	// (fattn_dect_d{d}_r{r}_q8_0 reads q8_0 K and V: each value d·q
+	// rounded to f16, then as above.)
 	// fattn_dec_combine(dst, part, sinks, nchunks, nrows): block (row x,
 	// dims 32y..32y+31), one query.
 	register("fattn_dec_combine", &hostKernel{
@@ -446,9 +449,19 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	var q8 *quant.Format
+	if kv := k.Bind["kv"]; kv != "" {
+		if q8, err = fattnQ8(k, kv); err != nil {
+			return nil, err
+		}
+	}
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
 			bufs := fattnBuffers(a, d, d, true)
+			if q8 != nil {
+				bufs[2], bufs[3] = quantBuf("k", a.TensorAt(2), q8), quantBuf("v", a.TensorAt(3), q8)
+				bufs[2].align, bufs[3].align = 8, 8
+			}
 			q, k := a.TensorAt(1), a.TensorAt(2)
 			switch {
 			case q.Ne[1] != 1:
@@ -460,6 +473,10 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
 			c := fattnArgs(m, a, true)
+			if q8 != nil {
+				c.mK, c.k = fattnExpand(q8, m[2], c.k)
+				c.mV, c.v = fattnExpand(q8, m[3], c.v)
+			}
 			chunk := int64(a.U32At(15))
 			nHead := int64(c.q.Ne[2])
 			j0 := int64(b.idx.X) * chunk
@@ -481,4 +498,38 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 			}
 		},
 	}, nil
+}
+
+// fattnQ8 returns the format of the K/V axis value kv of kernel k (q8_0).
+func fattnQ8(k kernels.Kernel, kv string) (*quant.Format, error) {
+	for _, f := range quant.Formats() {
+		if f.Name == kv && kv == "q8_0" {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("kernel %s: K/V format %q has no host implementation", k.Name, kv)
+}
+
+// fattnExpand returns a packed f16 copy of tensor t of format f (bytes m)
+// and its descriptor: each value rounded to f16 once, as fattn_dect's q8_0
+// kernels expand their tiles.
+func fattnExpand(f *quant.Format, m []byte, t vendorapi.TensorDesc) ([]byte, vendorapi.TensorDesc) {
+	ne := t.Ne
+	out := vendorapi.TensorDesc{Ne: ne, Nb: [4]int64{2, 2 * ne[0], 2 * ne[0] * ne[1], 2 * ne[0] * ne[1] * ne[2]}}
+	buf := make([]byte, 2*ne[0]*ne[1]*ne[2]*ne[3])
+	w := make([]float32, ne[0])
+	rowBytes := int64(f.RowBytes(len(w)))
+	for i3 := range ne[3] {
+		for i2 := range ne[2] {
+			for i1 := range ne[1] {
+				off := i1*t.Nb[1] + i2*t.Nb[2] + i3*t.Nb[3]
+				_ = f.Dequantize(w, m[off:off+rowBytes])
+				o := i1*out.Nb[1] + i2*out.Nb[2] + i3*out.Nb[3]
+				for i, x := range w {
+					binary.LittleEndian.PutUint16(buf[o+2*int64(i):], half.F16FromF32(x))
+				}
+			}
+		}
+	}
+	return buf, out
 }

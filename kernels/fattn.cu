@@ -905,6 +905,12 @@ template <int D> struct fattn_dect_geometry {
     static constexpr int PASSES = 16 / RP;  // copies a 16-row tile takes
     static constexpr int TILE = 16 * D * 2; // bytes of a K or V tile
     static constexpr int STAGE = 2 * TILE;  // the K tile, then the V tile
+    // q8_0 K/V (D a multiple of 128, so rows are 8-byte multiples): raw
+    // rows of D/32 blocks of 34 bytes, a raw stage of K then V tiles, and
+    // the 8-byte copies a raw tile takes.
+    static constexpr int NB = D / 32, RB = NB * 34, RTILE = 16 * RB, RSTAGE = 2 * RTILE, RCOPIES = RTILE / 8;
+    // Shared memory a warp: the ring, plus the f16 tiles q8_0 is expanded to.
+    static constexpr int WARP_F16 = FATTN_DECT_NS * STAGE, WARP_Q8 = FATTN_DECT_NS * RSTAGE + STAGE;
 };
 
 #if TERNION_SM80
@@ -937,6 +943,73 @@ static __device__ __forceinline__ void fattn_dect_copy(ternion_u32 sa, const cha
     asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
+// q8_0: starts copying step s of K and V as raw rows (8-byte pieces) into
+// the raw stage at shared address sa; kb/vb point at the chunk's first row;
+// rows at or past nrow read as zeros. Commits one group.
+template <int D>
+static __device__ __forceinline__ void fattn_dect_copy_q8(ternion_u32 sa, const char * kb, const char * vb, ternion_i64 knb,
+                                                          ternion_i64 vnb, int s, int nrow, int lane) {
+    typedef fattn_dect_geometry<D> geo;
+#pragma unroll
+    for (int i = 0; i < (geo::RCOPIES + 31) / 32; i++) {
+        const int idx = lane + 32 * i, r = idx / (geo::RB / 8), off = idx % (geo::RB / 8) * 8;
+        if (idx < geo::RCOPIES) {
+            const int j = s * 16 + r;
+            const bool in = j < nrow;
+            const ternion_u32 dst = sa + r * geo::RB + off;
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst),
+                         "l"(in ? kb + (ternion_i64)j * knb + off : kb), "r"(in ? 8 : 0));
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst + geo::RTILE),
+                         "l"(in ? vb + (ternion_i64)j * vnb + off : vb), "r"(in ? 8 : 0));
+        }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// Four int8 values (a word, first value in the low byte) times the f16
+// scale pair d2, as two f16 pairs, exactly rounded: byte + 128 in the low
+// mantissa bits of 1024 is exact, so is subtracting 1152, then one rounding.
+static __device__ __forceinline__ void fattn_q8_f16x4(ternion_u32 w, ternion_u32 d2, ternion_u32 & lo, ternion_u32 & hi) {
+    const ternion_u32 u = w ^ 0x80808080u;
+    lo = __byte_perm(u, 0x64646464u, 0x5140);
+    hi = __byte_perm(u, 0x64646464u, 0x5342);
+    asm("sub.rn.f16x2 %0, %0, %1;" : "+r"(lo) : "r"(0x64806480u));
+    asm("sub.rn.f16x2 %0, %0, %1;" : "+r"(hi) : "r"(0x64806480u));
+    asm("mul.rn.f16x2 %0, %0, %1;" : "+r"(lo) : "r"(d2));
+    asm("mul.rn.f16x2 %0, %0, %1;" : "+r"(hi) : "r"(d2));
+}
+
+// q8_0: expands the raw K and V tiles at shared address raw into f16 tiles
+// at f16 (the swizzled layout fattn_dect_copy fills), this lane's NB/2
+// blocks of each.
+template <int D>
+static __device__ __forceinline__ void fattn_dect_expand_q8(ternion_u32 raw, ternion_u32 f16, int lane) {
+    typedef fattn_dect_geometry<D> geo;
+#pragma unroll
+    for (int t = 0; t < 2; t++) {
+#pragma unroll
+        for (int i = 0; i < geo::NB / 2; i++) {
+            const int blk = lane + 32 * i, r = blk / geo::NB, b = blk % geo::NB;
+            const ternion_u32 src = raw + t * geo::RTILE + r * geo::RB + b * 34, base = src & ~3u, sh = (src & 3u) * 8;
+            ternion_u32 a[9];
+#pragma unroll
+            for (int k = 0; k < 9; k++) {
+                asm volatile("ld.shared.b32 %0, [%1];" : "=r"(a[k]) : "r"(base + 4 * k));
+            }
+            const ternion_u32 d = (a[0] >> sh) & 0xffffu, d2 = d | (d << 16);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                ternion_u32 o[4];
+                fattn_q8_f16x4(__funnelshift_rc(a[2 * c], a[2 * c + 1], sh + 16), d2, o[0], o[1]);
+                fattn_q8_f16x4(__funnelshift_rc(a[2 * c + 1], a[2 * c + 2], sh + 16), d2, o[2], o[3]);
+                asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(f16 + t * geo::TILE + fattn_dect_off<D>(r, 4 * b + c)),
+                             "r"(o[0]), "r"(o[1]), "r"(o[2]), "r"(o[3])
+                             : "memory");
+            }
+        }
+    }
+}
+
 // The mask values (f32, 0 without a mask or past nrow) of this lane's four
 // positions 2t, 2t+1, 8+2t, 9+2t of step s.
 static __device__ __forceinline__ void fattn_dect_mask(float (&mk)[4], const ternion_f16 * mrow, int s, int t, int nrow) {
@@ -948,7 +1021,7 @@ static __device__ __forceinline__ void fattn_dect_mask(float (&mk)[4], const ter
 }
 #endif
 
-template <int D, int R>
+template <int D, int R, bool Q8>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
@@ -958,6 +1031,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     typedef ternion_mma_type<ternion_f16> mma;
     constexpr int W = FATTN_DECT_WARPS, NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
     static_assert(R == 8 || R == 16, "fattn_dect: 8 or 16 rows");
+    static_assert(!Q8 || D % 128 == 0, "fattn_dect q8_0: rows of a multiple of 8 bytes (D a multiple of 128)");
     extern __shared__ __align__(16) unsigned char fattn_dect_smem[];
 
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, g = lane >> 2, t = lane & 3;
@@ -967,15 +1041,26 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     const ternion_i64 nkv = k.ne[1], c0 = (ternion_i64)blockIdx.x * chunk;
     const int nrow = (int)(nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
     const int nsteps = (nrow + 15) / 16;
-    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + rr) * k.nb[1] + cc * 16;
-    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + rr) * v.nb[1] + cc * 16;
-    const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * NS * geo::STAGE;
+    // f16: this lane's chunk of its copy row; q8_0: the chunk's first row.
+    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + (Q8 ? 0 : rr)) * k.nb[1] + (Q8 ? 0 : cc * 16);
+    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + (Q8 ? 0 : rr)) * v.nb[1] + (Q8 ? 0 : cc * 16);
+    // The warp's ring of NS stages (f16 tiles, or raw q8_0 tiles followed
+    // by the f16 tiles they expand to).
+    constexpr int STAGE = Q8 ? geo::RSTAGE : geo::STAGE;
+    const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * (Q8 ? geo::WARP_Q8 : geo::WARP_F16);
+    const auto copy = [&](int st, int s) {
+        if (Q8) {
+            fattn_dect_copy_q8<D>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
+        } else {
+            fattn_dect_copy<D>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
+        }
+    };
 
 #pragma unroll
     for (int i = 0; i < NS - 1; i++) {
         const int s = w + i * W;
         if (s < nsteps) {
-            fattn_dect_copy<D>(ring + i * geo::STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
+            copy(i, s);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
         }
@@ -1028,7 +1113,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     for (int s = w; s < nsteps; s += W, i++) {
         const int sn = s + (NS - 1) * W;
         if (sn < nsteps) {
-            fattn_dect_copy<D>(ring + ((i + NS - 1) % NS) * geo::STAGE, kl, vl, k.nb[1], v.nb[1], sn, nrow, cc, rr);
+            copy((i + NS - 1) % NS, sn);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
         }
@@ -1039,7 +1124,14 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         }
         asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");
         __syncwarp();
-        const ternion_u32 sK = ring + (i % NS) * geo::STAGE, sV = sK + geo::TILE;
+        ternion_u32 sK = ring + (i % NS) * STAGE;
+        if (Q8) {
+            const ternion_u32 f16 = ring + NS * STAGE;
+            fattn_dect_expand_q8<D>(sK, f16, lane);
+            __syncwarp();
+            sK = f16;
+        }
+        const ternion_u32 sV = sK + geo::TILE;
 
         // S: positions 0-7 (sc[0]) and 8-15 (sc[1]) of the step; c0, c1 are
         // row g, c2, c3 row g + 8.

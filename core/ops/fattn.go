@@ -35,8 +35,31 @@ const (
 var fattnDectMaxGQA = map[int64]int64{64: 16, 128: 16, 256: 8}
 
 // fattnDectShared is fattn_dect's dynamic shared memory for head size dim:
-// 4 warps × 3 stages × a 16-row K and V tile.
-func fattnDectShared(dim int64) int { return 4 * 3 * 2 * 16 * int(dim) * 2 }
+// 4 warps × 3 stages × a 16-row K and V tile; with q8 (q8_0 K and V), 3
+// stages of raw 16-row tiles (dim/32 blocks of 34 bytes a row) and one f16
+// K and V tile a warp.
+func fattnDectShared(dim int64, q8 bool) int {
+	if q8 {
+		return 4 * (3*2*16*int(dim/32)*34 + 2*16*int(dim)*2)
+	}
+	return 4 * 3 * 2 * 16 * int(dim) * 2
+}
+
+// fattnDectQ8 reports whether the tensor-core decode kernel reads K and V
+// (of types kt, vt) of call c as q8_0 (fattn_dect_d128_*_q8_0): both q8_0,
+// head size 128, data and strides multiples of 8 bytes (its 8-byte copies).
+// Other K/V types are converted to f16 first.
+func fattnDectQ8(c fattnCall, kt, vt tensor.Type) bool {
+	if kt != tensor.Q8_0 || vt != tensor.Q8_0 || c.k.Ne[0] != 128 || c.k.Data%8 != 0 || c.v.Data%8 != 0 {
+		return false
+	}
+	for i := 1; i < 4; i++ {
+		if c.k.Nb[i]%8 != 0 || c.v.Nb[i]%8 != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // fattnDecMaxGQA is the largest GQA ratio fattn_dec is built for (its r axis).
 const fattnDecMaxGQA = 8
@@ -59,7 +82,7 @@ const fattnVecMaxQ = 8
 // kernel takes every batch (correct, slower).
 func fattnChoose(nq, gqa, dim int64, p vendorapi.Props) fattnPath {
 	mma := p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs)
-	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim) <= p.SharedMemPerBlockOptin &&
+	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim, false) <= p.SharedMemPerBlockOptin &&
 		!switches.On(nil, switches.NoFattnTC) {
 		return fattnDect
 	}
@@ -194,6 +217,10 @@ func fattnRun(d Device, n *graph.Tensor) error {
 	if err != nil {
 		return err
 	}
+	p := d.Props()
+	if fattnDectQ8(c, n.Src(1).Type(), n.Src(2).Type()) && fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) == fattnDect {
+		return fattnRunDect(d, c, p, true)
+	}
 	for _, kv := range []struct {
 		desc *vendorapi.TensorDesc
 		t    tensor.Type
@@ -219,7 +246,6 @@ func fattnRun(d Device, n *graph.Tensor) error {
 	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
 		return fmt.Errorf("k and v data must be 16-byte aligned")
 	}
-	p := d.Props()
 	if fattnMLA(c.k.Ne[0], c.v.Ne[0]) {
 		return fattnRunVec(d, c, p.SMs)
 	}
@@ -227,7 +253,7 @@ func fattnRun(d Device, n *graph.Tensor) error {
 	case fattnMMA:
 		return fattnRunMMA(d, c)
 	case fattnDect:
-		return fattnRunDect(d, c, p)
+		return fattnRunDect(d, c, p, false)
 	case fattnDec:
 		return fattnRunDec(d, c, p.SMs)
 	}
@@ -332,21 +358,22 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
 }
 
-// fattnDectGeometry is the tensor-core decode kernel's launch for head size
-// dim, GQA ratio gqa, nhkv kv heads, ne3 batches, nkv positions, sms
-// multiprocessors and optin bytes of shared memory a block may opt in to:
+// fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
+// gqa, nhkv kv heads, ne3 batches, nkv positions, sms multiprocessors,
+// optin bytes of shared memory a block may opt in to and shared bytes a
+// block uses:
 // its r (8 or 16 rows), the grid (KV chunks, kv heads, batches) and the
 // chunk length (a multiple of 64). Chunks split the sequence so that one
 // wave of blocks fills every multiprocessor at the occupancy its shared
 // memory allows (a multiprocessor has about optin + 1 KiB, 1 KiB of it
 // reserved a block; at most 4 blocks), at most fattnDecMaxChunks of them.
-func fattnDectGeometry(dim, gqa, nhkv, ne3, nkv int64, sms, optin int) (r int64, grid vendorapi.Dim3, chunk int64) {
+func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared int) (r int64, grid vendorapi.Dim3, chunk int64) {
 	const tile = 64
 	r = 8
 	if gqa > 8 {
 		r = 16
 	}
-	occ := int64(min(max((optin+1024)/(fattnDectShared(dim)+1024), 1), 4))
+	occ := int64(min(max((optin+1024)/(shared+1024), 1), 4))
 	base := nhkv * ne3
 	target := occ * int64(max(sms, 1))
 	tiles := max((nkv+tile-1)/tile, 1)
@@ -356,12 +383,17 @@ func fattnDectGeometry(dim, gqa, nhkv, ne3, nkv int64, sms, optin int) (r int64,
 	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
 }
 
-func fattnRunDect(d Device, c fattnCall, p vendorapi.Props) error {
+// fattnRunDect launches fattn_dect (q8: its q8_0 K/V form) and the combine.
+func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, q8 bool) error {
 	dim := c.k.Ne[0]
-	r, grid, chunk := fattnDectGeometry(dim, int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin)
+	shared := fattnDectShared(dim, q8)
+	r, grid, chunk := fattnDectGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin, shared)
 	name := fmt.Sprintf("fattn_dect_d%d_r%d", dim, r)
+	if q8 {
+		name += "_q8_0"
+	}
 	nrows := c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, uint32(fattnDectShared(dim)), nrows, "fattn_dec_combine",
+	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",
 		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
 }
 
