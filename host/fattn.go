@@ -321,7 +321,7 @@ func init() {
 	// fattn_dect_d{d}_r{r}: fattn_dec's arguments and blocks on the tensor
 	// cores (the scaled Q and P rounded to f16).
 	registerTemplate("fattn_dect", func(k kernels.Kernel) (*hostKernel, error) { return fattnDecode(k, true) })
-	// (fattn_dect_d{d}_r{r}_q8_0 reads q8_0 K and V: each value d·q
+	// (fattn_dect_d{d}_r{r}_{kv} reads q8_0 or q4_0 K and V: each value
 	// rounded to f16, then as above.)
 	// fattn_dec_combine(dst, part, sinks, nchunks, nrows): block (row x,
 	// dims 32y..32y+31), one query.
@@ -500,10 +500,11 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 	}, nil
 }
 
-// fattnQ8 returns the format of the K/V axis value kv of kernel k (q8_0).
+// fattnQ8 returns the format of the K/V axis value kv of kernel k (q8_0
+// or q4_0).
 func fattnQ8(k kernels.Kernel, kv string) (*quant.Format, error) {
 	for _, f := range quant.Formats() {
-		if f.Name == kv && kv == "q8_0" {
+		if f.Name == kv && (kv == "q8_0" || kv == "q4_0") {
 			return f, nil
 		}
 	}
@@ -511,8 +512,8 @@ func fattnQ8(k kernels.Kernel, kv string) (*quant.Format, error) {
 }
 
 // fattnExpand returns a packed f16 copy of tensor t of format f (bytes m)
-// and its descriptor: each value rounded to f16 once, as fattn_dect's q8_0
-// kernels expand their tiles.
+// and its descriptor: each value rounded to f16 once, as fattn_dect's
+// quantized kernels expand their tiles.
 func fattnExpand(f *quant.Format, m []byte, t vendorapi.TensorDesc) ([]byte, vendorapi.TensorDesc) {
 	ne := t.Ne
 	out := vendorapi.TensorDesc{Ne: ne, Nb: [4]int64{2, 2 * ne[0], 2 * ne[0] * ne[1], 2 * ne[0] * ne[1] * ne[2]}}

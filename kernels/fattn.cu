@@ -898,19 +898,23 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 #define FATTN_DECT_WARPS 4
 #define FATTN_DECT_NS 3
 
-template <int D> struct fattn_dect_geometry {
+// KV is the K/V format: 0 f16, 1 q8_0, 2 q4_0 (read as stored and expanded
+// to f16 in shared memory).
+template <int D, int KV = 0> struct fattn_dect_geometry {
     static_assert(D == 64 || D == 128 || D == 256, "fattn_dect: head size 64, 128 or 256");
     static constexpr int CH = D / 8;        // 16-byte chunks a row
     static constexpr int RP = 32 / CH;      // rows one warp-wide copy covers
     static constexpr int PASSES = 16 / RP;  // copies a 16-row tile takes
     static constexpr int TILE = 16 * D * 2; // bytes of a K or V tile
     static constexpr int STAGE = 2 * TILE;  // the K tile, then the V tile
-    // q8_0 K/V (D a multiple of 128, so rows are 8-byte multiples): raw
-    // rows of D/32 blocks of 34 bytes, a raw stage of K then V tiles, and
+    // Quantized K/V (D a multiple of 128, so rows are 8-byte multiples): raw
+    // rows of D/32 blocks of BB bytes, a raw stage of K then V tiles, and
     // the 8-byte copies a raw tile takes.
-    static constexpr int NB = D / 32, RB = NB * 34, RTILE = 16 * RB, RSTAGE = 2 * RTILE, RCOPIES = RTILE / 8;
-    // Shared memory a warp: the ring, plus the f16 tiles q8_0 is expanded to.
-    static constexpr int WARP_F16 = FATTN_DECT_NS * STAGE, WARP_Q8 = FATTN_DECT_NS * RSTAGE + STAGE;
+    static constexpr int BB = KV == 2 ? 18 : 34, NB = D / 32, RB = NB * BB, RTILE = 16 * RB, RSTAGE = 2 * RTILE,
+                         RCOPIES = RTILE / 8;
+    // Shared memory a warp: the ring (f16 tiles, or raw tiles plus the f16
+    // tiles they are expanded to).
+    static constexpr int WARP = KV == 0 ? FATTN_DECT_NS * STAGE : FATTN_DECT_NS * RSTAGE + STAGE;
 };
 
 #if TERNION_SM80
@@ -943,13 +947,13 @@ static __device__ __forceinline__ void fattn_dect_copy(ternion_u32 sa, const cha
     asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// q8_0: starts copying step s of K and V as raw rows (8-byte pieces) into
-// the raw stage at shared address sa; kb/vb point at the chunk's first row;
-// rows at or past nrow read as zeros. Commits one group.
-template <int D>
-static __device__ __forceinline__ void fattn_dect_copy_q8(ternion_u32 sa, const char * kb, const char * vb, ternion_i64 knb,
-                                                          ternion_i64 vnb, int s, int nrow, int lane) {
-    typedef fattn_dect_geometry<D> geo;
+// Quantized K/V: starts copying step s of K and V as raw rows (8-byte
+// pieces) into the raw stage at shared address sa; kb/vb point at the
+// chunk's first row; rows at or past nrow read as zeros. Commits one group.
+template <int D, int KV>
+static __device__ __forceinline__ void fattn_dect_copy_raw(ternion_u32 sa, const char * kb, const char * vb, ternion_i64 knb,
+                                                           ternion_i64 vnb, int s, int nrow, int lane) {
+    typedef fattn_dect_geometry<D, KV> geo;
 #pragma unroll
     for (int i = 0; i < (geo::RCOPIES + 31) / 32; i++) {
         const int idx = lane + 32 * i, r = idx / (geo::RB / 8), off = idx % (geo::RB / 8) * 8;
@@ -966,42 +970,55 @@ static __device__ __forceinline__ void fattn_dect_copy_q8(ternion_u32 sa, const 
     asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// Four int8 values (a word, first value in the low byte) times the f16
-// scale pair d2, as two f16 pairs, exactly rounded: byte + 128 in the low
-// mantissa bits of 1024 is exact, so is subtracting 1152, then one rounding.
-static __device__ __forceinline__ void fattn_q8_f16x4(ternion_u32 w, ternion_u32 d2, ternion_u32 & lo, ternion_u32 & hi) {
-    const ternion_u32 u = w ^ 0x80808080u;
+// Four unsigned bytes (a word, first value in the low byte) minus the
+// offset whose f16 pair is off2 (1024 + the format's zero point), times the
+// f16 scale pair d2, as two f16 pairs, exactly rounded: a byte in the low
+// mantissa bits of 1024 is exact, so is the subtraction, then one rounding.
+static __device__ __forceinline__ void fattn_u8_f16x4(ternion_u32 u, ternion_u32 off2, ternion_u32 d2, ternion_u32 & lo,
+                                                      ternion_u32 & hi) {
     lo = __byte_perm(u, 0x64646464u, 0x5140);
     hi = __byte_perm(u, 0x64646464u, 0x5342);
-    asm("sub.rn.f16x2 %0, %0, %1;" : "+r"(lo) : "r"(0x64806480u));
-    asm("sub.rn.f16x2 %0, %0, %1;" : "+r"(hi) : "r"(0x64806480u));
+    asm("sub.rn.f16x2 %0, %0, %1;" : "+r"(lo) : "r"(off2));
+    asm("sub.rn.f16x2 %0, %0, %1;" : "+r"(hi) : "r"(off2));
     asm("mul.rn.f16x2 %0, %0, %1;" : "+r"(lo) : "r"(d2));
     asm("mul.rn.f16x2 %0, %0, %1;" : "+r"(hi) : "r"(d2));
 }
 
-// q8_0: expands the raw K and V tiles at shared address raw into f16 tiles
-// at f16 (the swizzled layout fattn_dect_copy fills), this lane's NB/2
-// blocks of each.
-template <int D>
-static __device__ __forceinline__ void fattn_dect_expand_q8(ternion_u32 raw, ternion_u32 f16, int lane) {
-    typedef fattn_dect_geometry<D> geo;
+// Expands the raw K and V tiles at shared address raw into f16 tiles at
+// f16 (the swizzled layout fattn_dect_copy fills), this lane's NB/2 blocks
+// of each. q8_0: d, then 32 int8 (value + 128 = byte ^ 0x80, zero point
+// 1152 - 1024 = 128); q4_0: d, then 16 bytes holding values j (low nibble)
+// and j + 16 (high nibble) with zero point 8.
+template <int D, int KV>
+static __device__ __forceinline__ void fattn_dect_expand(ternion_u32 raw, ternion_u32 f16, int lane) {
+    typedef fattn_dect_geometry<D, KV> geo;
+    constexpr int WORDS = KV == 2 ? 5 : 9; // aligned words covering a block and its misalignment
 #pragma unroll
     for (int t = 0; t < 2; t++) {
 #pragma unroll
         for (int i = 0; i < geo::NB / 2; i++) {
             const int blk = lane + 32 * i, r = blk / geo::NB, b = blk % geo::NB;
-            const ternion_u32 src = raw + t * geo::RTILE + r * geo::RB + b * 34, base = src & ~3u, sh = (src & 3u) * 8;
-            ternion_u32 a[9];
+            const ternion_u32 src = raw + t * geo::RTILE + r * geo::RB + b * geo::BB, base = src & ~3u, sh = (src & 3u) * 8;
+            ternion_u32 a[WORDS];
 #pragma unroll
-            for (int k = 0; k < 9; k++) {
+            for (int k = 0; k < WORDS; k++) {
                 asm volatile("ld.shared.b32 %0, [%1];" : "=r"(a[k]) : "r"(base + 4 * k));
             }
             const ternion_u32 d = (a[0] >> sh) & 0xffffu, d2 = d | (d << 16);
 #pragma unroll
             for (int c = 0; c < 4; c++) {
-                ternion_u32 o[4];
-                fattn_q8_f16x4(__funnelshift_rc(a[2 * c], a[2 * c + 1], sh + 16), d2, o[0], o[1]);
-                fattn_q8_f16x4(__funnelshift_rc(a[2 * c + 1], a[2 * c + 2], sh + 16), d2, o[2], o[3]);
+                ternion_u32 o[4], u0, u1;
+                if (KV == 2) { // values 8c..8c+7: low nibbles of bytes 8(c%2).., high nibbles for c >= 2
+                    const int k0 = 2 * (c % 2), shift = c >= 2 ? 4 : 0;
+                    u0 = (__funnelshift_rc(a[k0], a[k0 + 1], sh + 16) >> shift) & 0x0f0f0f0fu;
+                    u1 = (__funnelshift_rc(a[k0 + 1], a[k0 + 2], sh + 16) >> shift) & 0x0f0f0f0fu;
+                } else {
+                    u0 = __funnelshift_rc(a[2 * c], a[2 * c + 1], sh + 16) ^ 0x80808080u;
+                    u1 = __funnelshift_rc(a[2 * c + 1], a[2 * c + 2], sh + 16) ^ 0x80808080u;
+                }
+                const ternion_u32 off2 = KV == 2 ? 0x64086408u : 0x64806480u; // 1032, 1152
+                fattn_u8_f16x4(u0, off2, d2, o[0], o[1]);
+                fattn_u8_f16x4(u1, off2, d2, o[2], o[3]);
                 asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(f16 + t * geo::TILE + fattn_dect_off<D>(r, 4 * b + c)),
                              "r"(o[0]), "r"(o[1]), "r"(o[2]), "r"(o[3])
                              : "memory");
@@ -1021,17 +1038,18 @@ static __device__ __forceinline__ void fattn_dect_mask(float (&mk)[4], const ter
 }
 #endif
 
-template <int D, int R, bool Q8>
+template <int D, int R, int KV>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
                                                   ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
 #if TERNION_SM80
-    typedef fattn_dect_geometry<D> geo;
+    typedef fattn_dect_geometry<D, KV> geo;
     typedef ternion_mma_type<ternion_f16> mma;
     constexpr int W = FATTN_DECT_WARPS, NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
     static_assert(R == 8 || R == 16, "fattn_dect: 8 or 16 rows");
-    static_assert(!Q8 || D % 128 == 0, "fattn_dect q8_0: rows of a multiple of 8 bytes (D a multiple of 128)");
+    static_assert(KV == 0 || D % 128 == 0, "fattn_dect, quantized K/V: rows of a multiple of 8 bytes (D a multiple of 128)");
+    constexpr bool Q = KV != 0;
     extern __shared__ __align__(16) unsigned char fattn_dect_smem[];
 
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, g = lane >> 2, t = lane & 3;
@@ -1041,16 +1059,16 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     const ternion_i64 nkv = k.ne[1], c0 = (ternion_i64)blockIdx.x * chunk;
     const int nrow = (int)(nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
     const int nsteps = (nrow + 15) / 16;
-    // f16: this lane's chunk of its copy row; q8_0: the chunk's first row.
-    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + (Q8 ? 0 : rr)) * k.nb[1] + (Q8 ? 0 : cc * 16);
-    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + (Q8 ? 0 : rr)) * v.nb[1] + (Q8 ? 0 : cc * 16);
-    // The warp's ring of NS stages (f16 tiles, or raw q8_0 tiles followed
-    // by the f16 tiles they expand to).
-    constexpr int STAGE = Q8 ? geo::RSTAGE : geo::STAGE;
-    const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * (Q8 ? geo::WARP_Q8 : geo::WARP_F16);
+    // f16: this lane's chunk of its copy row; quantized: the chunk's first row.
+    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + (Q ? 0 : rr)) * k.nb[1] + (Q ? 0 : cc * 16);
+    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + (Q ? 0 : rr)) * v.nb[1] + (Q ? 0 : cc * 16);
+    // The warp's ring of NS stages (f16 tiles, or raw quantized tiles
+    // followed by the f16 tiles they expand to).
+    constexpr int STAGE = Q ? geo::RSTAGE : geo::STAGE;
+    const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * geo::WARP;
     const auto copy = [&](int st, int s) {
-        if (Q8) {
-            fattn_dect_copy_q8<D>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
+        if (Q) {
+            fattn_dect_copy_raw<D, KV>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
         } else {
             fattn_dect_copy<D>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
         }
@@ -1125,9 +1143,9 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");
         __syncwarp();
         ternion_u32 sK = ring + (i % NS) * STAGE;
-        if (Q8) {
+        if (Q) {
             const ternion_u32 f16 = ring + NS * STAGE;
-            fattn_dect_expand_q8<D>(sK, f16, lane);
+            fattn_dect_expand<D, KV>(sK, f16, lane);
             __syncwarp();
             sK = f16;
         }

@@ -27,11 +27,11 @@ var fattnFamily = Family{Name: "fattn",
 			Doc:    "one-query flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y, batch z; 128 threads in 4 independent warps (register prefetch, log2-unit online softmax); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned",
 			Params: fattnParams(true),
 			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"1", "1"}, {"4", "4"}, {"8", "8"}}}}},
-		{Name: "fattn_dect_d{d}_r8", Body: "fattn_dect<{d}, {r}, false>", LaunchBounds: 128,
+		{Name: "fattn_dect_d{d}_r8", Body: "fattn_dect<{d}, {r}, 0>", LaunchBounds: 128,
 			Doc:    fattnDectDoc,
 			Params: fattnParams(true),
 			Axes:   []Axis{headSizeAxis(64, 128, 256), {Name: "r", Values: []Value{{"8", "8"}}}}},
-		{Name: "fattn_dect_d{d}_r16", Body: "fattn_dect<{d}, {r}, false>", LaunchBounds: 128,
+		{Name: "fattn_dect_d{d}_r16", Body: "fattn_dect<{d}, {r}, 0>", LaunchBounds: 128,
 			Doc:    fattnDectDoc,
 			Params: fattnParams(true),
 			Axes:   []Axis{headSizeAxis(64, 128), {Name: "r", Values: []Value{{"16", "16"}}}}},
@@ -39,7 +39,7 @@ var fattnFamily = Family{Name: "fattn",
 			Doc:    fattnDectQ8Doc,
 			Params: fattnParams(true),
 			Axes: []Axis{headSizeAxis(128), {Name: "r", Values: []Value{{"8", "8"}, {"16", "16"}}},
-				{Name: "kv", Values: []Value{{"q8_0", "true"}}}}},
+				{Name: "kv", Values: []Value{{"q8_0", "1"}, {"q4_0", "2"}}}}},
 		{Name: "fattn_mma_d{d}", Body: "fattn_mma<{d}>", LaunchBounds: 128,
 			Doc:    "tensor-core flash attention for head size {d}: block (x, y, z) = queries 64x..64x+63 of q head y, batch z; 128 threads; dynamic shared memory 192·({d}+8)·2 bytes; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA",
 			Params: fattnParams(false),
@@ -51,8 +51,9 @@ var fattnFamily = Family{Name: "fattn",
 // sizes up to 128: at 256 its Q fragments and accumulators would spill).
 const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage cp.async ring of 16-position K/V tiles (dynamic shared memory 768·{d} bytes); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
 
-// fattnDectQ8Doc documents the tensor-core decode kernels for q8_0 K and V.
-const fattnDectQ8Doc = "fattn_dect_d{d}_r{r} for q8_0 K and V read as they are stored: each warp's ring holds raw 16-row tiles (8-byte cp.async pieces; K/V data and strides multiples of 8 bytes), expanded in shared memory to f16 (exactly rounded d·q) before the same mma steps; dynamic shared memory 4·(3·2·16·{d}/32·34 + 2·16·{d}·2) bytes; an empty body below sm_80 and off NVIDIA"
+// fattnDectQ8Doc documents the tensor-core decode kernels for quantized K
+// and V.
+const fattnDectQ8Doc = "fattn_dect_d{d}_r{r} for {kv} K and V read as they are stored: each warp's ring holds raw 16-row tiles (8-byte cp.async pieces; K/V data and strides multiples of 8 bytes), expanded in shared memory to f16 (exactly rounded d·(q - zero point)) before the same mma steps; dynamic shared memory 4·(3·2·16·{d}/32·block bytes + 2·16·{d}·2) bytes; an empty body below sm_80 and off NVIDIA"
 
 // headSizeAxis is the head-size axis "d" of the values ds.
 func headSizeAxis(ds ...int) Axis {

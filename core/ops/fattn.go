@@ -34,23 +34,23 @@ const (
 // size (its r axis: 16 rows up to 128, 8 at 256).
 var fattnDectMaxGQA = map[int64]int64{64: 16, 128: 16, 256: 8}
 
-// fattnDectShared is fattn_dect's dynamic shared memory for head size dim:
-// 4 warps × 3 stages × a 16-row K and V tile; with q8 (q8_0 K and V), 3
-// stages of raw 16-row tiles (dim/32 blocks of 34 bytes a row) and one f16
-// K and V tile a warp.
-func fattnDectShared(dim int64, q8 bool) int {
-	if q8 {
-		return 4 * (3*2*16*int(dim/32)*34 + 2*16*int(dim)*2)
+// fattnDectShared is fattn_dect's dynamic shared memory for head size dim
+// and K/V type kv: 4 warps × 3 stages × a 16-row K and V tile; for q8_0 or
+// q4_0 K and V, 3 stages of raw 16-row tiles (dim/32 blocks a row) and one
+// f16 K and V tile a warp.
+func fattnDectShared(dim int64, kv tensor.Type) int {
+	if kv.IsQuantized() {
+		return 4 * (3*2*16*int(dim/32*kv.BlockBytes()) + 2*16*int(dim)*2)
 	}
 	return 4 * 3 * 2 * 16 * int(dim) * 2
 }
 
-// fattnDectQ8 reports whether the tensor-core decode kernel reads K and V
-// (of types kt, vt) of call c as q8_0 (fattn_dect_d128_*_q8_0): both q8_0,
-// head size 128, data and strides multiples of 8 bytes (its 8-byte copies).
-// Other K/V types are converted to f16 first.
-func fattnDectQ8(c fattnCall, kt, vt tensor.Type) bool {
-	if kt != tensor.Q8_0 || vt != tensor.Q8_0 || c.k.Ne[0] != 128 || c.k.Data%8 != 0 || c.v.Data%8 != 0 {
+// fattnDectQuant reports whether the tensor-core decode kernel reads K and
+// V (of types kt, vt) of call c as stored (fattn_dect_d128_*_{q8_0,q4_0}):
+// both q8_0 or both q4_0, head size 128, data and strides multiples of 8
+// bytes (its 8-byte copies). Other K/V types are converted to f16 first.
+func fattnDectQuant(c fattnCall, kt, vt tensor.Type) bool {
+	if kt != vt || kt != tensor.Q8_0 && kt != tensor.Q4_0 || c.k.Ne[0] != 128 || c.k.Data%8 != 0 || c.v.Data%8 != 0 {
 		return false
 	}
 	for i := 1; i < 4; i++ {
@@ -82,7 +82,7 @@ const fattnVecMaxQ = 8
 // kernel takes every batch (correct, slower).
 func fattnChoose(nq, gqa, dim int64, p vendorapi.Props) fattnPath {
 	mma := p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs)
-	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim, false) <= p.SharedMemPerBlockOptin &&
+	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim, tensor.F16) <= p.SharedMemPerBlockOptin &&
 		!switches.On(nil, switches.NoFattnTC) {
 		return fattnDect
 	}
@@ -218,8 +218,8 @@ func fattnRun(d Device, n *graph.Tensor) error {
 		return err
 	}
 	p := d.Props()
-	if fattnDectQ8(c, n.Src(1).Type(), n.Src(2).Type()) && fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) == fattnDect {
-		return fattnRunDect(d, c, p, true)
+	if kt := n.Src(1).Type(); fattnDectQuant(c, kt, n.Src(2).Type()) && fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) == fattnDect {
+		return fattnRunDect(d, c, p, kt)
 	}
 	for _, kv := range []struct {
 		desc *vendorapi.TensorDesc
@@ -253,7 +253,7 @@ func fattnRun(d Device, n *graph.Tensor) error {
 	case fattnMMA:
 		return fattnRunMMA(d, c)
 	case fattnDect:
-		return fattnRunDect(d, c, p, false)
+		return fattnRunDect(d, c, p, tensor.F16)
 	case fattnDec:
 		return fattnRunDec(d, c, p.SMs)
 	}
@@ -360,20 +360,22 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 
 // fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
 // gqa, nhkv kv heads, ne3 batches, nkv positions, sms multiprocessors,
-// optin bytes of shared memory a block may opt in to and shared bytes a
-// block uses:
+// optin bytes of shared memory a block may opt in to, shared bytes a
+// block uses and the most blocks its registers let a multiprocessor hold
+// (maxOcc):
 // its r (8 or 16 rows), the grid (KV chunks, kv heads, batches) and the
 // chunk length (a multiple of 64). Chunks split the sequence so that one
 // wave of blocks fills every multiprocessor at the occupancy its shared
 // memory allows (a multiprocessor has about optin + 1 KiB, 1 KiB of it
-// reserved a block; at most 4 blocks), at most fattnDecMaxChunks of them.
-func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared int) (r int64, grid vendorapi.Dim3, chunk int64) {
+// reserved a block; at most maxOcc blocks), at most fattnDecMaxChunks of
+// them.
+func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared, maxOcc int) (r int64, grid vendorapi.Dim3, chunk int64) {
 	const tile = 64
 	r = 8
 	if gqa > 8 {
 		r = 16
 	}
-	occ := int64(min(max((optin+1024)/(shared+1024), 1), 4))
+	occ := int64(min(max((optin+1024)/(shared+1024), 1), maxOcc))
 	base := nhkv * ne3
 	target := occ * int64(max(sms, 1))
 	tiles := max((nkv+tile-1)/tile, 1)
@@ -383,14 +385,27 @@ func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared int) (r int
 	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
 }
 
-// fattnRunDect launches fattn_dect (q8: its q8_0 K/V form) and the combine.
-func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, q8 bool) error {
+// fattnDectMaxOcc is the most fattn_dect blocks of K/V type kv a
+// multiprocessor's registers hold (sm_90, 128 threads a block: f16 uses
+// 110 (d64) to 254 (d256) registers a thread, so shared memory is the
+// bound; q8_0/q4_0 195-236 at d128, so 2 blocks).
+func fattnDectMaxOcc(kv tensor.Type) int {
+	if kv.IsQuantized() {
+		return 2
+	}
+	return 4
+}
+
+// fattnRunDect launches fattn_dect for K/V of type kv (f16, or read as
+// stored: q8_0, q4_0) and the combine.
+func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) error {
 	dim := c.k.Ne[0]
-	shared := fattnDectShared(dim, q8)
-	r, grid, chunk := fattnDectGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin, shared)
+	shared := fattnDectShared(dim, kv)
+	r, grid, chunk := fattnDectGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin, shared,
+		fattnDectMaxOcc(kv))
 	name := fmt.Sprintf("fattn_dect_d%d_r%d", dim, r)
-	if q8 {
-		name += "_q8_0"
+	if kv.IsQuantized() {
+		name += "_" + kv.String()
 	}
 	nrows := c.q.Ne[2] * c.q.Ne[3]
 	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",

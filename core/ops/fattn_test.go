@@ -69,25 +69,27 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 	cases := []struct {
 		name                     string
 		dim, gqa, nhkv, ne3, nkv int64
-		q8                       bool
+		kv                       tensor.Type
 		sms, optin               int
 		r                        int64
 		grid                     vendorapi.Dim3
 		chunk                    int64
 	}{
-		{"speed goal: 2 blocks a multiprocessor", 128, 4, 8, 1, 16384, false, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
-		{"head size 64: 4 blocks", 64, 8, 8, 1, 7680, false, 132, 227 << 10, 8, vendorapi.Dim3{X: 60, Y: 8, Z: 1}, 128},
-		{"head size 256: 1 block", 256, 8, 2, 1, 10000, false, 132, 227 << 10, 8, vendorapi.Dim3{X: 53, Y: 2, Z: 1}, 192},
-		{"GQA 12 takes 16 rows", 128, 12, 4, 2, 1000, false, 132, 227 << 10, 16, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
-		{"sm_86's shared memory: 1 block", 128, 4, 8, 1, 16384, false, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
-		{"one tile is one chunk", 64, 2, 4, 1, 64, false, 132, 227 << 10, 8, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
-		{"at most 256 chunks", 64, 1, 1, 1, 1 << 20, false, 1000, 227 << 10, 8, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
-		{"q8_0 K/V: 83 KiB, 2 blocks", 128, 4, 8, 1, 16384, true, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
-		{"q8_0 K/V on sm_86: 1 block", 128, 4, 8, 1, 16384, true, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
+		{"speed goal: 2 blocks a multiprocessor", 128, 4, 8, 1, 16384, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
+		{"head size 64: 4 blocks", 64, 8, 8, 1, 7680, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 60, Y: 8, Z: 1}, 128},
+		{"head size 256: 1 block", 256, 8, 2, 1, 10000, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 53, Y: 2, Z: 1}, 192},
+		{"GQA 12 takes 16 rows", 128, 12, 4, 2, 1000, tensor.F16, 132, 227 << 10, 16, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
+		{"sm_86's shared memory: 1 block", 128, 4, 8, 1, 16384, tensor.F16, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
+		{"one tile is one chunk", 64, 2, 4, 1, 64, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
+		{"at most 256 chunks", 64, 1, 1, 1, 1 << 20, tensor.F16, 1000, 227 << 10, 8, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
+		{"q8_0 K/V: 83 KiB, 2 blocks", 128, 4, 8, 1, 16384, tensor.Q8_0, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
+		{"q8_0 K/V on sm_86: 1 block", 128, 4, 8, 1, 16384, tensor.Q8_0, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
+		{"q4_0 K/V: 59 KiB, but registers for 2 blocks", 128, 4, 8, 1, 16384, tensor.Q4_0, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, grid, chunk := fattnDectGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin, fattnDectShared(c.dim, c.q8))
+			r, grid, chunk := fattnDectGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin, fattnDectShared(c.dim, c.kv),
+				fattnDectMaxOcc(c.kv))
 			assert.Equal(t, c.r, r)
 			assert.Equal(t, c.grid, grid)
 			assert.Equal(t, c.chunk, chunk)
@@ -214,7 +216,7 @@ func TestFlashAttnSupports(t *testing.T) {
 	}
 }
 
-func TestFlashAttnDectQ8(t *testing.T) {
+func TestFlashAttnDectQuant(t *testing.T) {
 	k := vendorapi.TensorDesc{Data: 4096, Ne: [4]int64{128, 512, 8, 1}, Nb: [4]int64{34, 136, 136 * 512, 136 * 512 * 8}}
 	shifted := k
 	shifted.Data += 4
@@ -227,17 +229,19 @@ func TestFlashAttnDectQ8(t *testing.T) {
 		want   bool
 	}{
 		{"q8_0 K and V of a cache", k, k, tensor.Q8_0, tensor.Q8_0, true},
+		{"q4_0 K and V", k, k, tensor.Q4_0, tensor.Q4_0, true},
 		{"q8_0 K, f16 V: converted", k, k, tensor.Q8_0, tensor.F16, false},
-		{"q4_0 K/V: converted", k, k, tensor.Q4_0, tensor.Q4_0, false},
+		{"q8_0 K, q4_0 V: converted", k, k, tensor.Q8_0, tensor.Q4_0, false},
+		{"q5_0 K/V: converted", k, k, tensor.Q5_0, tensor.Q5_0, false},
 		{"K data 4 bytes off: converted", shifted, k, tensor.Q8_0, tensor.Q8_0, false},
 		{"V head stride 4 bytes off: converted", k, oddStride, tensor.Q8_0, tensor.Q8_0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, fattnDectQ8(fattnCall{k: c.k, v: c.v}, c.kt, c.vt))
+			assert.Equal(t, c.want, fattnDectQuant(fattnCall{k: c.k, v: c.v}, c.kt, c.vt))
 		})
 	}
 	k64 := k
 	k64.Ne[0] = 64
-	assert.False(t, fattnDectQ8(fattnCall{k: k64, v: k64}, tensor.Q8_0, tensor.Q8_0), "head size 64")
+	assert.False(t, fattnDectQuant(fattnCall{k: k64, v: k64}, tensor.Q8_0, tensor.Q8_0), "head size 64")
 }

@@ -151,8 +151,8 @@ func fattnTests() []Case {
 		add(func(s *fattnSpec) { s.permute = [4]int{0, 2, 1, 3} }, fattnDefault(64, 1, [2]int64{4, 1}, 512, nb))
 		add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 3}, 113, nb))
 	}
-	// K/V of other types than f16: decode (q8_0 read as stored by the
-	// tensor-core kernel, else converted to f16 first), vector and mma paths
+	// K/V of other types than f16: decode (q8_0 and q4_0 read as stored by
+	// the tensor-core kernel, else converted to f16 first), vector and mma paths
 	// (converted), a permuted cache, f32 K/V.
 	for _, kv := range []tensor.Type{tensor.Q8_0, tensor.Q4_0} {
 		add(func(s *fattnSpec) { s.typeKV = kv }, fattnDefault(128, 2, [2]int64{4, 1}, 509, 1))
@@ -161,6 +161,7 @@ func fattnTests() []Case {
 	}
 	add(func(s *fattnSpec) { s.typeKV, s.permute = tensor.Q8_0, [4]int{0, 2, 1, 3} }, fattnDefault(128, 1, [2]int64{4, 1}, 512, 1))
 	add(func(s *fattnSpec) { s.typeKV, s.sinks = tensor.Q8_0, true }, fattnDefault(128, 1, [2]int64{12, 2}, 1000, 1)) // dect r16 q8_0
+	add(func(s *fattnSpec) { s.typeKV, s.maxBias = tensor.Q4_0, 8 }, fattnDefault(128, 1, [2]int64{16, 1}, 300, 1))   // dect r16 q4_0
 	add(func(s *fattnSpec) { s.typeKV = tensor.F32 }, fattnDefault(128, 2, [2]int64{4, 1}, 300, 1))
 	// The seed's one pair of different head sizes, 576/512 (DeepSeek's
 	// multi-head latent attention), on the vector kernel: decode, a few
@@ -185,11 +186,14 @@ func fattnTests() []Case {
 func fattnPerfs() []Case {
 	q8 := fattnDefault(128, 8, [2]int64{4, 1}, 16384, 1)
 	q8.typeKV = tensor.Q8_0
+	q4 := q8
+	q4.typeKV = tensor.Q4_0
 	mla := fattnDefault(576, 1, [2]int64{16, 1}, 16384, 1) // DeepSeek decode (recorded, no goal)
 	mla.hsv = 512
 	out := []Case{
 		fattnCase(fattnDefault(128, 8, [2]int64{4, 1}, 16384, 1)),
 		fattnCase(q8),
+		fattnCase(q4),
 		fattnCase(mla),
 		fattnCase(fattnDefault(256, 2, [2]int64{16, 1}, 10000, 512)),
 	}
