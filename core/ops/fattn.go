@@ -275,25 +275,35 @@ func fattnVecGeometry(nq, gqa, nhkv, ne3, nkv int64, sms int, maxRows int64) (ro
 		rows = 8
 	}
 	groups := (gqa*nq + rows - 1) / rows
-	base := groups * nhkv * ne3
-	target := int64(4 * max(sms, 1))
-	tiles := max((nkv+tile-1)/tile, 1)
-	nchunks := min(max((target+base-1)/base, 1), tiles)
-	chunk = (tiles + nchunks - 1) / nchunks * tile
-	nchunks = max((nkv+chunk-1)/chunk, 1)
+	nchunks, chunk := fattnChunks(nkv, groups*nhkv*ne3, int64(4*max(sms, 1)), math.MaxInt64)
 	return rows, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(groups), Z: uint32(nhkv * ne3)}, chunk
+}
+
+// fattnChunks splits nkv positions into chunks of whole 64-position tiles
+// so that, with base blocks a chunk, about target blocks run, at most
+// maxChunks chunks: their count (none empty) and length.
+func fattnChunks(nkv, base, target, maxChunks int64) (nchunks, chunk int64) {
+	const tile = 64
+	tiles := max((nkv+tile-1)/tile, 1)
+	nchunks = min(max((target+base-1)/base, 1), tiles, maxChunks)
+	chunk = (tiles + nchunks - 1) / nchunks * tile
+	return max((nkv+chunk-1)/chunk, 1), chunk
 }
 
 func fattnRunVec(d Device, c fattnCall, sms int) error {
 	dim := c.k.Ne[0]
-	maxRows, name := int64(8), "fattn_vec_d%d_r%d"
-	if fattnMLA(dim, c.v.Ne[0]) {
-		// Built for 4 rows a block only (8 would spill: 576-wide queries
-		// and 512-wide accumulators in registers).
-		maxRows, name = 4, "fattn_vec_d%dv512_r%d"
+	// The 576/512 kernel is built for 4 rows a block only (8 would spill:
+	// 576-wide queries and 512-wide accumulators in registers).
+	mla := fattnMLA(dim, c.v.Ne[0])
+	maxRows := int64(8)
+	if mla {
+		maxRows = 4
 	}
 	rows, grid, chunk := fattnVecGeometry(c.q.Ne[1], int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms, maxRows)
-	name = fmt.Sprintf(name, dim, rows)
+	name := fmt.Sprintf("fattn_vec_d%d_r%d", dim, rows)
+	if mla {
+		name = fmt.Sprintf("fattn_vec_d%dv%d_r%d", dim, c.v.Ne[0], rows)
+	}
 	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
 	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
 }
@@ -330,7 +340,6 @@ func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chun
 // 2 blocks; the H200 experiment's register-prefetch kernel ran best with
 // one full wave), at most fattnDecMaxChunks of them.
 func fattnDecGeometry(gqa, nhkv, ne3, nkv int64, sms int) (r int64, grid vendorapi.Dim3, chunk int64) {
-	const tile = 64
 	var occ int64
 	switch {
 	case gqa == 1:
@@ -340,22 +349,22 @@ func fattnDecGeometry(gqa, nhkv, ne3, nkv int64, sms int) (r int64, grid vendora
 	default:
 		r, occ = 8, 2
 	}
-	base := nhkv * ne3
-	target := occ * int64(max(sms, 1))
-	tiles := max((nkv+tile-1)/tile, 1)
-	nchunks := min(max((target+base-1)/base, 1), tiles, fattnDecMaxChunks)
-	chunk = (tiles + nchunks - 1) / nchunks * tile
-	nchunks = max((nkv+chunk-1)/chunk, 1)
+	nchunks, chunk := fattnChunks(nkv, nhkv*ne3, occ*int64(max(sms, 1)), fattnDecMaxChunks)
 	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
 }
 
 func fattnRunDec(d Device, c fattnCall, sms int) error {
-	dim := c.k.Ne[0]
 	r, grid, chunk := fattnDecGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
-	name := fmt.Sprintf("fattn_dec_d%d_r%d", dim, r)
+	return fattnRunDecode(d, c, fmt.Sprintf("fattn_dec_d%d_r%d", c.k.Ne[0], r), grid, chunk, 0)
+}
+
+// fattnRunDecode launches the one-query kernel name (fattn_dec or
+// fattn_dect) with shared bytes of dynamic shared memory on grid, and
+// fattn_dec_combine over its chunks.
+func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared int) error {
 	nrows := c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_dec_combine",
-		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
+	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",
+		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)})
 }
 
 // fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
@@ -370,18 +379,12 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 // reserved a block; at most maxOcc blocks), at most fattnDecMaxChunks of
 // them.
 func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared, maxOcc int) (r int64, grid vendorapi.Dim3, chunk int64) {
-	const tile = 64
 	r = 8
 	if gqa > 8 {
 		r = 16
 	}
 	occ := int64(min(max((optin+1024)/(shared+1024), 1), maxOcc))
-	base := nhkv * ne3
-	target := occ * int64(max(sms, 1))
-	tiles := max((nkv+tile-1)/tile, 1)
-	nchunks := min(max((target+base-1)/base, 1), tiles, fattnDecMaxChunks)
-	chunk = (tiles + nchunks - 1) / nchunks * tile
-	nchunks = max((nkv+chunk-1)/chunk, 1)
+	nchunks, chunk := fattnChunks(nkv, nhkv*ne3, occ*int64(max(sms, 1)), fattnDecMaxChunks)
 	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
 }
 
@@ -407,9 +410,7 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 	if kv.IsQuantized() {
 		name += "_" + kv.String()
 	}
-	nrows := c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",
-		vendorapi.Dim3{X: uint32(nrows), Y: uint32((dim + 31) / 32)})
+	return fattnRunDecode(d, c, name, grid, chunk, shared)
 }
 
 // fattnMMAShared is the mma kernel's dynamic shared memory for head size
