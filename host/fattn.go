@@ -449,17 +449,17 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	var q8 *quant.Format
+	var kvf *quant.Format
 	if kv := k.Bind["kv"]; kv != "" {
-		if q8, err = fattnQ8(k, kv); err != nil {
+		if kvf, err = fattnKVFormat(k, kv); err != nil {
 			return nil, err
 		}
 	}
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
 			bufs := fattnBuffers(a, d, d, true)
-			if q8 != nil {
-				bufs[2], bufs[3] = quantBuf("k", a.TensorAt(2), q8), quantBuf("v", a.TensorAt(3), q8)
+			if kvf != nil {
+				bufs[2], bufs[3] = quantBuf("k", a.TensorAt(2), kvf), quantBuf("v", a.TensorAt(3), kvf)
 				bufs[2].align, bufs[3].align = 8, 8
 			}
 			q, k := a.TensorAt(1), a.TensorAt(2)
@@ -473,14 +473,15 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
 			c := fattnArgs(m, a, true)
-			if q8 != nil {
-				c.mK, c.k = fattnExpand(q8, m[2], c.k)
-				c.mV, c.v = fattnExpand(q8, m[3], c.v)
-			}
 			chunk := int64(a.U32At(15))
 			nHead := int64(c.q.Ne[2])
 			j0 := int64(b.idx.X) * chunk
 			j1 := min(j0+chunk, c.k.Ne[1])
+			if kvf != nil { // the rows this block reads: kv head y, its batch, positions j0..j1
+				ik2, ik3 := int64(b.idx.Y), int64(b.idx.Z/c.r3)
+				c.mK, c.k = fattnExpand(kvf, m[2], c.k, ik2, ik3, j0, j1)
+				c.mV, c.v = fattnExpand(kvf, m[3], c.v, ik2, ik3, j0, j1)
+			}
 			for rr := range min(c.gqa, uint32(rows)) {
 				r := c.row(b.idx.Y*c.gqa+rr, 0, b.idx.Z, round)
 				mx, s, acc := c.attend(&r, j0, j1, round)
@@ -500,9 +501,9 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 	}, nil
 }
 
-// fattnQ8 returns the format of the K/V axis value kv of kernel k (q8_0
-// or q4_0).
-func fattnQ8(k kernels.Kernel, kv string) (*quant.Format, error) {
+// fattnKVFormat returns the format of the K/V axis value kv of kernel k
+// (q8_0 or q4_0).
+func fattnKVFormat(k kernels.Kernel, kv string) (*quant.Format, error) {
 	for _, f := range quant.Formats() {
 		if f.Name == kv && (kv == "q8_0" || kv == "q4_0") {
 			return f, nil
@@ -511,25 +512,22 @@ func fattnQ8(k kernels.Kernel, kv string) (*quant.Format, error) {
 	return nil, fmt.Errorf("kernel %s: K/V format %q has no host implementation", k.Name, kv)
 }
 
-// fattnExpand returns a packed f16 copy of tensor t of format f (bytes m)
-// and its descriptor: each value rounded to f16 once, as fattn_dect's
-// quantized kernels expand their tiles.
-func fattnExpand(f *quant.Format, m []byte, t vendorapi.TensorDesc) ([]byte, vendorapi.TensorDesc) {
+// fattnExpand returns a packed f16 tensor of t's shape and its descriptor
+// holding rows i1 in [j0, j1) of head i2, batch i3 of tensor t of format f
+// (bytes m), each value rounded to f16 once as fattn_dect's quantized
+// kernels expand their tiles (the other rows are zero).
+func fattnExpand(f *quant.Format, m []byte, t vendorapi.TensorDesc, i2, i3, j0, j1 int64) ([]byte, vendorapi.TensorDesc) {
 	ne := t.Ne
 	out := vendorapi.TensorDesc{Ne: ne, Nb: [4]int64{2, 2 * ne[0], 2 * ne[0] * ne[1], 2 * ne[0] * ne[1] * ne[2]}}
 	buf := make([]byte, 2*ne[0]*ne[1]*ne[2]*ne[3])
 	w := make([]float32, ne[0])
 	rowBytes := int64(f.RowBytes(len(w)))
-	for i3 := range ne[3] {
-		for i2 := range ne[2] {
-			for i1 := range ne[1] {
-				off := i1*t.Nb[1] + i2*t.Nb[2] + i3*t.Nb[3]
-				_ = f.Dequantize(w, m[off:off+rowBytes])
-				o := i1*out.Nb[1] + i2*out.Nb[2] + i3*out.Nb[3]
-				for i, x := range w {
-					binary.LittleEndian.PutUint16(buf[o+2*int64(i):], half.F16FromF32(x))
-				}
-			}
+	for i1 := j0; i1 < j1; i1++ {
+		off := i1*t.Nb[1] + i2*t.Nb[2] + i3*t.Nb[3]
+		_ = f.Dequantize(w, m[off:off+rowBytes])
+		o := i1*out.Nb[1] + i2*out.Nb[2] + i3*out.Nb[3]
+		for i, x := range w {
+			binary.LittleEndian.PutUint16(buf[o+2*int64(i):], half.F16FromF32(x))
 		}
 	}
 	return buf, out
