@@ -51,6 +51,18 @@ static __device__ __forceinline__ float fattn_logit(float x, float softcap, cons
     return x;
 }
 
+// Position j0 of mask row iq1 for q head h, batch iq3 (dimensions 2 and 3
+// broadcast by modulo); nullptr without a mask.
+static __device__ __forceinline__ const ternion_f16 * fattn_mask_row(ternion_tensor mask, ternion_i64 iq1, ternion_u32 h,
+                                                                     ternion_u32 iq3, ternion_i64 j0) {
+    if (mask.data == nullptr) {
+        return nullptr;
+    }
+    return (const ternion_f16 *)((const char *)mask.data + iq1 * mask.nb[1] + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] +
+                                 (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]) +
+           j0;
+}
+
 // The 8 halves of a uint4 as floats.
 static __device__ __forceinline__ void fattn_unpack8(const uint4 raw, float * f) {
     const ternion_f16 * h = (const ternion_f16 *)&raw;
@@ -108,11 +120,7 @@ static __device__ __forceinline__ void fattn_vec(ternion_tensor dst, ternion_ten
                 sM[rr] = FATTN_NEG_INF;
                 sS[rr] = 0.0f;
                 sSlope[rr] = fattn_slope(max_bias, m0, m1, n_head_log2, h[rr]);
-                sMrow[rr] = mask.data == nullptr
-                                ? nullptr
-                                : (const ternion_f16 *)((const char *)mask.data + iq1[rr] * mask.nb[1] +
-                                                        (h[rr] % (ternion_u32)mask.ne[2]) * mask.nb[2] +
-                                                        (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]);
+                sMrow[rr] = fattn_mask_row(mask, iq1[rr], h[rr], iq3, 0);
             }
         }
     }
@@ -450,11 +458,7 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
         m[r] = FATTN_DEC_EMPTY;
         l[r] = 0.0f;
         sl[r] = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
-        mrow[r] = mask.data == nullptr ? nullptr
-                                       : (const ternion_f16 *)((const char *)mask.data +
-                                                               (h % (ternion_u32)mask.ne[2]) * mask.nb[2] +
-                                                               (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]) +
-                                             c0;
+        mrow[r] = fattn_mask_row(mask, 0, h, iq3, c0);
     }
 
     const bool mone = mask.data != nullptr && mask.ne[2] == 1; // one mask row for every head: read it once
@@ -1101,11 +1105,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             qa[ks][hh][1] = mma::pack(qrow[16 * ks + 8 + 2 * t] * f, qrow[16 * ks + 9 + 2 * t] * f);
         }
         sl[hh] = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
-        mrow[hh] = mask.data == nullptr ? nullptr
-                                        : (const ternion_f16 *)((const char *)mask.data +
-                                                                (h % (ternion_u32)mask.ne[2]) * mask.nb[2] +
-                                                                (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3]) +
-                                              c0;
+        mrow[hh] = fattn_mask_row(mask, 0, h, iq3, c0);
         fattn_dect_mask(mk[hh], mrow[hh], w, t, nrow);
         m[hh] = FATTN_DEC_EMPTY;
         l[hh] = 0.0f;
