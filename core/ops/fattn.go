@@ -72,15 +72,19 @@ const fattnDecMaxChunks = 256
 const fattnVecMaxQ = 8
 
 // fattnChoose picks the path for nq query columns, GQA ratio gqa and head
-// size dim on a device of props p (cc 0 is the host device, which runs
-// every path): one query takes the tensor-core decode kernel where its
+// sizes dim (K) and dimV on a device of props p (cc 0 is the host device,
+// which runs every path): 576/512 takes the vector kernel, its only one;
+// one query takes the tensor-core decode kernel where its
 // mma.sync code is compiled, it is built for the head size and GQA ratio,
 // its shared memory fits and TERNION_NO_FATTN_TC is unset, else the SIMT
 // decode kernel (every vendor) up to GQA 8; otherwise the seed's choice: the
 // vector kernel for nq <= 8, the tensor-core kernel for larger batches where
 // its mma.sync code is compiled. Without the tensor-core kernel the vector
 // kernel takes every batch (correct, slower).
-func fattnChoose(nq, gqa, dim int64, p vendorapi.Props) fattnPath {
+func fattnChoose(nq, gqa, dim, dimV int64, p vendorapi.Props) fattnPath {
+	if fattnMLA(dim, dimV) {
+		return fattnVec
+	}
 	mma := p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs)
 	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim, tensor.F16) <= p.SharedMemPerBlockOptin &&
 		!switches.On(nil, switches.NoFattnTC) {
@@ -218,13 +222,15 @@ func fattnRun(d Device, n *graph.Tensor) error {
 		return err
 	}
 	p := d.Props()
-	if kt := n.Src(1).Type(); fattnDectQuant(c, kt, n.Src(2).Type()) && fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) == fattnDect {
+	path := fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], c.v.Ne[0], p)
+	kt, vt := n.Src(1).Type(), n.Src(2).Type()
+	if path == fattnDect && fattnDectQuant(c, kt, vt) {
 		return fattnRunDect(d, c, p, kt)
 	}
 	for _, kv := range []struct {
 		desc *vendorapi.TensorDesc
 		t    tensor.Type
-	}{{&c.k, n.Src(1).Type()}, {&c.v, n.Src(2).Type()}} {
+	}{{&c.k, kt}, {&c.v, vt}} {
 		if kv.t == tensor.F16 {
 			continue
 		}
@@ -246,10 +252,7 @@ func fattnRun(d Device, n *graph.Tensor) error {
 	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
 		return fmt.Errorf("k and v data must be 16-byte aligned")
 	}
-	if fattnMLA(c.k.Ne[0], c.v.Ne[0]) {
-		return fattnRunVec(d, c, p.SMs)
-	}
-	switch fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], p) {
+	switch path {
 	case fattnMMA:
 		return fattnRunMMA(d, c)
 	case fattnDect:

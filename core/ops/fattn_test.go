@@ -54,13 +54,19 @@ func TestFlashAttnChoose(t *testing.T) {
 		{"host device runs every path", 512, 4, 128, host, false, fattnMMA},
 		{"host decode", 1, 4, 128, host, false, fattnDect},
 		{"host decode, TERNION_NO_FATTN_TC", 1, 4, 128, host, true, fattnDec},
+		{"576/512 (MLA) decode: vector kernel", 1, 16, 576, h200, false, fattnVec},
+		{"576/512 (MLA) prefill: vector kernel", 512, 16, 576, h200, false, fattnVec},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.off {
 				t.Setenv(switches.NoFattnTC.Name, "1")
 			}
-			assert.Equal(t, c.want, fattnChoose(c.nq, c.gqa, c.dim, c.p))
+			dimV := c.dim // V's head size is K's, except for the MLA pair 576/512
+			if c.dim == 576 {
+				dimV = 512
+			}
+			assert.Equal(t, c.want, fattnChoose(c.nq, c.gqa, c.dim, dimV, c.p))
 		})
 	}
 }
