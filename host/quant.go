@@ -413,6 +413,48 @@ func init() {
 	registerTemplate("mmvq8t", mmvq8Host(mmvq8tRows))
 }
 
+func init() {
+	// mmvq8w_{q}(dst, src0, yq, yd, r2, r3): one column, k a multiple of
+	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes rows
+	// wg, wg + nw, … of block column (i12, i13).
+	registerTemplate("mmvq8w", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				dst, s0 := a.TensorAt(0), a.TensorAt(1)
+				src0 := quantBuf("src0", s0, f)
+				src0.align = 16
+				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), dst.Ne[1]*dst.Ne[2]*dst.Ne[3], s0.Ne[0])...)
+				if s0.Ne[0]%256 != 0 || dst.Ne[1] != 1 {
+					bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or dst's ne[1] = %d is not 1", s0.Ne[0], dst.Ne[1])
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0 := a.TensorAt(0), a.TensorAt(1)
+				r2, r3 := a.FastDivAt(4), a.FastDivAt(5)
+				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
+				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+				k := s0.Ne[0]
+				y := q8Column(m[2], m[3], i12+dst.Ne[2]*i13, k)
+				w := make([]float32, k)
+				warps := int64(b.dim.X) / 32
+				nw := int64(b.grid.X) * warps
+				for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
+					for row := wg; row < s0.Ne[1]; row += nw {
+						x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+						_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], math.Float32bits(float32(dot64(w, y))))
+					}
+				}
+			},
+		}, nil
+	})
+}
+
 // mmvq8tRows is quant.cu's MMVQ8T_ROWS: the rows one mmvq8t block
 // multiplies.
 const mmvq8tRows = 16

@@ -1174,3 +1174,223 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
     if (threadIdx.x < 128 && r < nr && c < count) *(float *)out = v;
 #endif
 }
+
+// mmvq8w: MUL_MAT of one src1 column quantized by q8y with src0 rows of
+// q4_0, q8_0 or q4_K, k a multiple of 256 (NVIDIA, arch 8.0 and later:
+// cp.async; elsewhere an empty body the planner never launches). A warp
+// takes one row at a time and its lanes take groups of 256 values (8 q4_0
+// blocks of 18 bytes or 8 q8_0 blocks of 34, one q4_K block of 144), so
+// every group starts 16-byte aligned: a lane copies its group from shared
+// memory with 16-byte loads and decodes the blocks from whole words (a
+// funnel shift where a block starts at 2 mod 4) instead of mmvq8's 2-byte
+// loads (a third of mmvq8's instructions a value). Each warp streams its
+// rows in chunks of 32 groups through a ring of MMVQ8W_STAGES shared-memory
+// slots filled by cp.async; the block stages src1's bytes and float4s once,
+// swizzled (unit u of group g at u ^ (g & 7)) so that the 8 lanes of one
+// 16-byte shared load phase read 8 different bank groups. The 4-bit
+// formats multiply their high nibbles in place (q & 0xf0f0f0f0 as unsigned
+// bytes) and shift the sum right by 4, exact since it is a multiple of 16.
+// Warp wg of the grid takes rows wg, wg + nw, … (nw the grid's warps), so
+// a grid of at most one block a multiprocessor covers any m (and launches
+// early, programmatic dependent launch, while q8y ends).
+#define MMVQ8W_STAGES 2
+
+// The group layout and warps a block of mmvq8w for format Q: GROUP bytes
+// of 256 values, WARPS warps (measured on the H200, m=4096 k=14336:
+// bench/README.md).
+template <typename Q> struct mmvq8w_fmt;
+template <> struct mmvq8w_fmt<ternion_q4_0> { static constexpr int GROUP = 144, WARPS = 16; };
+template <> struct mmvq8w_fmt<ternion_q8_0> { static constexpr int GROUP = 272, WARPS = 8; };
+template <> struct mmvq8w_fmt<ternion_q4_K> { static constexpr int GROUP = 144, WARPS = 16; };
+
+#if TERNION_SM80
+// Word i of a group held as 16-byte units.
+template <int U>
+static __device__ __forceinline__ ternion_u32 mmvq8w_word(const uint4 (&x)[U], int i) {
+    const uint4 & v = x[i / 4];
+    return i % 4 == 0 ? v.x : i % 4 == 1 ? v.y : i % 4 == 2 ? v.z : v.w;
+}
+
+// Bytes o … o + 3 of a group (o even) as a little-endian word.
+template <int U>
+static __device__ __forceinline__ ternion_u32 mmvq8w_ld32(const uint4 (&x)[U], int o) {
+    return o % 4 == 0 ? mmvq8w_word(x, o / 4) : __funnelshift_r(mmvq8w_word(x, o / 4), mmvq8w_word(x, o / 4 + 1), 16);
+}
+
+// The f16 at byte o of a group (o even), as float.
+template <int U>
+static __device__ __forceinline__ float mmvq8w_f16(const uint4 (&x)[U], int o) {
+    const ternion_u32 w = mmvq8w_word(x, o / 4);
+    return ternion_f16_to_f32((ternion_f16)(o % 4 == 0 ? w & 0xffffu : w >> 16));
+}
+
+// c + the dot product of a's 4 unsigned bytes with b's 4 signed bytes.
+static __device__ __forceinline__ int mmvq8w_dp4a_us(ternion_u32 a, int b, int c) {
+    int d;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+// src1 of one group in shared memory: its 16 units of bytes (unit u at
+// q[u ^ sw]) and 8 float4s (block j at d[j ^ sw]).
+struct mmvq8w_y {
+    const int4 * q;
+    const float4 * d;
+    int sw;
+    // The 32 bytes of block j as 8 words, its scale and d·Σq.
+    __device__ __forceinline__ void get(int j, int (&w)[8], float & dy, float & sy) const {
+        const int4 a = q[(2 * j) ^ sw], b = q[(2 * j + 1) ^ sw];
+        w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+        const float4 e = d[j ^ sw];
+        dy = e.x, sy = e.y;
+    }
+};
+
+// The dot product of one group of src0 (x, U 16-byte units) with src1's.
+template <typename Q, int U>
+static __device__ __forceinline__ float mmvq8w_dot(const uint4 (&x)[U], const mmvq8w_y & y);
+
+template <>
+__device__ __forceinline__ float mmvq8w_dot<ternion_q4_0, 9>(const uint4 (&x)[9], const mmvq8w_y & y) {
+    float acc = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; j++) { // block j at byte 18j: d, then 16 bytes of nibbles
+        int yw[8];
+        float dy, sy;
+        y.get(j, yw, dy, sy);
+        int lo = 0, hi = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const ternion_u32 q = mmvq8w_ld32(x, 18 * j + 2 + 4 * i);
+            lo = mmvq8w_dp4a_us(q & 0x0f0f0f0fu, yw[i], lo);
+            hi = mmvq8w_dp4a_us(q & 0xf0f0f0f0u, yw[4 + i], hi);
+        }
+        acc += mmvq8w_f16(x, 18 * j) * (dy * (float)(lo + (hi >> 4)) - 8.0f * sy);
+    }
+    return acc;
+}
+
+template <>
+__device__ __forceinline__ float mmvq8w_dot<ternion_q8_0, 17>(const uint4 (&x)[17], const mmvq8w_y & y) {
+    float acc = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; j++) { // block j at byte 34j: d, then 32 signed bytes
+        int yw[8];
+        float dy, sy;
+        y.get(j, yw, dy, sy);
+        int s = 0;
+#pragma unroll
+        for (int i = 0; i < 8; i++) s = ternion_dp4a((int)mmvq8w_ld32(x, 34 * j + 2 + 4 * i), yw[i], s);
+        acc += mmvq8w_f16(x, 34 * j) * dy * (float)s;
+    }
+    return acc;
+}
+
+template <>
+__device__ __forceinline__ float mmvq8w_dot<ternion_q4_K, 9>(const uint4 (&x)[9], const mmvq8w_y & y) {
+    // d, dmin, then 12 bytes of 6-bit scales and mins (ggml's
+    // get_scale_min_k4, 4 at a time), then 128 bytes: items 2c and 2c + 1
+    // are the low and high nibbles of bytes 32c … 32c + 31.
+    const ternion_u32 s0 = mmvq8w_word(x, 1), s1 = mmvq8w_word(x, 2), s2 = mmvq8w_word(x, 3);
+    const ternion_u32 sc[2] = {s0 & 0x3f3f3f3fu, (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2)};
+    const ternion_u32 mn[2] = {s1 & 0x3f3f3f3fu, ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2)};
+    float a = 0.0f, b = 0.0f;
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+        int ya[8], yb[8];
+        float da, sa, db, sb;
+        y.get(2 * c, ya, da, sa);
+        y.get(2 * c + 1, yb, db, sb);
+        int lo = 0, hi = 0;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const ternion_u32 q = mmvq8w_word(x, 4 + 8 * c + i);
+            lo = mmvq8w_dp4a_us(q & 0x0f0f0f0fu, ya[i], lo);
+            hi = mmvq8w_dp4a_us(q & 0xf0f0f0f0u, yb[i], hi);
+        }
+        const int ia = 2 * c, ib = 2 * c + 1;
+        a += (float)((sc[ia / 4] >> (8 * (ia % 4))) & 0xffu) * da * (float)lo +
+             (float)((sc[ib / 4] >> (8 * (ib % 4))) & 0xffu) * db * (float)(hi >> 4);
+        b += (float)((mn[ia / 4] >> (8 * (ia % 4))) & 0xffu) * sa + (float)((mn[ib / 4] >> (8 * (ib % 4))) & 0xffu) * sb;
+    }
+    return mmvq8w_f16(x, 0) * a - mmvq8w_f16(x, 2) * b;
+}
+#endif
+
+// MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, 16-byte aligned rows)
+// by one src1 column quantized by q8y (yq, yd; column i12 + ne12·i13),
+// batched over dims 2 and 3 (i02 = i12 / r2): blocks of
+// mmvq8w_fmt<Q>::WARPS warps, grid (at most the multiprocessors, ne12,
+// ne13), dynamic shared memory 3·k/2 bytes (src1) + WARPS·MMVQ8W_STAGES
+// chunks of 32·GROUP bytes, as core/ops' mmvq8wShared computes (a launch
+// with less writes NaN rows, never past its memory).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
+                                              ternion_fastdiv r3) {
+#if TERNION_SM80
+    typedef mmvq8w_fmt<Q> F;
+    constexpr int U = F::GROUP / 16, C = MMVQ8W_STAGES, W = F::WARPS;
+    extern __shared__ __align__(16) uint4 mmvq8w_smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const ternion_i64 m = src0.ne[1], k = src0.ne[0], xs = src0.nb[1];
+    const ternion_i64 wg = (ternion_i64)blockIdx.x * W + warp, nw = (ternion_i64)gridDim.x * W;
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    char * out = (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3];
+    unsigned int shared;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
+    if ((ternion_i64)shared < 3 * k / 2 + (ternion_i64)W * C * 32 * F::GROUP) {
+        for (ternion_i64 row = wg; lane == 0 && row < m; row += nw) *(float *)(out + row * dst.nb[0]) = __int_as_float(0x7fc00000);
+        return;
+    }
+    const int ngroups = (int)(k / 256), nch = (ngroups + 31) / 32;
+    const int nrows = wg < m ? (int)((m - wg + nw - 1) / nw) : 0, nu = nrows * nch;
+    const unsigned char * x = (const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3];
+    const ternion_i64 col = (ternion_i64)i12 + dst.ne[2] * i13;
+    const signed char * ycol = (const signed char *)yq + col * k;
+    const float4 * dcol = (const float4 *)yd + col * (k / 32);
+    uint4 * ysq = mmvq8w_smem, * ysd = mmvq8w_smem + k / 16;
+    uint4 * ring = mmvq8w_smem + 3 * k / 32 + warp * C * 32 * U;
+    for (int u = threadIdx.x; u < k / 16; u += 32 * W) mmvq8t_cp16(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7)), ycol + 16 * (ternion_i64)u);
+    for (int u = threadIdx.x; u < k / 32; u += 32 * W) mmvq8t_cp16(ysd + 8 * (u / 8) + ((u % 8) ^ ((u / 8) & 7)), dcol + u);
+    asm volatile("cp.async.commit_group;\n" ::);
+    // Unit n of the warp's sequence: chunk n % nch of its row n / nch, into
+    // slot n % C (an empty group past the end keeps the waits uniform).
+    auto stage = [&](int n) {
+        if (n < nu) {
+            const int ng = min(32, ngroups - 32 * (n % nch));
+            uint4 * s = ring + (n % C) * 32 * U;
+            const uint4 * g = (const uint4 *)(x + (wg + (ternion_i64)(n / nch) * nw) * xs + (ternion_i64)32 * (n % nch) * F::GROUP);
+            for (int i = lane; i < ng * U; i += 32) mmvq8t_cp16(s + i, g + i);
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+    };
+#pragma unroll
+    for (int n = 0; n < C; n++) stage(n);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(C - 1)); // src1 is in (and the first chunk)
+    __syncthreads();
+    float acc = 0.0f;
+    for (int n = 0; n < nu; n++) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(C - 1));
+        __syncwarp();
+        const int c = n % nch, g = 32 * c + lane;
+        if (g < ngroups) {
+            uint4 xr[U];
+            const uint4 * s = ring + (n % C) * 32 * U + lane * U;
+#pragma unroll
+            for (int i = 0; i < U; i++) xr[i] = s[i];
+            mmvq8w_y y;
+            y.q = (const int4 *)(ysq + 16 * g), y.d = (const float4 *)(ysd + 8 * g), y.sw = g & 7;
+            acc += mmvq8w_dot<Q, U>(xr, y);
+        }
+        __syncwarp(); // the slot is read before it is staged again
+        stage(n + C);
+        if (c == nch - 1) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+            if (lane == 0) *(float *)(out + (wg + (ternion_i64)(n / nch) * nw) * dst.nb[0]) = acc;
+            acc = 0.0f;
+        }
+    }
+#endif
+}

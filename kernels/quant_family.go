@@ -19,6 +19,10 @@ var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_
 	{"q3_K", "ternion_q3_K"}, {"q4_K", "ternion_q4_K"}, {"q5_K", "ternion_q5_K"}, {"q6_K", "ternion_q6_K"},
 	{"iq4_nl", "ternion_iq4_nl"}, {"iq4_xs", "ternion_iq4_xs"}, {"mxfp4", "ternion_mxfp4"}}}
 
+// mmvq8wTypes are the formats with mmvq8w kernels (quant.cu's
+// mmvq8w_fmt and mmvq8w_dot): the one-column product, a warp a row.
+var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"}}}
+
 // mmvq8tTypes are the mmvq8 formats mmvq8t takes (quant.cu's
 // mmvq8t_chunk): one scale an item, chunks of at most 16 items.
 var mmvq8tTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(mmvq8Types.Values), func(v Value) bool {
@@ -80,6 +84,10 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
 				{"ncols", i32}},
 			Axes: []Axis{mmvq8tTypes}},
+		{Name: "mmvq8w_{q}", Body: "mmvq8w<{q}>",
+			Doc:    "MUL_MAT of one src1 column (quantized by q8y into yq/yd, column i12 + ne12·i13) by src0 of {q} with k a multiple of 256 and 16-byte aligned rows, a warp a row, its lanes on 256-value groups decoded from whole words (NVIDIA with arch 8.0 and later, elsewhere an empty body); mmvq8w_fmt<{q}>::WARPS warps a block, warp wg of the grid taking rows wg, wg + nw, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wShared (less: NaN rows)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv}},
+			Axes:   []Axis{mmvq8wTypes}},
 		{Name: "mmvq8_idg_{q}", Body: "mmvq8_idg<{q}>",
 			Doc: "MUL_MAT_ID over mmid_group's tiles: block (bx, by) computes rows 4·bx… of tile by's pairs (up to 8 of one expert; by < max_tiles) against src1 quantized by q8y (column (e % ne11) + ne11·t), src0 of {q} with 16-byte aligned rows; 128 threads a block; grid (rows/4, max_tiles)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"ne11", i32}, {"n_used", i32},

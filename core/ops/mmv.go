@@ -69,6 +69,7 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		VecRows:    vecRows16(n.Src(0)) && vecRows16(n.Src(1)),
 		MMVQ8:      mmvq8Rows(n.Src(0)),
 		MMVQ8T:     useMMVQ8T(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
+		MMVQ8W:     useMMVQ8W(n.Src(0).Type(), n.Src(0).Ne()[0], p, n.Src(1).Ne()[1]),
 		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1])}
 }
 

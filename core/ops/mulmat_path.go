@@ -56,6 +56,7 @@ type MulMatShape struct {
 	VecRows    bool        // src0's and src1's rows are packed and 16-byte aligned (the float vector kernel's 16-byte loads)
 	MMVQ8      bool        // src0 is of a format with mmvq8 kernels and its rows start 16-byte aligned
 	MMVQ8T     bool        // src0's format has mmvq8t kernels and the device runs them (useMMVQ8T)
+	MMVQ8W     bool        // one column, src0's format has mmvq8w kernels, k fits them and the device runs them (useMMVQ8W)
 	MMVT       bool        // src0 is f16 or bf16 and the device runs the tensor-core vector kernel (useMMVT)
 }
 
@@ -68,6 +69,8 @@ type MulMatShape struct {
 func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 	if s.A.IsQuantized() {
 		switch {
+		case s.VectorSrc1 && s.Columns == 1 && s.MMVQ8 && s.MMVQ8W:
+			return PathMMVQ, "quantized src0, one f32 column: mmvq (mmvq8w: src1 to 8 bits, a warp a row, integer dot products)"
 		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns && s.MMVQ8 && s.MMVQ8T:
 			return PathMMVQ, fmt.Sprintf("quantized src0, %d f32 column(s) ≤ %d: mmvq (mmvq8t: src1 to 8 bits, integer products on the tensor cores)",
 				s.Columns, MMVQMaxColumns)

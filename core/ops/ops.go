@@ -160,8 +160,9 @@ func launch(d Device, name string, grid, block vendorapi.Dim3, shared uint32, a 
 
 // launchShared is launch for a kernel of shared bytes of dynamic shared
 // memory: past the device's default limit it raises the kernel's limit
-// first (once per driver and function), up to the opt-in limit; more is an
-// error naming the kernel.
+// first, up to the opt-in limit, whenever this launch needs more than the
+// limit it set before for that driver and function (mmvq8w's memory grows
+// with k); more than the opt-in limit is an error naming the kernel.
 func launchShared(d Device, name string, grid, block vendorapi.Dim3, shared uint32, a *vendorapi.Args) error {
 	f, err := d.Kernel(name)
 	if err != nil {
@@ -171,22 +172,37 @@ func launchShared(d Device, name string, grid, block vendorapi.Dim3, shared uint
 		if int(shared) > p.SharedMemPerBlockOptin {
 			return fmt.Errorf("%s needs %d bytes of shared memory, the device has %d", name, shared, p.SharedMemPerBlockOptin)
 		}
-		key := sharedLimitKey{d.Driver(), f}
-		if _, done := sharedLimitSet.Load(key); !done {
-			if err := d.Driver().SetMaxDynamicSharedMemory(f, int(shared)); err != nil {
-				return err
-			}
-			sharedLimitSet.Store(key, true)
+		if err := raiseSharedLimit(d.Driver(), f, int(shared)); err != nil {
+			return err
 		}
 	}
 	return d.Launch(f, grid, block, shared, a)
 }
 
-// sharedLimitSet remembers the (driver, function) pairs whose dynamic shared
-// memory limit launchShared raised.
-var sharedLimitSet sync.Map
+// sharedLimits holds the dynamic shared memory limit launchShared last set
+// for each (driver, function) pair; sharedLimitsMu guards it.
+var (
+	sharedLimits   = map[sharedLimitKey]int{}
+	sharedLimitsMu sync.Mutex
+)
 
-// sharedLimitKey keys sharedLimitSet.
+// raiseSharedLimit sets f's dynamic shared memory limit on drv to shared
+// bytes unless an earlier call set it to at least that.
+func raiseSharedLimit(drv vendorapi.Driver, f vendorapi.Function, shared int) error {
+	key := sharedLimitKey{drv, f}
+	sharedLimitsMu.Lock()
+	defer sharedLimitsMu.Unlock()
+	if sharedLimits[key] >= shared {
+		return nil
+	}
+	if err := drv.SetMaxDynamicSharedMemory(f, shared); err != nil {
+		return err
+	}
+	sharedLimits[key] = shared
+	return nil
+}
+
+// sharedLimitKey keys sharedLimits.
 type sharedLimitKey struct {
 	drv vendorapi.Driver
 	f   vendorapi.Function

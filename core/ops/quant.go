@@ -282,6 +282,46 @@ func mmvq8tShared(t tensor.Type) uint32 {
 	return uint32(mmvq8tWarps * stages * slot)
 }
 
+// mmvq8wFormat is what core needs of quant.cu's mmvq8w_fmt<Q>: the warps
+// of a block and the bytes of a 256-value group.
+type mmvq8wFormat struct{ warps, group int64 }
+
+// mmvq8wFormats are the formats with mmvq8w kernels (one src1 column, a
+// warp a row: quant.cu's mmvq8w_fmt, whose warps were measured on the
+// H200 at m=4096 k=14336, bench/README.md).
+var mmvq8wFormats = map[tensor.Type]mmvq8wFormat{tensor.Q4_0: {16, 144}, tensor.Q8_0: {8, 272}, tensor.Q4_K: {16, 144}}
+
+// mmvq8wStages is quant.cu's MMVQ8W_STAGES: the chunk slots of a warp.
+const mmvq8wStages = 2
+
+// mmvq8wShared is the dynamic shared memory of an mmvq8w_{t} block for k
+// values a row: src1's bytes and float4s (3·k/2 bytes) and each warp's
+// slots of 32 groups.
+func mmvq8wShared(t tensor.Type, k int64) int64 {
+	f := mmvq8wFormats[t]
+	return 3*k/2 + f.warps*mmvq8wStages*32*f.group
+}
+
+// useMMVQ8W reports whether the one-column product of src0 type t with k
+// values a row runs as mmvq8w on a device of props p: one column, a format
+// it has, k a multiple of 256 (whole groups), its shared memory within the
+// device's opt-in limit, and cp.async code compiled for the device (NVIDIA,
+// arch 8.0 and later; cc 0 is the host device), unless TERNION_NO_MMVQ8W.
+// Its rows must also start 16-byte aligned (mmvq8Rows, as for mmvq8).
+func useMMVQ8W(t tensor.Type, k int64, p vendorapi.Props, cols int64) bool {
+	_, ok := mmvq8wFormats[t]
+	return ok && cols == 1 && k%256 == 0 && mmvq8wShared(t, k) <= int64(p.SharedMemPerBlockOptin) &&
+		!switches.On(nil, switches.NoMMVQ8W) && (p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
+}
+
+// mmvq8wGrid is the grid of mmvq8w for m rows on a device of sms
+// multiprocessors: at most one block a multiprocessor (its warps loop over
+// the rows), so the launch may start early while q8y ends.
+func mmvq8wGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
+	w := mmvq8wFormats[t].warps
+	return vendorapi.Dim3{X: uint32(max(1, min((m+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
+}
+
 // useMMVQ8 reports whether mmvq8 multiplies src0 a of type t: a format it
 // has, with rows 16-byte aligned (it stages them with 16-byte loads; ggml's
 // rows of 256-value blocks always are, a row of 32-value blocks when its
@@ -354,14 +394,21 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
 }
 
-// runMMVQ8 quantizes src1 (q8Columns) and launches mmvq8t_{q} where
-// useMMVQ8T allows, else mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
+// runMMVQ8 quantizes src1 (q8Columns) and launches mmvq8w_{q} where
+// useMMVQ8W allows, mmvq8t_{q} where useMMVQ8T allows, else
+// mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
 func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
 		return err
 	}
 	defer buf.Free()
+	if useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1]) {
+		args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
+		grid := mmvq8wGrid(at, a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
+		block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
+		return launchShared(d, "mmvq8w_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
+	}
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
 	if useMMVQ8T(at, d.Props(), b.Ne[1]) {

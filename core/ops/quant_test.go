@@ -153,6 +153,57 @@ func TestMMVQ8TShared(t *testing.T) {
 	}
 }
 
+// TestUseMMVQ8W pins where the one-column product runs as mmvq8w (its
+// formats, one column, k a multiple of 256 within the shared memory, on
+// NVIDIA with cp.async code compiled and on the host device) and that its
+// formats are the catalog's.
+func TestUseMMVQ8W(t *testing.T) {
+	for _, q := range mmvq8Types {
+		_, err := kernels.Lookup("mmvq8w_" + q.String())
+		_, has := mmvq8wFormats[q]
+		require.Equal(t, has, err == nil, q.String())
+	}
+	hopper := ccProps(arch.Hopper, arch.Hopper)
+	hopper.SharedMemPerBlockOptin = 232448
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		k    int64
+		p    vendorapi.Props
+		cols int64
+		want bool
+	}{
+		{"q4_0 on Hopper, k 14336", tensor.Q4_0, 14336, hopper, 1, true},
+		{"q8_0 on Hopper, k 14336", tensor.Q8_0, 14336, hopper, 1, true},
+		{"q4_K on Hopper, k 4096", tensor.Q4_K, 4096, hopper, 1, true},
+		{"q4_0 on Hopper, two columns stay on mmvq8", tensor.Q4_0, 14336, hopper, 2, false},
+		{"q4_0 on Hopper, k not a multiple of 256", tensor.Q4_0, 2880, hopper, 1, false},
+		{"q4_0 on Hopper, k 56576: the most that fits", tensor.Q4_0, 56576, hopper, 1, true},
+		{"q4_0 on Hopper, k 56832: shared memory past the opt-in limit", tensor.Q4_0, 56832, hopper, 1, false},
+		{"q4_1 has no mmvq8w", tensor.Q4_1, 4096, hopper, 1, false},
+		{"q4_0 on Hopper, only sm_75 compiled", tensor.Q4_0, 4096, ccProps(arch.Hopper, arch.Turing), 1, false},
+		{"q4_0 on AMD CDNA3", tensor.Q4_0, 4096, ccProps(arch.CDNA3), 1, false},
+		{"q8_0 on the host device", tensor.Q8_0, 4096, vendorapi.Props{SharedMemPerBlockOptin: 232448}, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8W(c.t, c.k, c.p, c.cols)) })
+	}
+	t.Setenv(switches.NoMMVQ8W.Name, "1")
+	require.False(t, useMMVQ8W(tensor.Q4_0, 14336, hopper, 1), switches.NoMMVQ8W.Name)
+}
+
+// TestMMVQ8WGeometry pins mmvq8w's shared memory (src1's 3·k/2 bytes, then
+// warps × 2 slots × 32 groups) and grid (at most one block a
+// multiprocessor, at least one).
+func TestMMVQ8WGeometry(t *testing.T) {
+	require.Equal(t, int64(3*14336/2+16*2*32*144), mmvq8wShared(tensor.Q4_0, 14336))
+	require.Equal(t, int64(3*14336/2+8*2*32*272), mmvq8wShared(tensor.Q8_0, 14336))
+	require.Equal(t, int64(3*4096/2+16*2*32*144), mmvq8wShared(tensor.Q4_K, 4096))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 132, 3, 2))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 2, 1, 1))
+}
+
 // TestGroupMulMatID pins when MUL_MAT_ID groups its pairs by expert.
 func TestGroupMulMatID(t *testing.T) {
 	for _, c := range []struct {

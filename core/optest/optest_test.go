@@ -34,13 +34,15 @@ func TestHostAgainstReference(t *testing.T) {
 	for _, k := range be.LoadedKernels() {
 		loaded[k] = true
 	}
-	// The cases the tensor-core vector and decode kernels take, again with
-	// TERNION_NO_MMVQ8T, TERNION_NO_MMVT and TERNION_NO_FATTN_TC: the
-	// products of several columns on mmvq8 (mmvq8_idg), mmvn or BLAS, the
-	// one-query attention on fattn_dec or fattn_vec, the paths of devices
-	// without tensor cores (the host device takes mmvq8t, mmvt and
-	// fattn_dect, as the H200 does).
+	// The cases the tensor-core vector and decode kernels and mmvq8w take,
+	// again with TERNION_NO_MMVQ8T, TERNION_NO_MMVQ8W, TERNION_NO_MMVT and
+	// TERNION_NO_FATTN_TC: the products of several columns on mmvq8
+	// (mmvq8_idg), mmvn or BLAS, those of one column on mmvq8, the one-query
+	// attention on fattn_dec or fattn_vec, the paths of devices without
+	// tensor cores or cp.async (the host device takes mmvq8t, mmvq8w, mmvt
+	// and fattn_dect, as the H200 does).
 	t.Setenv(switches.NoMMVQ8T.Name, "1")
+	t.Setenv(switches.NoMMVQ8W.Name, "1")
 	t.Setenv(switches.NoMMVT.Name, "1")
 	t.Setenv(switches.NoFattnTC.Name, "1")
 	dp, err := backend.Open("host", 0, backend.Options{})
@@ -68,10 +70,11 @@ func TestHostAgainstReference(t *testing.T) {
 }
 
 // tensorCoreCase reports whether c is a MUL_MAT of quantized src0 and 4 to
-// 8 columns, of f16 or bf16 src0 and 2 to 8 columns, a MUL_MAT_ID of
-// quantized src0, or a FLASH_ATTN_EXT of one query: the cases whose kernels
-// TERNION_NO_MMVQ8T, TERNION_NO_MMVT and TERNION_NO_FATTN_TC change (the
-// other cases of these ops run alike, so the rerun skips them).
+// 8 columns (or one column of q4_0, q8_0 or q4_K), of f16 or bf16 src0 and
+// 2 to 8 columns, a MUL_MAT_ID of quantized src0, or a FLASH_ATTN_EXT of
+// one query: the cases whose kernels TERNION_NO_MMVQ8T, TERNION_NO_MMVQ8W,
+// TERNION_NO_MMVT and TERNION_NO_FATTN_TC change (the other cases of these
+// ops run alike, so the rerun skips them).
 func tensorCoreCase(c Case) bool {
 	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID && c.Op != graph.OpFlashAttnExt {
 		return false
@@ -86,7 +89,8 @@ func tensorCoreCase(c Case) bool {
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
 	switch {
 	case a.IsQuantized():
-		return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8
+		return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8 ||
+			cols == 1 && (a == tensor.Q4_0 || a == tensor.Q8_0 || a == tensor.Q4_K)
 	case a == tensor.F16 || a == tensor.BF16:
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
 	}
