@@ -1176,13 +1176,14 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
 }
 
 // mmvq8w: MUL_MAT of one src1 column quantized by q8y with src0 rows of
-// q4_0, q8_0 or q4_K, k a multiple of 256 (NVIDIA, arch 8.0 and later:
-// cp.async; elsewhere an empty body the planner never launches). A warp
-// takes one row at a time and its lanes take groups of 256 values (8 q4_0
-// blocks of 18 bytes or 8 q8_0 blocks of 34, one q4_K block of 144), so
-// every group starts 16-byte aligned: a lane copies its group from shared
-// memory with 16-byte loads and decodes the blocks from whole words (a
-// funnel shift where a block starts at 2 mod 4) instead of mmvq8's 2-byte
+// q4_0, q8_0, q4_K or q6_K, k a multiple of 256 and rows a multiple of 16
+// bytes (NVIDIA, arch 8.0 and later: cp.async; elsewhere an empty body the
+// planner never launches). A warp takes one row at a time and its lanes
+// take groups of 256 values (8 q4_0 blocks of 18 bytes or 8 q8_0 blocks of
+// 34, one q4_K block of 144, one q6_K block of 210): a lane copies its
+// group from shared memory with 16-byte loads (4-byte ones for q6_K, whose
+// groups start 2-byte aligned) and decodes the blocks from whole words (a
+// funnel shift where a field starts at 2 mod 4) instead of mmvq8's 2-byte
 // loads (a third of mmvq8's instructions a value). Each warp streams its
 // rows in chunks of 32 groups through a ring of MMVQ8W_STAGES shared-memory
 // slots filled by cp.async; the block stages src1's bytes and float4s once,
@@ -1202,6 +1203,7 @@ template <typename Q> struct mmvq8w_fmt;
 template <> struct mmvq8w_fmt<ternion_q4_0> { static constexpr int GROUP = 144, WARPS = 16; };
 template <> struct mmvq8w_fmt<ternion_q8_0> { static constexpr int GROUP = 272, WARPS = 8; };
 template <> struct mmvq8w_fmt<ternion_q4_K> { static constexpr int GROUP = 144, WARPS = 16; };
+template <> struct mmvq8w_fmt<ternion_q6_K> { static constexpr int GROUP = 210, WARPS = 8; };
 
 #if TERNION_SM80
 // Word i of a group held as 16-byte units.
@@ -1239,19 +1241,34 @@ struct mmvq8w_y {
     int sw;
     // The 32 bytes of block j as 8 words, its scale and d·Σq.
     __device__ __forceinline__ void get(int j, int (&w)[8], float & dy, float & sy) const {
+        const float4 e = get(j, w);
+        dy = e.x, sy = e.y;
+    }
+    // The 32 bytes of block j as 8 words; returns its float4 (d, d·Σq, d·Σ
+    // of the first 16, d·Σ of the last 16).
+    __device__ __forceinline__ float4 get(int j, int (&w)[8]) const {
         const int4 a = q[(2 * j) ^ sw], b = q[(2 * j + 1) ^ sw];
         w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
-        const float4 e = d[j ^ sw];
-        dy = e.x, sy = e.y;
+        return d[j ^ sw];
     }
 };
 
-// The dot product of one group of src0 (x, U 16-byte units) with src1's.
-template <typename Q, int U>
-static __device__ __forceinline__ float mmvq8w_dot(const uint4 (&x)[U], const mmvq8w_y & y);
+// The group of U 16-byte units at g (shared memory, 16-byte aligned) in
+// registers.
+template <int U>
+static __device__ __forceinline__ void mmvq8w_load(uint4 (&x)[U], const unsigned char * g) {
+#pragma unroll
+    for (int i = 0; i < U; i++) x[i] = ((const uint4 *)g)[i];
+}
+
+// The dot product of one group of src0 (at g in shared memory) with src1's.
+template <typename Q>
+static __device__ __forceinline__ float mmvq8w_dot(const unsigned char * g, const mmvq8w_y & y);
 
 template <>
-__device__ __forceinline__ float mmvq8w_dot<ternion_q4_0, 9>(const uint4 (&x)[9], const mmvq8w_y & y) {
+__device__ __forceinline__ float mmvq8w_dot<ternion_q4_0>(const unsigned char * g, const mmvq8w_y & y) {
+    uint4 x[9];
+    mmvq8w_load(x, g);
     float acc = 0.0f;
 #pragma unroll
     for (int j = 0; j < 8; j++) { // block j at byte 18j: d, then 16 bytes of nibbles
@@ -1271,7 +1288,9 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q4_0, 9>(const uint4 (&x)[9]
 }
 
 template <>
-__device__ __forceinline__ float mmvq8w_dot<ternion_q8_0, 17>(const uint4 (&x)[17], const mmvq8w_y & y) {
+__device__ __forceinline__ float mmvq8w_dot<ternion_q8_0>(const unsigned char * g, const mmvq8w_y & y) {
+    uint4 x[17];
+    mmvq8w_load(x, g);
     float acc = 0.0f;
 #pragma unroll
     for (int j = 0; j < 8; j++) { // block j at byte 34j: d, then 32 signed bytes
@@ -1287,7 +1306,9 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q8_0, 17>(const uint4 (&x)[1
 }
 
 template <>
-__device__ __forceinline__ float mmvq8w_dot<ternion_q4_K, 9>(const uint4 (&x)[9], const mmvq8w_y & y) {
+__device__ __forceinline__ float mmvq8w_dot<ternion_q4_K>(const unsigned char * g, const mmvq8w_y & y) {
+    uint4 x[9];
+    mmvq8w_load(x, g);
     // d, dmin, then 12 bytes of 6-bit scales and mins (ggml's
     // get_scale_min_k4, 4 at a time), then 128 bytes: items 2c and 2c + 1
     // are the low and high nibbles of bytes 32c … 32c + 31.
@@ -1315,9 +1336,47 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q4_K, 9>(const uint4 (&x)[9]
     }
     return mmvq8w_f16(x, 0) * a - mmvq8w_f16(x, 2) * b;
 }
+
+template <>
+__device__ __forceinline__ float mmvq8w_dot<ternion_q6_K>(const unsigned char * g, const mmvq8w_y & y) {
+    // ql[128] (low 4 bits), qh[64] (high 2 bits), 16 int8 scales, d; the
+    // block starts 2-byte aligned: its 53 covering words, shifted by sh.
+    const ternion_u32 * w0 = (const ternion_u32 *)((unsigned long long)g & ~3ull);
+    const int sh = (int)((unsigned long long)g & 2) * 8;
+    ternion_u32 w[53];
+#pragma unroll
+    for (int i = 0; i < 53; i++) w[i] = w0[i];
+    auto word = [&](int i) { return __funnelshift_r(w[i], w[i + 1], sh); }; // bytes 4i … 4i + 3 (i < 52)
+    float acc = 0.0f;
+#pragma unroll
+    for (int n = 0; n < 2; n++) { // ggml's halves of 128 values
+#pragma unroll
+        for (int t = 0; t < 4; t++) { // item 4n + t: ql[64n + 32(t & 1) …] nibble t >> 1, qh[32n …] bits 2t, 2t + 1
+            int yw[8];
+            const float4 e = y.get(4 * n + t, yw);
+            int s0 = 0, s1 = 0;
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const ternion_u32 l = word(16 * n + 8 * (t & 1) + i), h = word(32 + 8 * n + i);
+                const ternion_u32 q = ((l >> (4 * (t >> 1))) & 0x0f0f0f0fu) | ((t < 2 ? h << (4 - 2 * t) : h >> (2 * t - 4)) & 0x30303030u);
+                if (i < 4) {
+                    s0 = mmvq8w_dp4a_us(q, yw[i], s0);
+                } else {
+                    s1 = mmvq8w_dp4a_us(q, yw[i], s1);
+                }
+            }
+            const int si = 8 * n + 2 * t; // scales of the item's halves: bytes 192 + si, 192 + si + 1
+            const ternion_u32 sw = word(48 + si / 4);
+            const float sa = (float)(signed char)(sw >> (8 * (si % 4))), sb = (float)(signed char)(sw >> (8 * (si % 4 + 1)));
+            acc += sa * (e.x * (float)s0 - 32.0f * e.z) + sb * (e.x * (float)s1 - 32.0f * e.w);
+        }
+    }
+    return ternion_f16_to_f32((ternion_f16)(__funnelshift_r(w[52], 0u, sh) & 0xffffu)) * acc;
+}
 #endif
 
-// MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, 16-byte aligned rows)
+// MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, rows a multiple of 16
+// bytes long starting 16-byte aligned)
 // by one src1 column quantized by q8y (yq, yd; column i12 + ne12·i13),
 // batched over dims 2 and 3 (i02 = i12 / r2): blocks of
 // mmvq8w_fmt<Q>::WARPS warps, grid (at most the multiprocessors, ne12,
@@ -1329,7 +1388,7 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
                                               ternion_fastdiv r3) {
 #if TERNION_SM80
     typedef mmvq8w_fmt<Q> F;
-    constexpr int U = F::GROUP / 16, C = MMVQ8W_STAGES, W = F::WARPS;
+    constexpr int SLOT = 32 * F::GROUP / 16, C = MMVQ8W_STAGES, W = F::WARPS; // SLOT: 16-byte units of a chunk
     extern __shared__ __align__(16) uint4 mmvq8w_smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const ternion_i64 m = src0.ne[1], k = src0.ne[0], xs = src0.nb[1];
@@ -1350,7 +1409,7 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
     const signed char * ycol = (const signed char *)yq + col * k;
     const float4 * dcol = (const float4 *)yd + col * (k / 32);
     uint4 * ysq = mmvq8w_smem, * ysd = mmvq8w_smem + k / 16;
-    uint4 * ring = mmvq8w_smem + 3 * k / 32 + warp * C * 32 * U;
+    uint4 * ring = mmvq8w_smem + 3 * k / 32 + warp * C * SLOT;
     for (int u = threadIdx.x; u < k / 16; u += 32 * W) mmvq8t_cp16(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7)), ycol + 16 * (ternion_i64)u);
     for (int u = threadIdx.x; u < k / 32; u += 32 * W) mmvq8t_cp16(ysd + 8 * (u / 8) + ((u % 8) ^ ((u / 8) & 7)), dcol + u);
     asm volatile("cp.async.commit_group;\n" ::);
@@ -1359,9 +1418,9 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
     auto stage = [&](int n) {
         if (n < nu) {
             const int ng = min(32, ngroups - 32 * (n % nch));
-            uint4 * s = ring + (n % C) * 32 * U;
+            uint4 * s = ring + (n % C) * SLOT;
             const uint4 * g = (const uint4 *)(x + (wg + (ternion_i64)(n / nch) * nw) * xs + (ternion_i64)32 * (n % nch) * F::GROUP);
-            for (int i = lane; i < ng * U; i += 32) mmvq8t_cp16(s + i, g + i);
+            for (int i = lane; i < ng * F::GROUP / 16; i += 32) mmvq8t_cp16(s + i, g + i);
         }
         asm volatile("cp.async.commit_group;\n" ::);
     };
@@ -1375,13 +1434,9 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
         __syncwarp();
         const int c = n % nch, g = 32 * c + lane;
         if (g < ngroups) {
-            uint4 xr[U];
-            const uint4 * s = ring + (n % C) * 32 * U + lane * U;
-#pragma unroll
-            for (int i = 0; i < U; i++) xr[i] = s[i];
             mmvq8w_y y;
             y.q = (const int4 *)(ysq + 16 * g), y.d = (const float4 *)(ysd + 8 * g), y.sw = g & 7;
-            acc += mmvq8w_dot<Q, U>(xr, y);
+            acc += mmvq8w_dot<Q>((const unsigned char *)(ring + (n % C) * SLOT) + lane * F::GROUP, y);
         }
         __syncwarp(); // the slot is read before it is staged again
         stage(n + C);

@@ -21,7 +21,8 @@ var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_
 
 // mmvq8wTypes are the formats with mmvq8w kernels (quant.cu's
 // mmvq8w_fmt and mmvq8w_dot): the one-column product, a warp a row.
-var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"}}}
+var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"},
+	{"q6_K", "ternion_q6_K"}}}
 
 // mmvq8tTypes are the mmvq8 formats mmvq8t takes (quant.cu's
 // mmvq8t_chunk): one scale an item, chunks of at most 16 items.
@@ -85,7 +86,7 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 				{"ncols", i32}},
 			Axes: []Axis{mmvq8tTypes}},
 		{Name: "mmvq8w_{q}", Body: "mmvq8w<{q}>",
-			Doc:    "MUL_MAT of one src1 column (quantized by q8y into yq/yd, column i12 + ne12·i13) by src0 of {q} with k a multiple of 256 and 16-byte aligned rows, a warp a row, its lanes on 256-value groups decoded from whole words (NVIDIA with arch 8.0 and later, elsewhere an empty body); mmvq8w_fmt<{q}>::WARPS warps a block, warp wg of the grid taking rows wg, wg + nw, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wShared (less: NaN rows)",
+			Doc:    "MUL_MAT of one src1 column (quantized by q8y into yq/yd, column i12 + ne12·i13) by src0 of {q} with k a multiple of 256 and rows a multiple of 16 bytes starting 16-byte aligned, a warp a row, its lanes on 256-value groups decoded from whole words (NVIDIA with arch 8.0 and later, elsewhere an empty body); mmvq8w_fmt<{q}>::WARPS warps a block, warp wg of the grid taking rows wg, wg + nw, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wShared (less: NaN rows)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv}},
 			Axes:   []Axis{mmvq8wTypes}},
 		{Name: "mmvq8_idg_{q}", Body: "mmvq8_idg<{q}>",

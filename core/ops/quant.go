@@ -289,7 +289,8 @@ type mmvq8wFormat struct{ warps, group int64 }
 // mmvq8wFormats are the formats with mmvq8w kernels (one src1 column, a
 // warp a row: quant.cu's mmvq8w_fmt, whose warps were measured on the
 // H200 at m=4096 k=14336, bench/README.md).
-var mmvq8wFormats = map[tensor.Type]mmvq8wFormat{tensor.Q4_0: {16, 144}, tensor.Q8_0: {8, 272}, tensor.Q4_K: {16, 144}}
+var mmvq8wFormats = map[tensor.Type]mmvq8wFormat{tensor.Q4_0: {16, 144}, tensor.Q8_0: {8, 272}, tensor.Q4_K: {16, 144},
+	tensor.Q6_K: {8, 210}}
 
 // mmvq8wStages is quant.cu's MMVQ8W_STAGES: the chunk slots of a warp.
 const mmvq8wStages = 2
@@ -304,13 +305,15 @@ func mmvq8wShared(t tensor.Type, k int64) int64 {
 
 // useMMVQ8W reports whether the one-column product of src0 type t with k
 // values a row runs as mmvq8w on a device of props p: one column, a format
-// it has, k a multiple of 256 (whole groups), its shared memory within the
-// device's opt-in limit, and cp.async code compiled for the device (NVIDIA,
-// arch 8.0 and later; cc 0 is the host device), unless TERNION_NO_MMVQ8W.
-// Its rows must also start 16-byte aligned (mmvq8Rows, as for mmvq8).
+// it has, k a multiple of 256 (whole groups) whose row is a multiple of 16
+// bytes (q6_K's 210-byte groups: k a multiple of 2048; the kernel copies
+// rows 16 bytes at a time), its shared memory within the device's opt-in
+// limit, and cp.async code compiled for the device (NVIDIA, arch 8.0 and
+// later; cc 0 is the host device), unless TERNION_NO_MMVQ8W. Its rows must
+// also start 16-byte aligned (mmvq8Rows, as for mmvq8).
 func useMMVQ8W(t tensor.Type, k int64, p vendorapi.Props, cols int64) bool {
-	_, ok := mmvq8wFormats[t]
-	return ok && cols == 1 && k%256 == 0 && mmvq8wShared(t, k) <= int64(p.SharedMemPerBlockOptin) &&
+	f, ok := mmvq8wFormats[t]
+	return ok && cols == 1 && k%256 == 0 && (k/256*f.group)%16 == 0 && mmvq8wShared(t, k) <= int64(p.SharedMemPerBlockOptin) &&
 		!switches.On(nil, switches.NoMMVQ8W) && (p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
 
