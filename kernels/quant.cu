@@ -1176,11 +1176,11 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
 }
 
 // mmvq8w: MUL_MAT of one src1 column quantized by q8y with src0 rows of
-// q4_0, q8_0, q4_K or q6_K, k a multiple of 256 and rows a multiple of 16
+// q4_0, q8_0, q4_K, q5_K or q6_K, k a multiple of 256 and rows a multiple of 16
 // bytes (NVIDIA, arch 8.0 and later: cp.async; elsewhere an empty body the
 // planner never launches). A warp takes one row at a time and its lanes
 // take groups of 256 values (8 q4_0 blocks of 18 bytes or 8 q8_0 blocks of
-// 34, one q4_K block of 144, one q6_K block of 210): a lane copies its
+// 34, one q4_K, q5_K or q6_K block of 144, 176 or 210): a lane copies its
 // group from shared memory with 16-byte loads (4-byte ones for q6_K, whose
 // groups start 2-byte aligned) and decodes the blocks from whole words (a
 // funnel shift where a field starts at 2 mod 4) instead of mmvq8's 2-byte
@@ -1203,6 +1203,7 @@ template <typename Q> struct mmvq8w_fmt;
 template <> struct mmvq8w_fmt<ternion_q4_0> { static constexpr int GROUP = 144, WARPS = 16; };
 template <> struct mmvq8w_fmt<ternion_q8_0> { static constexpr int GROUP = 272, WARPS = 8; };
 template <> struct mmvq8w_fmt<ternion_q4_K> { static constexpr int GROUP = 144, WARPS = 16; };
+template <> struct mmvq8w_fmt<ternion_q5_K> { static constexpr int GROUP = 176, WARPS = 16; };
 template <> struct mmvq8w_fmt<ternion_q6_K> { static constexpr int GROUP = 210, WARPS = 8; };
 
 #if TERNION_SM80
@@ -1305,13 +1306,13 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q8_0>(const unsigned char * 
     return acc;
 }
 
-template <>
-__device__ __forceinline__ float mmvq8w_dot<ternion_q4_K>(const unsigned char * g, const mmvq8w_y & y) {
-    uint4 x[9];
-    mmvq8w_load(x, g);
-    // d, dmin, then 12 bytes of 6-bit scales and mins (ggml's
-    // get_scale_min_k4, 4 at a time), then 128 bytes: items 2c and 2c + 1
-    // are the low and high nibbles of bytes 32c … 32c + 31.
+// q4_K and q5_K (Q5: a fifth bit from qh): d, dmin, then 12 bytes of 6-bit
+// scales and mins (ggml's get_scale_min_k4, 4 at a time), [q5_K: qh[32],
+// bit it of qh[l] the fifth bit of value l of item it,] then 128 bytes:
+// items 2c and 2c + 1 are the low and high nibbles of bytes 32c … 32c + 31.
+template <bool Q5, int U>
+static __device__ __forceinline__ float mmvq8w_dot_k(const uint4 (&x)[U], const mmvq8w_y & y) {
+    constexpr int QS = Q5 ? 12 : 4; // the word of qs[0]
     const ternion_u32 s0 = mmvq8w_word(x, 1), s1 = mmvq8w_word(x, 2), s2 = mmvq8w_word(x, 3);
     const ternion_u32 sc[2] = {s0 & 0x3f3f3f3fu, (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2)};
     const ternion_u32 mn[2] = {s1 & 0x3f3f3f3fu, ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2)};
@@ -1325,16 +1326,36 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q4_K>(const unsigned char * 
         int lo = 0, hi = 0;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
-            const ternion_u32 q = mmvq8w_word(x, 4 + 8 * c + i);
-            lo = mmvq8w_dp4a_us(q & 0x0f0f0f0fu, ya[i], lo);
-            hi = mmvq8w_dp4a_us(q & 0xf0f0f0f0u, yb[i], hi);
+            const ternion_u32 q = mmvq8w_word(x, QS + 8 * c + i);
+            ternion_u32 ql = q & 0x0f0f0f0fu, qh = q & 0xf0f0f0f0u; // qh: the high nibbles in place (16 times their value)
+            if (Q5) {
+                const ternion_u32 h = mmvq8w_word(x, 4 + i); // bits 2c, 2c + 1: the fifth bits of items 2c, 2c + 1
+                ql |= (c < 2 ? h << (4 - 2 * c) : h >> (2 * c - 4)) & 0x10101010u;
+                qh = (qh >> 4) | ((c < 2 ? h << (3 - 2 * c) : h >> (2 * c - 3)) & 0x10101010u);
+            }
+            lo = mmvq8w_dp4a_us(ql, ya[i], lo);
+            hi = mmvq8w_dp4a_us(qh, yb[i], hi);
         }
+        if (!Q5) hi >>= 4;
         const int ia = 2 * c, ib = 2 * c + 1;
-        a += (float)((sc[ia / 4] >> (8 * (ia % 4))) & 0xffu) * da * (float)lo +
-             (float)((sc[ib / 4] >> (8 * (ib % 4))) & 0xffu) * db * (float)(hi >> 4);
+        a += (float)((sc[ia / 4] >> (8 * (ia % 4))) & 0xffu) * da * (float)lo + (float)((sc[ib / 4] >> (8 * (ib % 4))) & 0xffu) * db * (float)hi;
         b += (float)((mn[ia / 4] >> (8 * (ia % 4))) & 0xffu) * sa + (float)((mn[ib / 4] >> (8 * (ib % 4))) & 0xffu) * sb;
     }
     return mmvq8w_f16(x, 0) * a - mmvq8w_f16(x, 2) * b;
+}
+
+template <>
+__device__ __forceinline__ float mmvq8w_dot<ternion_q4_K>(const unsigned char * g, const mmvq8w_y & y) {
+    uint4 x[9];
+    mmvq8w_load(x, g);
+    return mmvq8w_dot_k<false>(x, y);
+}
+
+template <>
+__device__ __forceinline__ float mmvq8w_dot<ternion_q5_K>(const unsigned char * g, const mmvq8w_y & y) {
+    uint4 x[11];
+    mmvq8w_load(x, g);
+    return mmvq8w_dot_k<true>(x, y);
 }
 
 template <>

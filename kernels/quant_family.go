@@ -22,7 +22,7 @@ var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_
 // mmvq8wTypes are the formats with mmvq8w kernels (quant.cu's
 // mmvq8w_fmt and mmvq8w_dot): the one-column product, a warp a row.
 var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"},
-	{"q6_K", "ternion_q6_K"}}}
+	{"q5_K", "ternion_q5_K"}, {"q6_K", "ternion_q6_K"}}}
 
 // mmvq8tTypes are the mmvq8 formats mmvq8t takes (quant.cu's
 // mmvq8t_chunk): one scale an item, chunks of at most 16 items.

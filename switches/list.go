@@ -83,7 +83,7 @@ var (
 	// NoMMVQ8W keeps quantized mul_mat of one column on mmvq8 where the
 	// warp-a-row kernel would run.
 	NoMMVQ8W = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8W",
-		Meaning: "quantized mul_mat of one column (q4_0, q8_0, q4_K, q6_K) uses mmvq8 (the path of devices without cp.async) instead of the warp-a-row kernel (mmvq8w)",
+		Meaning: "quantized mul_mat of one column (q4_0, q8_0, q4_K, q5_K, q6_K) uses mmvq8 (the path of devices without cp.async) instead of the warp-a-row kernel (mmvq8w)",
 		ReadBy:  LayerCore})
 	// NoMMVT keeps f16/bf16 mul_mat of several columns off the tensor-core
 	// vector kernel.

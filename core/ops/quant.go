@@ -290,7 +290,7 @@ type mmvq8wFormat struct{ warps, group int64 }
 // warp a row: quant.cu's mmvq8w_fmt, whose warps were measured on the
 // H200 at m=4096 k=14336, bench/README.md).
 var mmvq8wFormats = map[tensor.Type]mmvq8wFormat{tensor.Q4_0: {16, 144}, tensor.Q8_0: {8, 272}, tensor.Q4_K: {16, 144},
-	tensor.Q6_K: {8, 210}}
+	tensor.Q5_K: {16, 176}, tensor.Q6_K: {8, 210}}
 
 // mmvq8wStages is quant.cu's MMVQ8W_STAGES: the chunk slots of a warp.
 const mmvq8wStages = 2

@@ -182,6 +182,7 @@ func TestUseMMVQ8W(t *testing.T) {
 		{"q4_0 on Hopper, k 56832: shared memory past the opt-in limit", tensor.Q4_0, 56832, hopper, 1, false},
 		{"q4_1 has no mmvq8w", tensor.Q4_1, 4096, hopper, 1, false},
 		{"q6_K on Hopper, k 14336: rows of 56 blocks, 11760 bytes", tensor.Q6_K, 14336, hopper, 1, true},
+		{"q5_K on Hopper, k 14336", tensor.Q5_K, 14336, hopper, 1, true},
 		{"q6_K on Hopper, k 11008: rows of 9030 bytes, not a multiple of 16", tensor.Q6_K, 11008, hopper, 1, false},
 		{"q4_0 on Hopper, only sm_75 compiled", tensor.Q4_0, 4096, ccProps(arch.Hopper, arch.Turing), 1, false},
 		{"q4_0 on AMD CDNA3", tensor.Q4_0, 4096, ccProps(arch.CDNA3), 1, false},
@@ -201,6 +202,7 @@ func TestMMVQ8WGeometry(t *testing.T) {
 	require.Equal(t, int64(3*14336/2+8*2*32*272), mmvq8wShared(tensor.Q8_0, 14336))
 	require.Equal(t, int64(3*4096/2+16*2*32*144), mmvq8wShared(tensor.Q4_K, 4096))
 	require.Equal(t, int64(3*14336/2+8*2*32*210), mmvq8wShared(tensor.Q6_K, 14336))
+	require.Equal(t, int64(3*14336/2+16*2*32*176), mmvq8wShared(tensor.Q5_K, 14336))
 	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 132, 3, 2))
 	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 132, 1, 1))

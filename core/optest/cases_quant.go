@@ -104,13 +104,13 @@ func quantTests() []Case {
 			quantCpyCase(t, tensor.F32, [4]int64{256, 4, 4, 4}, noPerm),
 			quantCpyCase(t, tensor.F16, [4]int64{256, 2, 3, 4}, noPerm))
 	}
-	// mmvq8w (one column of q4_0, q8_0, q4_K, q6_K): 2 chunks of 32 groups
+	// mmvq8w (one column of q4_0, q8_0, q4_K, q5_K, q6_K): 2 chunks of 32 groups
 	// of 256 values, the second partial, over more rows than a grid of one
 	// block a multiprocessor has warps on the H200 (132·16, 132·8 for q8_0
 	// and q6_K), so warps take several rows; and 4 or 5 chunks a row, more
 	// than a warp's 2 slots. q6_K's rows must be multiples of 16 bytes (k a
 	// multiple of 2048).
-	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q6_K} {
+	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
 		k1, k2 := int64(9216), int64(25600)
 		if t == tensor.Q6_K {
 			k1, k2 = 10240, 34816
