@@ -141,7 +141,7 @@ func quantTests() []Case {
 func quantPerfs() []Case {
 	var out []Case
 	id := [4]int{0, 1, 2, 3}
-	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q6_K, tensor.IQ4_XS} {
+	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.IQ4_XS} {
 		ns := []int64{1, 8, 512}
 		if t == tensor.Q4_0 || t == tensor.Q4_K {
 			ns = []int64{1, 2, 4, 8, 512} // where mmvq8 hands over to mmvq8t
