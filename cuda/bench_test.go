@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -335,5 +336,117 @@ func BenchmarkMulMatVsBLAS(b *testing.B) {
 		b.Run("ternion_"+c.name, func(b *testing.B) { timed(b, func() error { return be.Compute(g) }) })
 		require.NoError(b, out.Free())
 		require.NoError(b, wbuf.Free())
+	}
+}
+
+// BenchmarkQuantPair bisects the time of one-column quantized MUL_MAT (q4_0,
+// m=4096 k=14336: q8y then mmvq8w_q4_0) between core and the driver: the
+// node through Compute (a graph of 853 repetitions, as `ternion ops perf`
+// times it), against the same two launches captured straight through the
+// driver with their arguments built here, src0 being the backend's weights
+// or a copy of them in a plain Malloc. Each reports µs a node. On the H200
+// `ops perf` measured 10.3–11.0 µs where a CUDA-runtime graph of the same
+// kernels measured 9.7 (bench/README.md, 2026-12-04): this says on which
+// side of the driver the difference lies.
+func BenchmarkQuantPair(b *testing.B) {
+	const m, k, nodes = 4096, 14336, 853
+	d := openOrSkip(b)
+	be, err := backend.New(d, 0, backend.Options{})
+	require.NoError(b, err)
+	defer be.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	rnd := func(count int) []float32 {
+		v := make([]float32, count)
+		for i := range v {
+			v[i] = 2*r.Float32() - 1
+		}
+		return v
+	}
+	weights := graph.NewContext()
+	w := weights.FromFloatsAs(tensor.Q4_0, rnd(m*k), k, m)
+	wbuf, err := be.AllocTensors(w)
+	require.NoError(b, err)
+	defer wbuf.Free()
+	ctx := graph.NewContext()
+	x := ctx.FromFloats(rnd(k), k, 1)
+	y := w.MulMat(x)
+	g, err := ctx.Build(y)
+	require.NoError(b, err)
+	require.NoError(b, g.Repeat(y, nodes-1))
+	require.NoError(b, be.Compute(g))
+	require.NoError(b, be.Synchronize())
+	want, err := y.Floats()
+	require.NoError(b, err)
+	b.Run("compute", func(b *testing.B) {
+		n := computeLoop(b, be, g)
+		reportPer(b, n*nodes, "node")
+	})
+
+	// The same launches through the driver (core/ops' runMMVQ8 for this shape).
+	rowBytes := int64(k / 32 * 18)
+	pw, _ := w.Data()
+	alloc := func(size int64) vendorapi.DevicePtr {
+		p, err := d.Malloc(0, uint64(size))
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = d.Free(0, p) })
+		return p
+	}
+	src1, yq, yd, dst, wcopy := alloc(4*k), alloc(k), alloc(k/32*16), alloc(4*m), alloc(rowBytes*m)
+	require.NoError(b, d.CopyDtoD(0, wcopy, pw, uint64(rowBytes*m)))
+	require.NoError(b, d.CopyHtoD(0, src1, x.HostData()))
+	fq, err := d.Kernel(0, "q8y")
+	require.NoError(b, err)
+	fm, err := d.Kernel(0, "mmvq8w_q4_0")
+	require.NoError(b, err)
+	shared := 3*k/2 + 16*2*32*144 // core/ops' mmvq8wShared
+	require.NoError(b, d.SetMaxDynamicSharedMemory(fm, shared))
+	one := vendorapi.NewFastDiv(1)
+	qArgs := vendorapi.NewArgs().Tensor(vendorapi.TensorDesc{Data: src1, Ne: [4]int64{k, 1, 1, 1}, Nb: [4]int64{4, 4 * k, 4 * k, 4 * k}}).
+		Ptr(yq).Ptr(yd).FastDiv(vendorapi.NewFastDiv(k / 32)).FastDiv(one).FastDiv(one).I64(k / 32)
+	dstDesc := vendorapi.TensorDesc{Data: dst, Ne: [4]int64{m, 1, 1, 1}, Nb: [4]int64{4, 4 * m, 4 * m, 4 * m}}
+	sms := uint32(be.Props().SMs)
+	for _, c := range []struct {
+		name string
+		src0 vendorapi.DevicePtr
+	}{{"driver_backend_weights", pw}, {"driver_malloc_weights", wcopy}} {
+		b.Run(c.name, func(b *testing.B) {
+			mArgs := vendorapi.NewArgs().Tensor(dstDesc).
+				Tensor(vendorapi.TensorDesc{Data: c.src0, Ne: [4]int64{k, m, 1, 1}, Nb: [4]int64{18, rowBytes, rowBytes * m, rowBytes * m}}).
+				Ptr(yq).Ptr(yd).FastDiv(one).FastDiv(one)
+			s, err := d.StreamCreate(0)
+			require.NoError(b, err)
+			defer func() { _ = d.StreamDestroy(s) }()
+			require.NoError(b, d.BeginCapture(s))
+			for range nodes {
+				require.NoError(b, d.Launch(fq, vendorapi.Dim3{X: k / 256, Y: 1, Z: 1}, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 0, s, qArgs))
+				require.NoError(b, d.Launch(fm, vendorapi.Dim3{X: min(m/16, sms), Y: 1, Z: 1}, vendorapi.Dim3{X: 512, Y: 1, Z: 1},
+					uint32(shared), s, mArgs))
+			}
+			cg, err := d.EndCapture(s)
+			require.NoError(b, err)
+			defer func() { _ = d.GraphDestroy(cg) }()
+			ex, err := d.GraphInstantiate(cg)
+			require.NoError(b, err)
+			defer func() { _ = d.GraphExecDestroy(ex) }()
+			require.NoError(b, d.GraphLaunch(ex, s))
+			require.NoError(b, d.StreamSynchronize(s))
+			got := make([]byte, 4*m)
+			require.NoError(b, d.CopyDtoH(0, got, dst))
+			for i := range m {
+				v := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:]))
+				require.InDelta(b, want[i], v, 1e-3*(1+math.Abs(float64(want[i]))), "row %d: the driver's launches compute what Compute does", i)
+			}
+			n := 0
+			for b.Loop() {
+				if err := d.GraphLaunch(ex, s); err != nil {
+					b.Fatal(err)
+				}
+				if err := d.StreamSynchronize(s); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			reportPer(b, n*nodes, "node")
+		})
 	}
 }
