@@ -104,19 +104,22 @@ func quantTests() []Case {
 			quantCpyCase(t, tensor.F32, [4]int64{256, 4, 4, 4}, noPerm),
 			quantCpyCase(t, tensor.F16, [4]int64{256, 2, 3, 4}, noPerm))
 	}
-	// mmvq8w (one column of q4_0, q8_0, q4_K, q5_K, q6_K): 2 chunks of 32 groups
-	// of 256 values, the second partial, over more rows than a grid of one
-	// block a multiprocessor has warps on the H200 (132·16, 132·8 for q8_0
-	// and q6_K), so warps take several rows; and 4 or 5 chunks a row, more
-	// than a warp's 2 slots. q6_K's rows must be multiples of 16 bytes (k a
-	// multiple of 2048).
+	// mmvq8w (one column of q4_0, q8_0, q4_K, q5_K, q6_K): more rows than a
+	// grid of one block a multiprocessor has warps on the H200 (132·16,
+	// 132·8 for q8_0 and q6_K), so warps take several rows (on the host
+	// device, with a block a CPU, any m past 32 does); 2 chunks of 32 groups
+	// of 256 values, the second partial; 4 or 5 chunks a row, more than a
+	// warp's 2 slots. q6_K's rows must be multiples of 16 bytes (k a
+	// multiple of 2048). Small m·k: the host computes these in Go, under
+	// -race in CI.
 	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
-		k1, k2 := int64(9216), int64(25600)
+		k0, k1, k2 := int64(512), int64(9216), int64(25600)
 		if t == tensor.Q6_K {
-			k1, k2 = 10240, 34816
+			k0, k1, k2 = 2048, 10240, 34816
 		}
-		out = append(out, mulMatCase(t, tensor.F32, 2200, 1, k1, [2]int64{1, 1}, [2]int64{1, 1}, id),
-			mulMatCase(t, tensor.F32, 40, 1, k2, [2]int64{1, 1}, [2]int64{1, 1}, id))
+		out = append(out, mulMatCase(t, tensor.F32, 2200, 1, k0, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 40, 1, k1, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 24, 1, k2, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
 	for _, t := range append([]tensor.Type{tensor.F32, tensor.F16, tensor.BF16}, quantTypes...) {
 		out = append(out, mulMatIDCase(t, tensor.F32, 4, 2, false, 16, 4, 256))
