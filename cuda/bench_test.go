@@ -107,18 +107,35 @@ func BenchmarkGraphReplay1000(b *testing.B) { forKernels(b, benchGraphReplay1000
 func benchGraphReplay1000(b *testing.B, k tinyKernel) {
 	const nodes = 1000
 	d, f, s, args := tiny(b, k)
+	x := captureGraph(b, d, s, func() {
+		for range nodes {
+			require.NoError(b, d.Launch(f, one, one, 0, s, args))
+		}
+	})
+	reportPer(b, replayLoop(b, d, s, x)*nodes, "node")
+}
+
+// captureGraph captures the launches queue makes on s into a graph,
+// instantiates it and launches it once, waiting for it (warm-up: the first
+// launch uploads the graph); the benchmark's cleanup destroys both.
+func captureGraph(b *testing.B, d vendorapi.Driver, s vendorapi.Stream, queue func()) vendorapi.GraphExec {
+	b.Helper()
 	require.NoError(b, d.BeginCapture(s))
-	for range nodes {
-		require.NoError(b, d.Launch(f, one, one, 0, s, args))
-	}
+	queue()
 	g, err := d.EndCapture(s)
 	require.NoError(b, err)
-	defer func() { _ = d.GraphDestroy(g) }()
+	b.Cleanup(func() { _ = d.GraphDestroy(g) })
 	x, err := d.GraphInstantiate(g)
 	require.NoError(b, err)
-	defer func() { _ = d.GraphExecDestroy(x) }()
-	require.NoError(b, d.GraphLaunch(x, s)) // warm up: first launch uploads the graph
+	b.Cleanup(func() { _ = d.GraphExecDestroy(x) })
+	require.NoError(b, d.GraphLaunch(x, s))
 	require.NoError(b, d.StreamSynchronize(s))
+	return x
+}
+
+// replayLoop launches x on s and waits for it until the benchmark ends,
+// and returns how many times it did.
+func replayLoop(b *testing.B, d vendorapi.Driver, s vendorapi.Stream, x vendorapi.GraphExec) int {
 	n := 0
 	for b.Loop() {
 		if err := d.GraphLaunch(x, s); err != nil {
@@ -129,7 +146,7 @@ func benchGraphReplay1000(b *testing.B, k tinyKernel) {
 		}
 		n++
 	}
-	reportPer(b, n*nodes, "node")
+	return n
 }
 
 // graphModes runs bench with Compute capturing GPU graphs (the default
@@ -267,6 +284,15 @@ func BenchmarkDecodeLayers32(b *testing.B) {
 	})
 }
 
+// uniform returns count values drawn from r uniformly in [-1, 1).
+func uniform(r *rand.Rand, count int) []float32 {
+	v := make([]float32, count)
+	for i := range v {
+		v[i] = 2*r.Float32() - 1
+	}
+	return v
+}
+
 // BenchmarkMulMatVsBLAS times MUL_MAT m=4096 k=14336 n=512 (test-backend-ops'
 // perf case) through core against the vendor BLAS called directly on the
 // same operands in the same run: the gemm ternion issues (f16 or bf16
@@ -284,13 +310,7 @@ func BenchmarkMulMatVsBLAS(b *testing.B) {
 		dt   vendorapi.DataType
 	}{{"f16", tensor.F16, vendorapi.F16}, {"bf16", tensor.BF16, vendorapi.BF16}} {
 		r := rand.New(rand.NewPCG(1, 2))
-		rnd := func(count int) []float32 {
-			v := make([]float32, count)
-			for i := range v {
-				v[i] = 2*r.Float32() - 1
-			}
-			return v
-		}
+		rnd := func(count int) []float32 { return uniform(r, count) }
 		weights := graph.NewContext()
 		w := weights.FromFloatsAs(c.t, rnd(m*k), k, m)
 		bh := weights.FromFloatsAs(c.t, rnd(n*k), k, n) // src1 already converted: the direct gemm's B
@@ -355,13 +375,7 @@ func BenchmarkQuantPair(b *testing.B) {
 	require.NoError(b, err)
 	defer be.Close()
 	r := rand.New(rand.NewPCG(3, 4))
-	rnd := func(count int) []float32 {
-		v := make([]float32, count)
-		for i := range v {
-			v[i] = 2*r.Float32() - 1
-		}
-		return v
-	}
+	rnd := func(count int) []float32 { return uniform(r, count) }
 	weights := graph.NewContext()
 	w := weights.FromFloatsAs(tensor.Q4_0, rnd(m*k), k, m)
 	wbuf, err := be.AllocTensors(w)
@@ -415,38 +429,21 @@ func BenchmarkQuantPair(b *testing.B) {
 				Ptr(yq).Ptr(yd).FastDiv(one).FastDiv(one)
 			s, err := d.StreamCreate(0)
 			require.NoError(b, err)
-			defer func() { _ = d.StreamDestroy(s) }()
-			require.NoError(b, d.BeginCapture(s))
-			for range nodes {
-				require.NoError(b, d.Launch(fq, vendorapi.Dim3{X: k / 256, Y: 1, Z: 1}, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 0, s, qArgs))
-				require.NoError(b, d.Launch(fm, vendorapi.Dim3{X: min(m/16, sms), Y: 1, Z: 1}, vendorapi.Dim3{X: 512, Y: 1, Z: 1},
-					uint32(shared), s, mArgs))
-			}
-			cg, err := d.EndCapture(s)
-			require.NoError(b, err)
-			defer func() { _ = d.GraphDestroy(cg) }()
-			ex, err := d.GraphInstantiate(cg)
-			require.NoError(b, err)
-			defer func() { _ = d.GraphExecDestroy(ex) }()
-			require.NoError(b, d.GraphLaunch(ex, s))
-			require.NoError(b, d.StreamSynchronize(s))
+			b.Cleanup(func() { _ = d.StreamDestroy(s) }) // after the graph's cleanups (last in, first out)
+			ex := captureGraph(b, d, s, func() {
+				for range nodes {
+					require.NoError(b, d.Launch(fq, vendorapi.Dim3{X: k / 256, Y: 1, Z: 1}, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 0, s, qArgs))
+					require.NoError(b, d.Launch(fm, vendorapi.Dim3{X: min(m/16, sms), Y: 1, Z: 1}, vendorapi.Dim3{X: 512, Y: 1, Z: 1},
+						uint32(shared), s, mArgs))
+				}
+			})
 			got := make([]byte, 4*m)
 			require.NoError(b, d.CopyDtoH(0, got, dst))
 			for i := range m {
 				v := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:]))
 				require.InDelta(b, want[i], v, 1e-3*(1+math.Abs(float64(want[i]))), "row %d: the driver's launches compute what Compute does", i)
 			}
-			n := 0
-			for b.Loop() {
-				if err := d.GraphLaunch(ex, s); err != nil {
-					b.Fatal(err)
-				}
-				if err := d.StreamSynchronize(s); err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-			reportPer(b, n*nodes, "node")
+			reportPer(b, replayLoop(b, d, s, ex)*nodes, "node")
 		})
 	}
 }

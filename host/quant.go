@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"math"
 	"sync/atomic"
 
@@ -424,32 +425,25 @@ func init() {
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
-				dst, s0 := a.TensorAt(0), a.TensorAt(1)
-				src0 := quantBuf("src0", s0, f)
-				src0.align = 16
-				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), dst.Ne[1]*dst.Ne[2]*dst.Ne[3], s0.Ne[0])...)
-				if s0.Ne[0]%256 != 0 || dst.Ne[1] != 1 {
+				bufs := mmvq8Buffers(a, f)
+				if dst, s0 := a.TensorAt(0), a.TensorAt(1); s0.Ne[0]%256 != 0 || dst.Ne[1] != 1 {
 					bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or dst's ne[1] = %d is not 1", s0.Ne[0], dst.Ne[1])
 				}
 				return bufs
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, s0 := a.TensorAt(0), a.TensorAt(1)
-				r2, r3 := a.FastDivAt(4), a.FastDivAt(5)
-				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
-				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
-				k := s0.Ne[0]
-				y := q8Column(m[2], m[3], i12+dst.Ne[2]*i13, k)
-				w := make([]float32, k)
-				warps := int64(b.dim.X) / 32
+				warps, ne1 := int64(b.dim.X)/32, a.TensorAt(1).Ne[1]
 				nw := int64(b.grid.X) * warps
-				for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
-					for row := wg; row < s0.Ne[1]; row += nw {
-						x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
-						_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
-						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+i12*dst.Nb[2]+i13*dst.Nb[3]:], math.Float32bits(float32(dot64(w, y))))
+				rows := func(yield func(int64) bool) {
+					for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
+						for row := wg; row < ne1; row += nw {
+							if !yield(row) {
+								return
+							}
+						}
 					}
 				}
+				mmvq8Dots(m, a, f, b, rows, 1)
 			},
 		}, nil
 	})
@@ -460,9 +454,7 @@ func init() {
 const mmvq8tRows = 16
 
 // mmvq8Host makes the host implementation of mmvq8 or mmvq8t with rows
-// rows a block, block column (i12, i13); src0's rows 16-byte aligned; each
-// dot product of the row (dequantized) and the column (bytes times scales)
-// summed in float64.
+// rows a block, block column (i12, i13); src0's rows 16-byte aligned.
 func mmvq8Host(rows int64) func(k kernels.Kernel) (*hostKernel, error) {
 	return func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
@@ -475,37 +467,55 @@ func mmvq8Host(rows int64) func(k kernels.Kernel) (*hostKernel, error) {
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
-				dst, s0 := a.TensorAt(0), a.TensorAt(1)
-				src0 := quantBuf("src0", s0, f)
-				src0.align = 16
-				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), dst.Ne[1]*dst.Ne[2]*dst.Ne[3], s0.Ne[0])...)
-				if n := a.I32At(6); n < 1 || n > maxCols || int64(n) != dst.Ne[1] {
+				bufs := mmvq8Buffers(a, f)
+				if dst, n := a.TensorAt(0), a.I32At(6); n < 1 || n > maxCols || int64(n) != dst.Ne[1] {
 					bufs[0].bad = fmt.Sprintf("ncols = %d is not dst's ne[1] = %d in 1..%d", n, dst.Ne[1], maxCols)
 				}
 				return bufs
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, s0 := a.TensorAt(0), a.TensorAt(1)
-				r2, r3, ncols := a.FastDivAt(4), a.FastDivAt(5), int64(a.I32At(6))
-				i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
-				i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
-				k := s0.Ne[0]
-				w := make([]float32, k)
-				for r := range rows {
-					row := int64(b.idx.X)*rows + r
-					if row >= s0.Ne[1] {
-						continue
-					}
-					x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
-					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
-					for c := range ncols {
-						y := q8Column(m[2], m[3], c+dst.Ne[1]*(i12+dst.Ne[2]*i13), k)
-						binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:],
-							math.Float32bits(float32(dot64(w, y))))
+				ne1 := a.TensorAt(1).Ne[1]
+				blockRows := func(yield func(int64) bool) {
+					for r := range rows {
+						if row := int64(b.idx.X)*rows + r; row >= ne1 || !yield(row) {
+							return
+						}
 					}
 				}
+				mmvq8Dots(m, a, f, b, blockRows, int64(a.I32At(6)))
 			},
 		}, nil
+	}
+}
+
+// mmvq8Buffers are the buffers of an mmvq8, mmvq8t or mmvq8w launch (dst,
+// src0, yq, yd, …): dst, src0 with rows 16-byte aligned, and q8y's columns.
+func mmvq8Buffers(a *vendorapi.Args, f *quant.Format) []buffer {
+	dst, s0 := a.TensorAt(0), a.TensorAt(1)
+	src0 := quantBuf("src0", s0, f)
+	src0.align = 16
+	return append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), dst.Ne[1]*dst.Ne[2]*dst.Ne[3], s0.Ne[0])...)
+}
+
+// mmvq8Dots writes dst[row, c] for the rows block b computes and c <
+// ncols, block column (i12, i13), as mmvq8, mmvq8t and mmvq8w compute
+// them: each dot product of the row (dequantized) and the column (q8y's
+// bytes times scales) summed in float64.
+func mmvq8Dots(m [][]byte, a *vendorapi.Args, f *quant.Format, b block, rows iter.Seq[int64], ncols int64) {
+	dst, s0 := a.TensorAt(0), a.TensorAt(1)
+	r2, r3 := a.FastDivAt(4), a.FastDivAt(5)
+	i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
+	i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
+	k := s0.Ne[0]
+	w := make([]float32, k)
+	for row := range rows {
+		x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
+		_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+		for c := range ncols {
+			y := q8Column(m[2], m[3], c+dst.Ne[1]*(i12+dst.Ne[2]*i13), k)
+			binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:],
+				math.Float32bits(float32(dot64(w, y))))
+		}
 	}
 }
 

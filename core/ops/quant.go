@@ -406,14 +406,13 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 		return err
 	}
 	defer buf.Free()
+	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	if useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1]) {
-		args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 		grid := mmvq8wGrid(at, a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
 		return launchShared(d, "mmvq8w_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
 	}
-	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
-		I32(int32(b.Ne[1]))
+	args = args.I32(int32(b.Ne[1])) // mmvq8t's and mmvq8's ncols
 	if useMMVQ8T(at, d.Props(), b.Ne[1]) {
 		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8tRowsPerBlock - 1) / mmvq8tRowsPerBlock), Y: uint32(b.Ne[2]),
 			Z: uint32(b.Ne[3])}
