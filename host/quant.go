@@ -449,6 +449,40 @@ func init() {
 	})
 }
 
+func init() {
+	// mmvq8wt_{q}(dst, src0, yq, yd, r2, r3, ncols): 2..8 columns, k a
+	// multiple of 256; block bx takes the 16-row tiles bx, bx + grid.X, …
+	// of block column (i12, i13).
+	registerTemplate("mmvq8wt", func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				bufs := mmvq8Buffers(a, f)
+				if dst, s0, n := a.TensorAt(0), a.TensorAt(1), a.I32At(6); s0.Ne[0]%256 != 0 || n < 1 || n > 8 || int64(n) != dst.Ne[1] {
+					bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or ncols = %d is not dst's ne[1] = %d in 1..8", s0.Ne[0], n, dst.Ne[1])
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				ne1 := a.TensorAt(1).Ne[1]
+				rows := func(yield func(int64) bool) {
+					for tile := int64(b.idx.X); 16*tile < ne1; tile += int64(b.grid.X) {
+						for row := 16 * tile; row < min(16*tile+16, ne1); row++ {
+							if !yield(row) {
+								return
+							}
+						}
+					}
+				}
+				mmvq8Dots(m, a, f, b, rows, int64(a.I32At(6)))
+			},
+		}, nil
+	})
+}
+
 // mmvq8tRows is quant.cu's MMVQ8T_ROWS: the rows one mmvq8t block
 // multiplies.
 const mmvq8tRows = 16

@@ -1470,3 +1470,296 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
     }
 #endif
 }
+
+// mmvq8wt: MUL_MAT of 2 … 8 src1 columns quantized by q8y with src0 rows of
+// q4_0, q8_0 or q4_K, k a multiple of 256 and rows a multiple of 16 bytes:
+// mmvq8t's products on the tensor cores with mmvq8w's whole-word decoding
+// (NVIDIA, arch 8.0 and later; elsewhere an empty body the planner never
+// launches). A block of W = MMVQ8WT_WARPS warps takes 16-row tiles (the M of
+// mma.m16n8k32) in turn: tiles blockIdx.x, blockIdx.x + gridDim.x, …
+// (a grid of at most one block a multiprocessor, so the launch may start
+// early while q8y ends). Warp w always takes the same part of k, groups
+// w·G/W … (w + 1)·G/W − 1 of a row's G groups of 256 values, so the
+// columns' bytes and (d, d·Σq) of its part come into shared memory once,
+// with the units of its first tile, and stay; it streams only src0, one
+// group of the tile's 16 rows at a time through a ring of
+// mmvq8wt_fmt<Q>::STAGES slots filled by cp.async. Per 32-value
+// item lane 4g + t decodes its A fragment from whole words (values 4t … 4t
+// + 3 and 16 + 4t … 16 + 4t + 3 of rows g and g + 8; a funnel shift where a
+// field starts at 2 mod 4), one mma gives the item's 16×8 integer products
+// (the 4-bit formats as unsigned bytes, their offsets taken against q8y's
+// sums), and the lane scales its 4: rows g, g + 8, columns 2t, 2t + 1. At
+// the end of a tile the warps' partial sums meet in shared memory.
+#define MMVQ8WT_WARPS 8
+#define MMVQ8WT_YGROUP (8 * 256 + 8 * 8 * 8) // src1's group of 8 columns in shared memory: bytes, then (d, d·Σq) of 8 items × 8 columns
+
+// The bytes of a 256-value group of format Q and the ring slots of a warp
+// (measured on the H200, m=4096 k=14336 n=8, with blocks of MMVQ8WT_WARPS
+// warps: bench/README.md).
+template <typename Q> struct mmvq8wt_fmt;
+template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2; };
+template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES = 2; };
+template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 3; };
+
+#if TERNION_SM80
+// c = a·b for one m16n8k32 tile, a unsigned bytes, b signed (i32 products).
+static __device__ __forceinline__ void mmvq8wt_mma_us(int * c, ternion_u32 a0, ternion_u32 a1, ternion_u32 a2, ternion_u32 a3, int b0,
+                                                      int b1) {
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};"
+        : "=r"(c[0]), "=r"(c[1]), "=r"(c[2]), "=r"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(0));
+}
+
+// Queues the 8-byte copy of global g to shared s.
+static __device__ __forceinline__ void mmvq8wt_cp8(void * s, const void * g) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"((unsigned int)__cvta_generic_to_shared(s)), "l"(g));
+}
+
+// Queues the 16-byte copy of global g to shared address s when p.
+static __device__ __forceinline__ void mmvq8wt_cp16_if(unsigned int s, const void * g, bool p) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(s), "l"(g), "r"((int)p));
+}
+
+// The columns' side of item j of a group (yg in shared memory: column c's
+// 16-byte unit u at c·256 + 16·(u ^ c), so that the 8 columns of a
+// fragment load hit 8 different bank groups) for lane 4g + t: its B
+// fragment (bytes 4t … 4t + 3 and 16 + 4t … of column g) and the (d, d·Σq)
+// of columns 2t (x, y) and 2t + 1 (z, w).
+struct mmvq8wt_y {
+    const unsigned char * yg;
+    int g, t;
+    __device__ __forceinline__ void get(int j, int & b0, int & b1, float4 & e) const {
+        const unsigned char * p = yg + g * 256 + 4 * t;
+        b0 = *(const int *)(p + 16 * ((2 * j) ^ g)), b1 = *(const int *)(p + 16 * ((2 * j + 1) ^ g));
+        e = *(const float4 *)(yg + 8 * 256 + (8 * j + 2 * t) * 8);
+    }
+};
+
+// The f16 in the low (hi false) or high half of w, as float.
+static __device__ __forceinline__ float mmvq8wt_f16(ternion_u32 w, bool hi) {
+    return ternion_f16_to_f32((ternion_f16)(hi ? w >> 16 : w & 0xffffu));
+}
+
+// Adds one group's products to lane 4g + t's acc (rows g and g + 8 of the
+// tile, their group's words at x0 and x1 in shared memory, times columns 2t
+// and 2t + 1: acc[0], acc[1] row g, acc[2], acc[3] row g + 8).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8wt_dot(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]);
+
+template <>
+__device__ __forceinline__ void mmvq8wt_dot<ternion_q4_0>(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]) {
+    const int t = y.t;
+#pragma unroll
+    for (int b = 0; b < 8; b++) { // block b at byte 18b: d, then 16 bytes of nibbles (values l and 16 + l in byte l)
+        ternion_u32 q0, q1;
+        float w0, w1;
+        if (b % 2 == 0) { // the block starts at word 9b/2: its nibbles at 2 mod 4
+            const int o = 9 * b / 2;
+            q0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), q1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
+            w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
+        } else { // its nibbles start at word (18b + 2)/4, d is the high half of the word before
+            const int o = (18 * b + 2) / 4;
+            q0 = x0[o + t], q1 = x1[o + t];
+            w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+        }
+        int b0, b1, c[4];
+        float4 e;
+        y.get(b, b0, b1, e);
+        mmvq8wt_mma_us(c, q0 & 0x0f0f0f0fu, q1 & 0x0f0f0f0fu, (q0 >> 4) & 0x0f0f0f0fu, (q1 >> 4) & 0x0f0f0f0fu, b0, b1);
+        const float n0 = -8.0f * e.y, n1 = -8.0f * e.w; // the nibbles' offset 8 against the columns' sums
+        acc[0] += w0 * fmaf(e.x, (float)c[0], n0);
+        acc[1] += w0 * fmaf(e.z, (float)c[1], n1);
+        acc[2] += w1 * fmaf(e.x, (float)c[2], n0);
+        acc[3] += w1 * fmaf(e.z, (float)c[3], n1);
+    }
+}
+
+template <>
+__device__ __forceinline__ void mmvq8wt_dot<ternion_q8_0>(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]) {
+    const int t = y.t;
+#pragma unroll
+    for (int b = 0; b < 8; b++) { // block b at byte 34b: d, then 32 signed bytes
+        ternion_u32 l0, l1, h0, h1;
+        float w0, w1;
+        if (b % 2 == 0) { // the block starts at word 17b/2: its bytes at 2 mod 4
+            const int o = 17 * b / 2;
+            l0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), l1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
+            h0 = __funnelshift_r(x0[o + 4 + t], x0[o + 5 + t], 16), h1 = __funnelshift_r(x1[o + 4 + t], x1[o + 5 + t], 16);
+            w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
+        } else { // its bytes start at word (34b + 2)/4, d is the high half of the word before
+            const int o = (34 * b + 2) / 4;
+            l0 = x0[o + t], l1 = x1[o + t], h0 = x0[o + 4 + t], h1 = x1[o + 4 + t];
+            w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+        }
+        int b0, b1, c[4];
+        float4 e;
+        y.get(b, b0, b1, e);
+        mmvq8t_mma(c, (int)l0, (int)l1, (int)h0, (int)h1, b0, b1);
+        acc[0] += w0 * (e.x * (float)c[0]);
+        acc[1] += w0 * (e.z * (float)c[1]);
+        acc[2] += w1 * (e.x * (float)c[2]);
+        acc[3] += w1 * (e.z * (float)c[3]);
+    }
+}
+
+// q4_K: d, dmin, 12 bytes of 6-bit scales and mins (ggml's
+// get_scale_min_k4), then 128 bytes: items 2c and 2c + 1 are the low and
+// high nibbles of bytes 32c … 32c + 31. The super-block's d and dmin are
+// taken out of the group's sums.
+template <>
+__device__ __forceinline__ void mmvq8wt_dot<ternion_q4_K>(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]) {
+    const int t = y.t;
+    ternion_u32 sc[2][2], mn[2][2];
+    float d[2], dm[2];
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const ternion_u32 * x = r ? x1 : x0;
+        const ternion_u32 w = x[0], s0 = x[1], s1 = x[2], s2 = x[3];
+        d[r] = mmvq8wt_f16(w, false), dm[r] = mmvq8wt_f16(w, true);
+        sc[r][0] = s0 & 0x3f3f3f3fu, sc[r][1] = (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2);
+        mn[r][0] = s1 & 0x3f3f3f3fu, mn[r][1] = ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2);
+    }
+    float a[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+        const ternion_u32 l0 = x0[4 + 8 * c + t], l1 = x1[4 + 8 * c + t], h0 = x0[8 + 8 * c + t], h1 = x1[8 + 8 * c + t];
+#pragma unroll
+        for (int n = 0; n < 2; n++) { // item 2c + n: nibble n of each byte
+            const int j = 2 * c + n, sh = 4 * n;
+            int b0, b1, p[4];
+            float4 e;
+            y.get(j, b0, b1, e);
+            mmvq8wt_mma_us(p, (l0 >> sh) & 0x0f0f0f0fu, (l1 >> sh) & 0x0f0f0f0fu, (h0 >> sh) & 0x0f0f0f0fu, (h1 >> sh) & 0x0f0f0f0fu, b0, b1);
+            const float sc0 = (float)((sc[0][j / 4] >> (8 * (j % 4))) & 0xffu), sc1 = (float)((sc[1][j / 4] >> (8 * (j % 4))) & 0xffu);
+            const float mn0 = (float)((mn[0][j / 4] >> (8 * (j % 4))) & 0xffu), mn1 = (float)((mn[1][j / 4] >> (8 * (j % 4))) & 0xffu);
+            a[0] += sc0 * (e.x * (float)p[0]);
+            a[1] += sc0 * (e.z * (float)p[1]);
+            a[2] += sc1 * (e.x * (float)p[2]);
+            a[3] += sc1 * (e.z * (float)p[3]);
+            s[0] += mn0 * e.y;
+            s[1] += mn0 * e.w;
+            s[2] += mn1 * e.y;
+            s[3] += mn1 * e.w;
+        }
+    }
+    acc[0] += d[0] * a[0] - dm[0] * s[0];
+    acc[1] += d[0] * a[1] - dm[0] * s[1];
+    acc[2] += d[1] * a[2] - dm[1] * s[2];
+    acc[3] += d[1] * a[3] - dm[1] * s[3];
+}
+#endif
+
+// MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, rows a multiple of 16
+// bytes long starting 16-byte aligned, 16 rows within 2^31 bytes) by
+// ncols ≤ 8 src1 columns quantized by q8y (yq, yd; columns ne1·(i12 +
+// ne12·i13) + c), batched over dims 2 and 3 (i02 = i12 / r2): blocks of W
+// warps, grid (at most the multiprocessors, ne12, ne13), dynamic shared
+// memory k/256 groups of MMVQ8WT_YGROUP bytes (src1), W·S ring slots of 16
+// rows' groups and W·128 floats of partial sums, as core/ops'
+// mmvq8wtShared computes (a launch with less writes NaN rows, never past
+// its memory).
+template <typename Q, int W = MMVQ8WT_WARPS, int S = mmvq8wt_fmt<Q>::STAGES>
+static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
+                                               ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
+#if TERNION_SM80
+    typedef mmvq8wt_fmt<Q> F;
+    constexpr int SLOT = 16 * F::GROUP, U = F::GROUP / 16; // U: 16-byte units of a row's group
+    extern __shared__ __align__(16) unsigned char mmvq8wt_smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const ternion_i64 m = src0.ne[1], k = src0.ne[0], xs = src0.nb[1], tiles = (m + 15) / 16;
+    const int ngroups = (int)(k / 256);
+    const int g0 = warp * ngroups / W, ng = (warp + 1) * ngroups / W - g0;
+    const int nt = blockIdx.x < tiles ? (int)((tiles - blockIdx.x + gridDim.x - 1) / gridDim.x) : 0;
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    char * out = (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3];
+    const int ysize = ngroups * MMVQ8WT_YGROUP, rsize = W * S * SLOT;
+    unsigned int shared;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
+    if ((ternion_i64)shared < (ternion_i64)ysize + rsize + W * 128 * 4) {
+        const int r = threadIdx.x / 8, c = threadIdx.x % 8;
+        for (int i = 0; i < nt && threadIdx.x < 128; i++) {
+            const ternion_i64 row = 16 * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
+            if (row < m && c < ncols) *(float *)(out + row * dst.nb[0] + c * dst.nb[1]) = __int_as_float(0x7fc00000);
+        }
+        return;
+    }
+    unsigned char * ys = mmvq8wt_smem + g0 * MMVQ8WT_YGROUP; // the warp's groups of src1
+    unsigned char * ring = mmvq8wt_smem + ysize + warp * S * SLOT;
+    float * part = (float *)(mmvq8wt_smem + ysize + rsize); // [warp][row][column]
+    const unsigned char * x = (const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3];
+    const ternion_i64 col0 = dst.ne[1] * ((ternion_i64)i12 + dst.ne[2] * i13);
+    // Unit n of the warp: group g0 + n % ng of its tile n / ng, into slot n
+    // % S; stage is called for n = 0, 1, … in turn (an empty group past the
+    // end keeps the waits uniform). The units of the first tile also bring
+    // their group of src1 (bytes and (d, d·Σq)), which stays for the later
+    // tiles. A lane's copies of src0 sit at the same places in every unit:
+    // their rows and offsets are computed once.
+    constexpr int NC = (16 * U + 31) / 32;
+    int crow[NC], coff[NC], cx[NC];
+#pragma unroll
+    for (int u = 0; u < NC; u++) {
+        const int i = lane + 32 * u;
+        crow[u] = i < 16 * U ? i / U : 16, coff[u] = crow[u] * F::GROUP + 16 * (i % U), cx[u] = crow[u] * (int)xs + 16 * (i % U);
+    }
+    const int nu = nt * ng;
+    int sn = 0, sj = 0;
+    ternion_i64 srow = 16 * (ternion_i64)blockIdx.x;
+    const unsigned int ring_s = (unsigned int)__cvta_generic_to_shared(ring);
+    auto stage = [&]() {
+        if (sn < nu) {
+            const int nr = (int)min((ternion_i64)16, m - srow);
+            const unsigned char * gx = x + srow * xs + (ternion_i64)(g0 + sj) * F::GROUP;
+            const unsigned int s = ring_s + (sn % S) * SLOT;
+#pragma unroll
+            for (int u = 0; u < NC; u++) mmvq8wt_cp16_if(s + coff[u], gx + cx[u], crow[u] < nr);
+            if (sn < ng) {
+                unsigned char * yg = ys + sj * MMVQ8WT_YGROUP;
+#pragma unroll
+                for (int u = 0; u < 4; u++) { // 8 columns × 16 units
+                    const int i = lane + 32 * u, c = i / 16, e = i % 16;
+                    if (c < ncols) mmvq8t_cp16(yg + c * 256 + 16 * (e ^ c), (const signed char *)yq + (col0 + c) * k + (ternion_i64)(g0 + sj) * 256 + 16 * e);
+                }
+#pragma unroll
+                for (int u = 0; u < 2; u++) { // 8 items × 8 columns
+                    const int i = lane + 32 * u, it = i / 8, c = i % 8;
+                    if (c < ncols) mmvq8wt_cp8(yg + 8 * 256 + i * 8, (const float4 *)yd + (col0 + c) * (k / 32) + (ternion_i64)(g0 + sj) * 8 + it);
+                }
+            }
+            if (++sj == ng) sj = 0, srow += 16 * (ternion_i64)gridDim.x;
+        }
+        sn++;
+        asm volatile("cp.async.commit_group;\n" ::);
+    };
+#pragma unroll
+    for (int n = 0; n < S; n++) stage();
+    mmvq8wt_y y;
+    y.g = lane / 4, y.t = lane % 4;
+    int n = 0;
+    for (int i = 0; i < nt; i++) {
+        float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int j = 0; j < ng; j++, n++) {
+            asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1));
+            __syncwarp();
+            const ternion_u32 * s = (const ternion_u32 *)(ring + (n % S) * SLOT);
+            y.yg = ys + j * MMVQ8WT_YGROUP;
+            mmvq8wt_dot<Q>(s + y.g * (F::GROUP / 4), s + (y.g + 8) * (F::GROUP / 4), y, acc);
+            __syncwarp(); // the slot is read before it is staged again
+            stage();      // unit n + S
+        }
+        float * p = part + warp * 128;
+        if (i > 0) __syncthreads(); // the sums of tile i − 1 are read
+        p[y.g * 8 + 2 * y.t] = acc[0], p[y.g * 8 + 2 * y.t + 1] = acc[1];
+        p[(y.g + 8) * 8 + 2 * y.t] = acc[2], p[(y.g + 8) * 8 + 2 * y.t + 1] = acc[3];
+        __syncthreads();
+        if (threadIdx.x < 128) {
+            const int r = threadIdx.x / 8, c = threadIdx.x % 8;
+            const ternion_i64 row = 16 * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
+            float v = 0.0f;
+#pragma unroll
+            for (int w = 0; w < W; w++) v += part[w * 128 + threadIdx.x];
+            if (row < m && c < ncols) *(float *)(out + row * dst.nb[0] + c * dst.nb[1]) = v;
+        }
+    }
+#endif
+}

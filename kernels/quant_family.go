@@ -24,6 +24,11 @@ var mmvq8Types = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q4_
 var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"},
 	{"q5_K", "ternion_q5_K"}, {"q6_K", "ternion_q6_K"}}}
 
+// mmvq8wtTypes are the formats with mmvq8wt kernels (quant.cu's
+// mmvq8wt_fmt and mmvq8wt_dot): 2..8 columns on the tensor cores, decoded
+// from whole words.
+var mmvq8wtTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"}}}
+
 // mmvq8tTypes are the mmvq8 formats mmvq8t takes (quant.cu's
 // mmvq8t_chunk): one scale an item, chunks of at most 16 items.
 var mmvq8tTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(mmvq8Types.Values), func(v Value) bool {
@@ -89,6 +94,11 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 			Doc:    "MUL_MAT of one src1 column (quantized by q8y into yq/yd, column i12 + ne12·i13) by src0 of {q} with k a multiple of 256 and rows a multiple of 16 bytes starting 16-byte aligned, a warp a row, its lanes on 256-value groups decoded from whole words (NVIDIA with arch 8.0 and later, elsewhere an empty body); mmvq8w_fmt<{q}>::WARPS warps a block, warp wg of the grid taking rows wg, wg + nw, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wShared (less: NaN rows)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv}},
 			Axes:   []Axis{mmvq8wTypes}},
+		{Name: "mmvq8wt_{q}", Body: "mmvq8wt<{q}>", LaunchBounds: 256, MinBlocks: 1,
+			Doc: "MUL_MAT of ncols ≤ 8 src1 columns (quantized by q8y into yq/yd) by src0 of {q} with k a multiple of 256, rows a multiple of 16 bytes starting 16-byte aligned and 16 rows within 2^31 bytes, on the tensor cores (mma.sync m16n8k32; NVIDIA with arch 8.0 and later, elsewhere an empty body), src0 decoded from whole words; mmvq8wt_fmt<{q}>::WARPS warps a block, each a fixed part of k whose src1 it stages once; block b taking 16-row tiles b, b + gridDim.x, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wtShared (less: NaN rows)",
+			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
+				{"ncols", i32}},
+			Axes: []Axis{mmvq8wtTypes}},
 		{Name: "mmvq8_idg_{q}", Body: "mmvq8_idg<{q}>",
 			Doc: "MUL_MAT_ID over mmid_group's tiles: block (bx, by) computes rows 4·bx… of tile by's pairs (up to 8 of one expert; by < max_tiles) against src1 quantized by q8y (column (e % ne11) + ne11·t), src0 of {q} with 16-byte aligned rows; 128 threads a block; grid (rows/4, max_tiles)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"ne11", i32}, {"n_used", i32},

@@ -80,10 +80,10 @@ var (
 	NoMMVQ8T = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8T",
 		Meaning: "quantized mul_mat of 4..8 columns uses the integer dot-product kernels (mmvq8, the path of devices without mma.sync) instead of the tensor-core ones (mmvq8t)",
 		ReadBy:  LayerCore})
-	// NoMMVQ8W keeps quantized mul_mat of one column on mmvq8 where the
-	// warp-a-row kernel would run.
+	// NoMMVQ8W keeps quantized mul_mat of up to 8 columns on mmvq8 and
+	// mmvq8t where the whole-word kernels (mmvq8w, mmvq8wt) would run.
 	NoMMVQ8W = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8W",
-		Meaning: "quantized mul_mat of one column (q4_0, q8_0, q4_K, q5_K, q6_K) uses mmvq8 (the path of devices without cp.async) instead of the warp-a-row kernel (mmvq8w)",
+		Meaning: "quantized mul_mat of 1..8 columns of q4_0, q8_0, q4_K (one column also q5_K, q6_K) uses mmvq8 or mmvq8t instead of the kernels that decode whole words (mmvq8w: one column, a warp a row; mmvq8wt: 2..8 columns on the tensor cores)",
 		ReadBy:  LayerCore})
 	// NoMMVT keeps f16/bf16 mul_mat of several columns off the tensor-core
 	// vector kernel.

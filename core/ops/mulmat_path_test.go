@@ -40,6 +40,8 @@ func TestChooseMulMat(t *testing.T) {
 		{"q4_0 one column, aligned rows", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 1, VectorSrc1: true, MMVQ8: true}, PathMMVQ, "mmvq8: "},
 		{"q4_0 eight columns, aligned rows, tensor cores", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 8, VectorSrc1: true, MMVQ8: true, MMVQ8T: true}, PathMMVQ, "mmvq8t"},
 		{"q4_0 one column, aligned rows, mmvq8w", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 1, VectorSrc1: true, MMVQ8: true, MMVQ8W: true}, PathMMVQ, "mmvq8w"},
+		{"q4_0 eight columns, aligned rows, mmvq8wt", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 8, VectorSrc1: true, MMVQ8: true, MMVQ8T: true, MMVQ8WT: true}, PathMMVQ, "mmvq8wt"},
+		{"q4_0 eight columns, rows not aligned, mmvq8wt", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 8, VectorSrc1: true, MMVQ8WT: true}, PathMMVQ, "float dot products"},
 		{"q4_0 one column, rows not aligned, mmvq8w", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 1, VectorSrc1: true, MMVQ8W: true}, PathMMVQ, "float dot products"},
 		{"q4_0 one column, rows not aligned, tensor cores", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 1, VectorSrc1: true, MMVQ8T: true}, PathMMVQ, "float dot products"},
 		{"q4_K eight columns", MulMatShape{A: tensor.Q4_K, B: tensor.F32, Columns: 8, VectorSrc1: true}, PathMMVQ, "mmvq"},

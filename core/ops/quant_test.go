@@ -209,6 +209,67 @@ func TestMMVQ8WGeometry(t *testing.T) {
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 2, 1, 1))
 }
 
+// TestUseMMVQ8WT pins where 2..8 columns run as mmvq8wt (its formats, k a
+// multiple of 256 with src1 within the shared memory, 16 rows within 2^31
+// bytes, on NVIDIA with mma.sync code compiled and on the host device) and
+// that its formats are the catalog's.
+func TestUseMMVQ8WT(t *testing.T) {
+	for _, q := range mmvq8Types {
+		_, err := kernels.Lookup("mmvq8wt_" + q.String())
+		_, has := mmvq8wtFormats[q]
+		require.Equal(t, has, err == nil, q.String())
+	}
+	hopper := ccProps(arch.Hopper, arch.Hopper)
+	hopper.SharedMemPerBlockOptin = 232448
+	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		k    int64
+		p    vendorapi.Props
+		cols int64
+		want bool
+	}{
+		{"q4_0 on Hopper, k 14336, 8 columns", tensor.Q4_0, 14336, hopper, 8, true},
+		{"q4_0 on Hopper, 2 columns", tensor.Q4_0, 14336, hopper, 2, true},
+		{"q4_0 on Hopper, one column is mmvq8w's", tensor.Q4_0, 14336, hopper, 1, false},
+		{"q4_0 on Hopper, 9 columns", tensor.Q4_0, 14336, hopper, 9, false},
+		{"q8_0 on Hopper, k 14336", tensor.Q8_0, 14336, hopper, 8, true},
+		{"q4_K on Hopper, k 4096", tensor.Q4_K, 4096, hopper, 4, true},
+		{"q4_0 on Hopper, k not a multiple of 256", tensor.Q4_0, 2880, hopper, 8, false},
+		{"q4_0 on Hopper, k 18944: the most that fits", tensor.Q4_0, 18944, hopper, 8, true},
+		{"q4_0 on Hopper, k 19200: shared memory past the opt-in limit", tensor.Q4_0, 19200, hopper, 8, false},
+		{"q4_K on Hopper, k 17152: the most that fits (3 stages)", tensor.Q4_K, 17152, hopper, 8, true},
+		{"q4_K on Hopper, k 17408", tensor.Q4_K, 17408, hopper, 8, false},
+		{"q8_0 on Hopper, k 15872: the most that fits", tensor.Q8_0, 15872, hopper, 8, true},
+		{"q8_0 on Hopper, k 16128", tensor.Q8_0, 16128, hopper, 8, false},
+		{"q4_1 has no mmvq8wt", tensor.Q4_1, 4096, hopper, 8, false},
+		{"q6_K has no mmvq8wt", tensor.Q6_K, 4096, hopper, 8, false},
+		{"q4_0 on Hopper, only sm_75 compiled", tensor.Q4_0, 4096, ccProps(arch.Hopper, arch.Turing), 8, false},
+		{"q4_0 on AMD CDNA3", tensor.Q4_0, 4096, ccProps(arch.CDNA3), 8, false},
+		{"q8_0 on the host device", tensor.Q8_0, 4096, vendorapi.Props{SharedMemPerBlockOptin: 232448}, 3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8WT(c.t, c.k, row(c.t, c.k), c.p, c.cols)) })
+	}
+	require.False(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<27, hopper, 8), "16 rows of 2^27 bytes: past the kernel's 32-bit offsets")
+	require.True(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<27-16, hopper, 8), "16 rows just within 2^31 bytes")
+	t.Setenv(switches.NoMMVQ8W.Name, "1")
+	require.False(t, useMMVQ8WT(tensor.Q4_0, 14336, row(tensor.Q4_0, 14336), hopper, 8), switches.NoMMVQ8W.Name)
+}
+
+// TestMMVQ8WTGeometry pins mmvq8wt's shared memory (src1's groups of 2560
+// bytes, warps × stages × 16 rows' groups, the warps' 16×8 partial sums)
+// and grid (at most one block a multiprocessor, at least one).
+func TestMMVQ8WTGeometry(t *testing.T) {
+	require.Equal(t, int64(56*2560+8*2*16*144+8*512), mmvq8wtShared(tensor.Q4_0, 14336))
+	require.Equal(t, int64(56*2560+8*2*16*272+8*512), mmvq8wtShared(tensor.Q8_0, 14336))
+	require.Equal(t, int64(16*2560+8*3*16*144+8*512), mmvq8wtShared(tensor.Q4_K, 4096))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wtGrid(4096, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wtGrid(18, 132, 3, 2))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wtGrid(1, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wtGrid(600, 2, 1, 1))
+}
+
 // TestGroupMulMatID pins when MUL_MAT_ID groups its pairs by expert.
 func TestGroupMulMatID(t *testing.T) {
 	for _, c := range []struct {

@@ -70,7 +70,7 @@ func TestHostAgainstReference(t *testing.T) {
 }
 
 // tensorCoreCase reports whether c is a MUL_MAT of quantized src0 and 4 to
-// 8 columns (or one column of q4_0, q8_0, q4_K, q5_K or q6_K), of f16 or bf16 src0 and
+// 8 columns (1 to 8 of q4_0, q8_0 and q4_K; one of q5_K or q6_K), of f16 or bf16 src0 and
 // 2 to 8 columns, a MUL_MAT_ID of quantized src0, or a FLASH_ATTN_EXT of
 // one query: the cases whose kernels TERNION_NO_MMVQ8T, TERNION_NO_MMVQ8W,
 // TERNION_NO_MMVT and TERNION_NO_FATTN_TC change (the other cases of these
@@ -89,8 +89,9 @@ func tensorCoreCase(c Case) bool {
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
 	switch {
 	case a.IsQuantized():
-		return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8 ||
-			cols == 1 && (a == tensor.Q4_0 || a == tensor.Q8_0 || a == tensor.Q4_K || a == tensor.Q5_K || a == tensor.Q6_K)
+		wholeWords := a == tensor.Q4_0 || a == tensor.Q8_0 || a == tensor.Q4_K // mmvq8w and mmvq8wt
+		return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8 || wholeWords && cols >= 1 && cols <= 8 ||
+			cols == 1 && (a == tensor.Q5_K || a == tensor.Q6_K)
 	case a == tensor.F16 || a == tensor.BF16:
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
 	}
