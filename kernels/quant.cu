@@ -1493,13 +1493,15 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
 #define MMVQ8WT_WARPS 8
 #define MMVQ8WT_YGROUP (8 * 256 + 8 * 8 * 8) // src1's group of 8 columns in shared memory: bytes, then (d, d·Σq) of 8 items × 8 columns
 
-// The bytes of a 256-value group of format Q and the ring slots of a warp
-// (measured on the H200, m=4096 k=14336 n=8, with blocks of MMVQ8WT_WARPS
-// warps: bench/README.md).
+// The bytes of a 256-value group of format Q, the ring slots of a warp and
+// the 16-row tiles it takes at a time (measured on the H200, m=4096
+// k=14336 n=8, blocks of MMVQ8WT_WARPS warps: bench/README.md; 2 tiles a
+// warp share src1's loads and ran q4_0's kernel 0.9 µs faster alone, but
+// q8y and it together only 0.26 µs, q4_K's not at all).
 template <typename Q> struct mmvq8wt_fmt;
-template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2; };
-template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES = 2; };
-template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 3; };
+template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2, TILES = 1; };
+template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES = 2, TILES = 1; };
+template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 3, TILES = 1; };
 
 #if TERNION_SM80
 // c = a·b for one m16n8k32 tile, a unsigned bytes, b signed (i32 products).
@@ -1540,133 +1542,168 @@ static __device__ __forceinline__ float mmvq8wt_f16(ternion_u32 w, bool hi) {
     return ternion_f16_to_f32((ternion_f16)(hi ? w >> 16 : w & 0xffffu));
 }
 
-// Adds one group's products to lane 4g + t's acc (rows g and g + 8 of the
-// tile, their group's words at x0 and x1 in shared memory, times columns 2t
-// and 2t + 1: acc[0], acc[1] row g, acc[2], acc[3] row g + 8).
-template <typename Q>
-static __device__ __forceinline__ void mmvq8wt_dot(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]);
+// Adds one group's products to lane 4g + t's acc for R tiles of 16 rows
+// (rows g and g + 8 of tile r at x + 16r·rs and x + (16r + 8)·rs in shared
+// memory, rs the words of a row's group) times columns 2t and 2t + 1
+// (acc[r][0], acc[r][1] row g, acc[r][2], acc[r][3] row g + 8); the R tiles
+// share each item's loads of src1. mmvq8wt_dot<Q, R>::run for format Q.
+template <typename Q, int R> struct mmvq8wt_dot;
 
-template <>
-__device__ __forceinline__ void mmvq8wt_dot<ternion_q4_0>(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]) {
-    const int t = y.t;
+template <int R> struct mmvq8wt_dot<ternion_q4_0, R> {
+    static __device__ __forceinline__ void run(const ternion_u32 * x, int rs, const mmvq8wt_y & y, float (&acc)[R][4]) {
+        const int t = y.t;
 #pragma unroll
-    for (int b = 0; b < 8; b++) { // block b at byte 18b: d, then 16 bytes of nibbles (values l and 16 + l in byte l)
-        ternion_u32 q0, q1;
-        float w0, w1;
-        if (b % 2 == 0) { // the block starts at word 9b/2: its nibbles at 2 mod 4
-            const int o = 9 * b / 2;
-            q0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), q1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
-            w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
-        } else { // its nibbles start at word (18b + 2)/4, d is the high half of the word before
-            const int o = (18 * b + 2) / 4;
-            q0 = x0[o + t], q1 = x1[o + t];
-            w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+        for (int b = 0; b < 8; b++) { // block b at byte 18b: d, then 16 bytes of nibbles (values l and 16 + l in byte l)
+            int b0, b1;
+            float4 e;
+            y.get(b, b0, b1, e);
+            const float n0 = -8.0f * e.y, n1 = -8.0f * e.w; // the nibbles' offset 8 against the columns' sums
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const ternion_u32 * x0 = x + 16 * r * rs, * x1 = x0 + 8 * rs;
+                ternion_u32 q0, q1;
+                float w0, w1;
+                if (b % 2 == 0) { // the block starts at word 9b/2: its nibbles at 2 mod 4
+                    const int o = 9 * b / 2;
+                    q0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), q1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
+                    w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
+                } else { // its nibbles start at word (18b + 2)/4, d is the high half of the word before
+                    const int o = (18 * b + 2) / 4;
+                    q0 = x0[o + t], q1 = x1[o + t];
+                    w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+                }
+                int c[4];
+                mmvq8wt_mma_us(c, q0 & 0x0f0f0f0fu, q1 & 0x0f0f0f0fu, (q0 >> 4) & 0x0f0f0f0fu, (q1 >> 4) & 0x0f0f0f0fu, b0, b1);
+                acc[r][0] += w0 * fmaf(e.x, (float)c[0], n0);
+                acc[r][1] += w0 * fmaf(e.z, (float)c[1], n1);
+                acc[r][2] += w1 * fmaf(e.x, (float)c[2], n0);
+                acc[r][3] += w1 * fmaf(e.z, (float)c[3], n1);
+            }
         }
-        int b0, b1, c[4];
-        float4 e;
-        y.get(b, b0, b1, e);
-        mmvq8wt_mma_us(c, q0 & 0x0f0f0f0fu, q1 & 0x0f0f0f0fu, (q0 >> 4) & 0x0f0f0f0fu, (q1 >> 4) & 0x0f0f0f0fu, b0, b1);
-        const float n0 = -8.0f * e.y, n1 = -8.0f * e.w; // the nibbles' offset 8 against the columns' sums
-        acc[0] += w0 * fmaf(e.x, (float)c[0], n0);
-        acc[1] += w0 * fmaf(e.z, (float)c[1], n1);
-        acc[2] += w1 * fmaf(e.x, (float)c[2], n0);
-        acc[3] += w1 * fmaf(e.z, (float)c[3], n1);
     }
-}
+};
 
-template <>
-__device__ __forceinline__ void mmvq8wt_dot<ternion_q8_0>(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]) {
-    const int t = y.t;
+template <int R> struct mmvq8wt_dot<ternion_q8_0, R> {
+    static __device__ __forceinline__ void run(const ternion_u32 * x, int rs, const mmvq8wt_y & y, float (&acc)[R][4]) {
+        const int t = y.t;
 #pragma unroll
-    for (int b = 0; b < 8; b++) { // block b at byte 34b: d, then 32 signed bytes
-        ternion_u32 l0, l1, h0, h1;
-        float w0, w1;
-        if (b % 2 == 0) { // the block starts at word 17b/2: its bytes at 2 mod 4
-            const int o = 17 * b / 2;
-            l0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), l1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
-            h0 = __funnelshift_r(x0[o + 4 + t], x0[o + 5 + t], 16), h1 = __funnelshift_r(x1[o + 4 + t], x1[o + 5 + t], 16);
-            w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
-        } else { // its bytes start at word (34b + 2)/4, d is the high half of the word before
-            const int o = (34 * b + 2) / 4;
-            l0 = x0[o + t], l1 = x1[o + t], h0 = x0[o + 4 + t], h1 = x1[o + 4 + t];
-            w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+        for (int b = 0; b < 8; b++) { // block b at byte 34b: d, then 32 signed bytes
+            int b0, b1;
+            float4 e;
+            y.get(b, b0, b1, e);
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const ternion_u32 * x0 = x + 16 * r * rs, * x1 = x0 + 8 * rs;
+                ternion_u32 l0, l1, h0, h1;
+                float w0, w1;
+                if (b % 2 == 0) { // the block starts at word 17b/2: its bytes at 2 mod 4
+                    const int o = 17 * b / 2;
+                    l0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), l1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
+                    h0 = __funnelshift_r(x0[o + 4 + t], x0[o + 5 + t], 16), h1 = __funnelshift_r(x1[o + 4 + t], x1[o + 5 + t], 16);
+                    w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
+                } else { // its bytes start at word (34b + 2)/4, d is the high half of the word before
+                    const int o = (34 * b + 2) / 4;
+                    l0 = x0[o + t], l1 = x1[o + t], h0 = x0[o + 4 + t], h1 = x1[o + 4 + t];
+                    w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+                }
+                int c[4];
+                mmvq8t_mma(c, (int)l0, (int)l1, (int)h0, (int)h1, b0, b1);
+                acc[r][0] += w0 * (e.x * (float)c[0]);
+                acc[r][1] += w0 * (e.z * (float)c[1]);
+                acc[r][2] += w1 * (e.x * (float)c[2]);
+                acc[r][3] += w1 * (e.z * (float)c[3]);
+            }
         }
-        int b0, b1, c[4];
-        float4 e;
-        y.get(b, b0, b1, e);
-        mmvq8t_mma(c, (int)l0, (int)l1, (int)h0, (int)h1, b0, b1);
-        acc[0] += w0 * (e.x * (float)c[0]);
-        acc[1] += w0 * (e.z * (float)c[1]);
-        acc[2] += w1 * (e.x * (float)c[2]);
-        acc[3] += w1 * (e.z * (float)c[3]);
     }
-}
+};
 
 // q4_K: d, dmin, 12 bytes of 6-bit scales and mins (ggml's
 // get_scale_min_k4), then 128 bytes: items 2c and 2c + 1 are the low and
 // high nibbles of bytes 32c … 32c + 31. The super-block's d and dmin are
 // taken out of the group's sums.
-template <>
-__device__ __forceinline__ void mmvq8wt_dot<ternion_q4_K>(const ternion_u32 * x0, const ternion_u32 * x1, const mmvq8wt_y & y, float (&acc)[4]) {
-    const int t = y.t;
-    ternion_u32 sc[2][2], mn[2][2];
-    float d[2], dm[2];
+template <int R> struct mmvq8wt_dot<ternion_q4_K, R> {
+    static __device__ __forceinline__ void run(const ternion_u32 * x, int rs, const mmvq8wt_y & y, float (&acc)[R][4]) {
+        const int t = y.t;
+        ternion_u32 sc[R][2][2], mn[R][2][2];
+        float d[R][2], dm[R][2], a[R][4], s[R][4];
 #pragma unroll
-    for (int r = 0; r < 2; r++) {
-        const ternion_u32 * x = r ? x1 : x0;
-        const ternion_u32 w = x[0], s0 = x[1], s1 = x[2], s2 = x[3];
-        d[r] = mmvq8wt_f16(w, false), dm[r] = mmvq8wt_f16(w, true);
-        sc[r][0] = s0 & 0x3f3f3f3fu, sc[r][1] = (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2);
-        mn[r][0] = s1 & 0x3f3f3f3fu, mn[r][1] = ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2);
-    }
-    float a[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int r = 0; r < R; r++) {
 #pragma unroll
-    for (int c = 0; c < 4; c++) {
-        const ternion_u32 l0 = x0[4 + 8 * c + t], l1 = x1[4 + 8 * c + t], h0 = x0[8 + 8 * c + t], h1 = x1[8 + 8 * c + t];
+            for (int h = 0; h < 2; h++) {
+                const ternion_u32 * xr = x + (16 * r + 8 * h) * rs;
+                const ternion_u32 w = xr[0], s0 = xr[1], s1 = xr[2], s2 = xr[3];
+                d[r][h] = mmvq8wt_f16(w, false), dm[r][h] = mmvq8wt_f16(w, true);
+                sc[r][h][0] = s0 & 0x3f3f3f3fu, sc[r][h][1] = (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2);
+                mn[r][h][0] = s1 & 0x3f3f3f3fu, mn[r][h][1] = ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2);
+            }
 #pragma unroll
-        for (int n = 0; n < 2; n++) { // item 2c + n: nibble n of each byte
-            const int j = 2 * c + n, sh = 4 * n;
-            int b0, b1, p[4];
-            float4 e;
-            y.get(j, b0, b1, e);
-            mmvq8wt_mma_us(p, (l0 >> sh) & 0x0f0f0f0fu, (l1 >> sh) & 0x0f0f0f0fu, (h0 >> sh) & 0x0f0f0f0fu, (h1 >> sh) & 0x0f0f0f0fu, b0, b1);
-            const float sc0 = (float)((sc[0][j / 4] >> (8 * (j % 4))) & 0xffu), sc1 = (float)((sc[1][j / 4] >> (8 * (j % 4))) & 0xffu);
-            const float mn0 = (float)((mn[0][j / 4] >> (8 * (j % 4))) & 0xffu), mn1 = (float)((mn[1][j / 4] >> (8 * (j % 4))) & 0xffu);
-            a[0] += sc0 * (e.x * (float)p[0]);
-            a[1] += sc0 * (e.z * (float)p[1]);
-            a[2] += sc1 * (e.x * (float)p[2]);
-            a[3] += sc1 * (e.z * (float)p[3]);
-            s[0] += mn0 * e.y;
-            s[1] += mn0 * e.w;
-            s[2] += mn1 * e.y;
-            s[3] += mn1 * e.w;
+            for (int i = 0; i < 4; i++) a[r][i] = 0.0f, s[r][i] = 0.0f;
+        }
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            ternion_u32 l[R][2], hq[R][2];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const ternion_u32 * xr = x + (16 * r + 8 * h) * rs;
+                    l[r][h] = xr[4 + 8 * c + t], hq[r][h] = xr[8 + 8 * c + t];
+                }
+            }
+#pragma unroll
+            for (int n = 0; n < 2; n++) { // item 2c + n: nibble n of each byte
+                const int j = 2 * c + n, sh = 4 * n;
+                int b0, b1;
+                float4 e;
+                y.get(j, b0, b1, e);
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    int p[4];
+                    mmvq8wt_mma_us(p, (l[r][0] >> sh) & 0x0f0f0f0fu, (l[r][1] >> sh) & 0x0f0f0f0fu, (hq[r][0] >> sh) & 0x0f0f0f0fu,
+                                   (hq[r][1] >> sh) & 0x0f0f0f0fu, b0, b1);
+                    const float sc0 = (float)((sc[r][0][j / 4] >> (8 * (j % 4))) & 0xffu), sc1 = (float)((sc[r][1][j / 4] >> (8 * (j % 4))) & 0xffu);
+                    const float mn0 = (float)((mn[r][0][j / 4] >> (8 * (j % 4))) & 0xffu), mn1 = (float)((mn[r][1][j / 4] >> (8 * (j % 4))) & 0xffu);
+                    a[r][0] += sc0 * (e.x * (float)p[0]);
+                    a[r][1] += sc0 * (e.z * (float)p[1]);
+                    a[r][2] += sc1 * (e.x * (float)p[2]);
+                    a[r][3] += sc1 * (e.z * (float)p[3]);
+                    s[r][0] += mn0 * e.y;
+                    s[r][1] += mn0 * e.w;
+                    s[r][2] += mn1 * e.y;
+                    s[r][3] += mn1 * e.w;
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            acc[r][0] += d[r][0] * a[r][0] - dm[r][0] * s[r][0];
+            acc[r][1] += d[r][0] * a[r][1] - dm[r][0] * s[r][1];
+            acc[r][2] += d[r][1] * a[r][2] - dm[r][1] * s[r][2];
+            acc[r][3] += d[r][1] * a[r][3] - dm[r][1] * s[r][3];
         }
     }
-    acc[0] += d[0] * a[0] - dm[0] * s[0];
-    acc[1] += d[0] * a[1] - dm[0] * s[1];
-    acc[2] += d[1] * a[2] - dm[1] * s[2];
-    acc[3] += d[1] * a[3] - dm[1] * s[3];
-}
+};
 #endif
 
 // MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, rows a multiple of 16
-// bytes long starting 16-byte aligned, 16 rows within 2^31 bytes) by
+// bytes long starting 16-byte aligned, 16·R rows within 2^31 bytes) by
 // ncols ≤ 8 src1 columns quantized by q8y (yq, yd; columns ne1·(i12 +
 // ne12·i13) + c), batched over dims 2 and 3 (i02 = i12 / r2): blocks of W
-// warps, grid (at most the multiprocessors, ne12, ne13), dynamic shared
-// memory k/256 groups of MMVQ8WT_YGROUP bytes (src1), W·S ring slots of 16
-// rows' groups and W·128 floats of partial sums, as core/ops'
-// mmvq8wtShared computes (a launch with less writes NaN rows, never past
-// its memory).
-template <typename Q, int W = MMVQ8WT_WARPS, int S = mmvq8wt_fmt<Q>::STAGES>
+// warps taking R tiles of 16 rows at a time (tile sets b, b + gridDim.x,
+// …), grid (at most the multiprocessors, ne12, ne13), dynamic shared memory
+// k/256 groups of MMVQ8WT_YGROUP bytes (src1), W·S ring slots of 16·R rows'
+// groups and W·128·R floats of partial sums, as core/ops' mmvq8wtShared
+// computes (a launch with less writes NaN rows, never past its memory).
+template <typename Q, int W = MMVQ8WT_WARPS, int S = mmvq8wt_fmt<Q>::STAGES, int R = mmvq8wt_fmt<Q>::TILES>
 static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
                                                ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
 #if TERNION_SM80
     typedef mmvq8wt_fmt<Q> F;
-    constexpr int SLOT = 16 * F::GROUP, U = F::GROUP / 16; // U: 16-byte units of a row's group
+    static_assert(128 * R <= 32 * W, "the block's threads sum the 128 R partial sums of its tiles");
+    constexpr int ROWS = 16 * R, SLOT = ROWS * F::GROUP, U = F::GROUP / 16; // U: 16-byte units of a row's group
     extern __shared__ __align__(16) unsigned char mmvq8wt_smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const ternion_i64 m = src0.ne[1], k = src0.ne[0], xs = src0.nb[1], tiles = (m + 15) / 16;
+    const ternion_i64 m = src0.ne[1], k = src0.ne[0], xs = src0.nb[1], tiles = (m + ROWS - 1) / ROWS; // sets of R tiles
     const int ngroups = (int)(k / 256);
     const int g0 = warp * ngroups / W, ng = (warp + 1) * ngroups / W - g0;
     const int nt = blockIdx.x < tiles ? (int)((tiles - blockIdx.x + gridDim.x - 1) / gridDim.x) : 0;
@@ -1676,17 +1713,17 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
     const int ysize = ngroups * MMVQ8WT_YGROUP, rsize = W * S * SLOT;
     unsigned int shared;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
-    if ((ternion_i64)shared < (ternion_i64)ysize + rsize + W * 128 * 4) {
+    if ((ternion_i64)shared < (ternion_i64)ysize + rsize + W * 128 * R * 4) {
         const int r = threadIdx.x / 8, c = threadIdx.x % 8;
-        for (int i = 0; i < nt && threadIdx.x < 128; i++) {
-            const ternion_i64 row = 16 * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
+        for (int i = 0; i < nt && threadIdx.x < 128 * R; i++) {
+            const ternion_i64 row = ROWS * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
             if (row < m && c < ncols) *(float *)(out + row * dst.nb[0] + c * dst.nb[1]) = __int_as_float(0x7fc00000);
         }
         return;
     }
     unsigned char * ys = mmvq8wt_smem + g0 * MMVQ8WT_YGROUP; // the warp's groups of src1
     unsigned char * ring = mmvq8wt_smem + ysize + warp * S * SLOT;
-    float * part = (float *)(mmvq8wt_smem + ysize + rsize); // [warp][row][column]
+    float * part = (float *)(mmvq8wt_smem + ysize + rsize); // [warp][row < 16R][column]
     const unsigned char * x = (const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3];
     const ternion_i64 col0 = dst.ne[1] * ((ternion_i64)i12 + dst.ne[2] * i13);
     // Unit n of the warp: group g0 + n % ng of its tile n / ng, into slot n
@@ -1695,20 +1732,20 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
     // their group of src1 (bytes and (d, d·Σq)), which stays for the later
     // tiles. A lane's copies of src0 sit at the same places in every unit:
     // their rows and offsets are computed once.
-    constexpr int NC = (16 * U + 31) / 32;
+    constexpr int NC = (ROWS * U + 31) / 32;
     int crow[NC], coff[NC], cx[NC];
 #pragma unroll
     for (int u = 0; u < NC; u++) {
         const int i = lane + 32 * u;
-        crow[u] = i < 16 * U ? i / U : 16, coff[u] = crow[u] * F::GROUP + 16 * (i % U), cx[u] = crow[u] * (int)xs + 16 * (i % U);
+        crow[u] = i < ROWS * U ? i / U : ROWS, coff[u] = crow[u] * F::GROUP + 16 * (i % U), cx[u] = crow[u] * (int)xs + 16 * (i % U);
     }
     const int nu = nt * ng;
     int sn = 0, sj = 0;
-    ternion_i64 srow = 16 * (ternion_i64)blockIdx.x;
+    ternion_i64 srow = ROWS * (ternion_i64)blockIdx.x;
     const unsigned int ring_s = (unsigned int)__cvta_generic_to_shared(ring);
     auto stage = [&]() {
         if (sn < nu) {
-            const int nr = (int)min((ternion_i64)16, m - srow);
+            const int nr = (int)min((ternion_i64)ROWS, m - srow);
             const unsigned char * gx = x + srow * xs + (ternion_i64)(g0 + sj) * F::GROUP;
             const unsigned int s = ring_s + (sn % S) * SLOT;
 #pragma unroll
@@ -1726,7 +1763,7 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
                     if (c < ncols) mmvq8wt_cp8(yg + 8 * 256 + i * 8, (const float4 *)yd + (col0 + c) * (k / 32) + (ternion_i64)(g0 + sj) * 8 + it);
                 }
             }
-            if (++sj == ng) sj = 0, srow += 16 * (ternion_i64)gridDim.x;
+            if (++sj == ng) sj = 0, srow += ROWS * (ternion_i64)gridDim.x;
         }
         sn++;
         asm volatile("cp.async.commit_group;\n" ::);
@@ -1737,27 +1774,33 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
     y.g = lane / 4, y.t = lane % 4;
     int n = 0;
     for (int i = 0; i < nt; i++) {
-        float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float acc[R][4];
+#pragma unroll
+        for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.0f;
         for (int j = 0; j < ng; j++, n++) {
             asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1));
             __syncwarp();
             const ternion_u32 * s = (const ternion_u32 *)(ring + (n % S) * SLOT);
             y.yg = ys + j * MMVQ8WT_YGROUP;
-            mmvq8wt_dot<Q>(s + y.g * (F::GROUP / 4), s + (y.g + 8) * (F::GROUP / 4), y, acc);
+            mmvq8wt_dot<Q, R>::run(s + y.g * (F::GROUP / 4), F::GROUP / 4, y, acc);
             __syncwarp(); // the slot is read before it is staged again
             stage();      // unit n + S
         }
-        float * p = part + warp * 128;
-        if (i > 0) __syncthreads(); // the sums of tile i − 1 are read
-        p[y.g * 8 + 2 * y.t] = acc[0], p[y.g * 8 + 2 * y.t + 1] = acc[1];
-        p[(y.g + 8) * 8 + 2 * y.t] = acc[2], p[(y.g + 8) * 8 + 2 * y.t + 1] = acc[3];
+        float * p = part + warp * 128 * R;
+        if (i > 0) __syncthreads(); // the sums of tile set i − 1 are read
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            float * q = p + 128 * r;
+            q[y.g * 8 + 2 * y.t] = acc[r][0], q[y.g * 8 + 2 * y.t + 1] = acc[r][1];
+            q[(y.g + 8) * 8 + 2 * y.t] = acc[r][2], q[(y.g + 8) * 8 + 2 * y.t + 1] = acc[r][3];
+        }
         __syncthreads();
-        if (threadIdx.x < 128) {
+        if (threadIdx.x < 128 * R) {
             const int r = threadIdx.x / 8, c = threadIdx.x % 8;
-            const ternion_i64 row = 16 * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
+            const ternion_i64 row = ROWS * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
             float v = 0.0f;
 #pragma unroll
-            for (int w = 0; w < W; w++) v += part[w * 128 + threadIdx.x];
+            for (int w = 0; w < W; w++) v += part[w * 128 * R + threadIdx.x];
             if (row < m && c < ncols) *(float *)(out + row * dst.nb[0] + c * dst.nb[1]) = v;
         }
     }

@@ -24,11 +24,11 @@ __global__ void __launch_bounds__(128) base_8(ternion_tensor dst, ternion_tensor
     TERNION_KERNEL_ENTRY();
     mmvq8<Q, 8>(dst, src0, ternion_ptr{yq}, ternion_ptr{yd}, r2, r3, ncols);
 }
-template <typename Q, int W, int S>
+template <typename Q, int W, int S, int R>
 __global__ void __launch_bounds__(32 * W, 1) wt(ternion_tensor dst, ternion_tensor src0, void * yq, void * yd, ternion_fastdiv r2,
                                                 ternion_fastdiv r3, int ncols) {
     TERNION_KERNEL_ENTRY();
-    mmvq8wt<Q, W, S>(dst, src0, yq, yd, r2, r3, ncols);
+    mmvq8wt<Q, W, S, R>(dst, src0, yq, yd, r2, r3, ncols);
 }
 
 template <typename Q>
@@ -87,11 +87,11 @@ static void run(const char * name, int nc) {
     };
     result(got, f8);
     report("tree mmvq8_8", f8);
-    const int grid = std::min(M / 16, nsm);
-    auto variant = [&](auto kern, int w, int s) {
-        const int wsm = K / 256 * MMVQ8WT_YGROUP + w * s * 16 * F::GROUP + w * 128 * 4;
+    auto variant = [&](auto kern, int w, int s, int r) {
+        const int grid = std::min(M / (16 * r), nsm);
+        const int wsm = K / 256 * MMVQ8WT_YGROUP + w * s * 16 * r * F::GROUP + w * 128 * r * 4;
         char what[64];
-        snprintf(what, sizeof what, "mmvq8wt W=%d S=%d (smem %d)", w, s, wsm);
+        snprintf(what, sizeof what, "mmvq8wt W=%d S=%d R=%d (smem %d)", w, s, r, wsm);
         if (wsm > 232448) {
             printf("%s n=%d %s: does not fit\n", name, nc, what);
             return;
@@ -103,11 +103,9 @@ static void run(const char * name, int nc) {
         result(got, fw);
         report(what, fw);
     };
-    variant(wt<Q, 8, 2>, 8, 2);
-    variant(wt<Q, 8, 3>, 8, 3);
-    variant(wt<Q, 8, 4>, 8, 4);
-    variant(wt<Q, 16, 2>, 16, 2);
-    variant(wt<Q, 12, 2>, 12, 2);
+    variant(wt<Q, 8, 2, 1>, 8, 2, 1);
+    variant(wt<Q, 8, 3, 1>, 8, 3, 1);
+    variant(wt<Q, 8, 2, 2>, 8, 2, 2);
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(dst));
