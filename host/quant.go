@@ -408,115 +408,125 @@ func init() {
 			}
 		},
 	})
-	// mmvq8_{q}_{nc} and mmvq8t_{q}_{nc}(dst, src0, yq, yd, r2, r3,
-	// ncols): mmvq8Rows (mmvq8tRows) rows a block.
-	registerTemplate("mmvq8", mmvq8Host(mmvq8Rows))
-	registerTemplate("mmvq8t", mmvq8Host(mmvq8tRows))
-}
-
-func init() {
+	// mmvq8_{q}_{nc} and mmvq8t_{q}(dst, src0, yq, yd, r2, r3, ncols):
+	// mmvq8Rows (mmvq8tRows) rows a block, ncols ≤ 8 (1 for nc 1).
+	registerTemplate("mmvq8", mmvq8Host(blockRows(mmvq8Rows), ncolsArg))
+	registerTemplate("mmvq8t", mmvq8Host(blockRows(mmvq8tRows), ncolsArg))
 	// mmvq8w_{q}(dst, src0, yq, yd, r2, r3): one column, k a multiple of
 	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes rows
 	// wg, wg + nw, … of block column (i12, i13).
-	registerTemplate("mmvq8w", func(k kernels.Kernel) (*hostKernel, error) {
-		f, err := quantFormat(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				bufs := mmvq8Buffers(a, f)
-				if dst, s0 := a.TensorAt(0), a.TensorAt(1); s0.Ne[0]%256 != 0 || dst.Ne[1] != 1 {
-					bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or dst's ne[1] = %d is not 1", s0.Ne[0], dst.Ne[1])
-				}
-				return bufs
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				warps, ne1 := int64(b.dim.X)/32, a.TensorAt(1).Ne[1]
-				nw := int64(b.grid.X) * warps
-				rows := func(yield func(int64) bool) {
-					for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
-						for row := wg; row < ne1; row += nw {
-							if !yield(row) {
-								return
-							}
-						}
-					}
-				}
-				mmvq8Dots(m, a, f, b, rows, 1)
-			},
-		}, nil
-	})
-}
-
-func init() {
+	registerTemplate("mmvq8w", mmvq8Host(warpRows, oneColumn))
 	// mmvq8wt_{q}(dst, src0, yq, yd, r2, r3, ncols): 2..8 columns, k a
 	// multiple of 256; block bx takes the 16-row tiles bx, bx + grid.X, …
 	// of block column (i12, i13).
-	registerTemplate("mmvq8wt", func(k kernels.Kernel) (*hostKernel, error) {
-		f, err := quantFormat(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				bufs := mmvq8Buffers(a, f)
-				if dst, s0, n := a.TensorAt(0), a.TensorAt(1), a.I32At(6); s0.Ne[0]%256 != 0 || n < 1 || n > 8 || int64(n) != dst.Ne[1] {
-					bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or ncols = %d is not dst's ne[1] = %d in 1..8", s0.Ne[0], n, dst.Ne[1])
-				}
-				return bufs
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				ne1 := a.TensorAt(1).Ne[1]
-				rows := func(yield func(int64) bool) {
-					for tile := int64(b.idx.X); 16*tile < ne1; tile += int64(b.grid.X) {
-						for row := 16 * tile; row < min(16*tile+16, ne1); row++ {
-							if !yield(row) {
-								return
-							}
-						}
-					}
-				}
-				mmvq8Dots(m, a, f, b, rows, int64(a.I32At(6)))
-			},
-		}, nil
-	})
+	registerTemplate("mmvq8wt", mmvq8Host(tileRows, wholeWordCols))
 }
 
 // mmvq8tRows is quant.cu's MMVQ8T_ROWS: the rows one mmvq8t block
 // multiplies.
 const mmvq8tRows = 16
 
-// mmvq8Host makes the host implementation of mmvq8 or mmvq8t with rows
-// rows a block, block column (i12, i13); src0's rows 16-byte aligned.
-func mmvq8Host(rows int64) func(k kernels.Kernel) (*hostKernel, error) {
+// mmvq8RowMap gives the rows of src0 (ne1 rows) that block b of a launch
+// computes.
+type mmvq8RowMap func(b block, ne1 int64) iter.Seq[int64]
+
+// blockRows maps block bx to rows n·bx … n·bx + n − 1 (mmvq8, mmvq8t).
+func blockRows(n int64) mmvq8RowMap {
+	return func(b block, ne1 int64) iter.Seq[int64] {
+		return func(yield func(int64) bool) {
+			for row := int64(b.idx.X) * n; row < min(int64(b.idx.X+1)*n, ne1); row++ {
+				if !yield(row) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// warpRows maps warp wg of the grid to rows wg, wg + nw, … (mmvq8w).
+func warpRows(b block, ne1 int64) iter.Seq[int64] {
+	warps := int64(b.dim.X) / 32
+	nw := int64(b.grid.X) * warps
+	return func(yield func(int64) bool) {
+		for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
+			for row := wg; row < ne1; row += nw {
+				if !yield(row) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// tileRows maps block bx to the 16-row tiles bx, bx + grid.X, … (mmvq8wt).
+func tileRows(b block, ne1 int64) iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		for tile := int64(b.idx.X); 16*tile < ne1; tile += int64(b.grid.X) {
+			for row := 16 * tile; row < min(16*tile+16, ne1); row++ {
+				if !yield(row) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// mmvq8Cols gives the src1 columns of a launch of kernel k and, when they
+// or the shapes do not fit it, why.
+type mmvq8Cols func(k kernels.Kernel, a *vendorapi.Args) (int64, string)
+
+// ncolsArg takes the columns from the ncols argument (1..8; 1 for a
+// kernel bound to nc 1), which must be dst's ne[1].
+func ncolsArg(k kernels.Kernel, a *vendorapi.Args) (int64, string) {
+	dst, n := a.TensorAt(0), a.I32At(6)
+	maxCols := int32(8)
+	if k.Bind["nc"] == "1" {
+		maxCols = 1
+	}
+	if n < 1 || n > maxCols || int64(n) != dst.Ne[1] {
+		return 0, fmt.Sprintf("ncols = %d is not dst's ne[1] = %d in 1..%d", n, dst.Ne[1], maxCols)
+	}
+	return int64(n), ""
+}
+
+// wholeWordCols is ncolsArg for mmvq8wt, which also needs k a multiple of
+// 256.
+func wholeWordCols(k kernels.Kernel, a *vendorapi.Args) (int64, string) {
+	if s0 := a.TensorAt(1); s0.Ne[0]%256 != 0 {
+		return 0, fmt.Sprintf("k = %d is not a multiple of 256", s0.Ne[0])
+	}
+	return ncolsArg(k, a)
+}
+
+// oneColumn is mmvq8w's one column (k a multiple of 256, dst's ne[1] 1).
+func oneColumn(_ kernels.Kernel, a *vendorapi.Args) (int64, string) {
+	if dst, s0 := a.TensorAt(0), a.TensorAt(1); s0.Ne[0]%256 != 0 || dst.Ne[1] != 1 {
+		return 0, fmt.Sprintf("k = %d is not a multiple of 256 or dst's ne[1] = %d is not 1", s0.Ne[0], dst.Ne[1])
+	}
+	return 1, ""
+}
+
+// mmvq8Host makes the host implementation of a product of src0 with
+// columns quantized by q8y (mmvq8, mmvq8t, mmvq8w, mmvq8wt): each block
+// computes the rows rows gives it, of block column (i12, i13), for the
+// columns cols gives; src0's rows 16-byte aligned.
+func mmvq8Host(rows mmvq8RowMap, cols mmvq8Cols) func(k kernels.Kernel) (*hostKernel, error) {
 	return func(k kernels.Kernel) (*hostKernel, error) {
 		f, err := quantFormat(k)
 		if err != nil {
 			return nil, err
 		}
-		maxCols := int32(8) // mmvq8t_{q}, mmvq8_{q}_8
-		if k.Bind["nc"] == "1" {
-			maxCols = 1
-		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
 				bufs := mmvq8Buffers(a, f)
-				if dst, n := a.TensorAt(0), a.I32At(6); n < 1 || n > maxCols || int64(n) != dst.Ne[1] {
-					bufs[0].bad = fmt.Sprintf("ncols = %d is not dst's ne[1] = %d in 1..%d", n, dst.Ne[1], maxCols)
+				if _, bad := cols(k, a); bad != "" {
+					bufs[0].bad = bad
 				}
 				return bufs
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				ne1 := a.TensorAt(1).Ne[1]
-				blockRows := func(yield func(int64) bool) {
-					for r := range rows {
-						if row := int64(b.idx.X)*rows + r; row >= ne1 || !yield(row) {
-							return
-						}
-					}
-				}
-				mmvq8Dots(m, a, f, b, blockRows, int64(a.I32At(6)))
+				n, _ := cols(k, a)
+				mmvq8Dots(m, a, f, b, rows(b, a.TensorAt(1).Ne[1]), n)
 			},
 		}, nil
 	}

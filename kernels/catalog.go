@@ -46,6 +46,11 @@ type Kernel struct {
 	// LaunchBounds threads an SM must hold at once, which caps the
 	// registers); 0 for none.
 	MinBlocks int
+	// EarlyEntry: the entry point begins with TERNION_KERNEL_ENTRY_EARLY()
+	// instead of TERNION_KERNEL_ENTRY(), and the body calls
+	// TERNION_GRID_WAIT() itself before it reads what the kernel before it
+	// writes (a test checks both).
+	EarlyEntry bool
 }
 
 // Kinds returns the parameter kinds in order.
@@ -76,6 +81,7 @@ type Template struct {
 	Doc          string // may use {axis} placeholders too
 	LaunchBounds int
 	MinBlocks    int
+	EarlyEntry   bool
 }
 
 // Axis is one template parameter and the values it is instantiated for.
@@ -134,7 +140,7 @@ func (t Template) expand(fam string) []Kernel {
 			bind[ax] = v.Name
 		}
 		out = append(out, Kernel{Name: name, Family: fam, Params: t.Params, Doc: doc, Body: body, Bind: bind,
-			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks})
+			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks, EarlyEntry: t.EarlyEntry})
 	}
 	return out
 }

@@ -29,7 +29,11 @@ func TestKernelEntry(t *testing.T) {
 		ms := kernelDef.FindAllStringSubmatch(text, -1)
 		assert.Len(t, ms, defs, "%s: every kernel definition is matched", where)
 		for _, m := range ms {
-			assert.Equal(t, "TERNION_KERNEL_ENTRY();", m[2], "%s: kernel %s begins with %q", where, m[1], m[2])
+			want := "TERNION_KERNEL_ENTRY();"
+			if k, err := Lookup(m[1]); err == nil && k.EarlyEntry {
+				want = "TERNION_KERNEL_ENTRY_EARLY();"
+			}
+			assert.Equal(t, want, m[2], "%s: kernel %s begins with %q", where, m[1], m[2])
 		}
 		seen += len(ms)
 	}
@@ -44,4 +48,29 @@ func TestKernelEntry(t *testing.T) {
 		check(UnitName(f.Name), u)
 	}
 	assert.GreaterOrEqual(t, seen, len(Catalog), "every catalog kernel was checked")
+	// An EarlyEntry kernel's body waits for the grids before it itself.
+	sources := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		sources[f] = string(b)
+	}
+	early := 0
+	for _, k := range Catalog {
+		if !k.EarlyEntry {
+			continue
+		}
+		early++
+		name := k.Body[:strings.IndexAny(k.Body+"<", "<(")]
+		body := ""
+		for _, text := range sources {
+			if i := regexp.MustCompile(`\bvoid\s+` + name + `\s*\(`).FindStringIndex(text); i != nil {
+				end := strings.Index(text[i[0]:], "\n}\n")
+				require.GreaterOrEqual(t, end, 0, "%s: the end of %s", k.Name, name)
+				body = text[i[0] : i[0]+end]
+			}
+		}
+		assert.Contains(t, body, "TERNION_GRID_WAIT();", "%s: %s never waits for the grids before it", k.Name, name)
+	}
+	assert.Positive(t, early, "the catalog has early-entry kernels (mmvq8w, mmvq8wt)")
 }

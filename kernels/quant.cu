@@ -1420,6 +1420,7 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
     unsigned int shared;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
     if ((ternion_i64)shared < 3 * k / 2 + (ternion_i64)W * C * 32 * F::GROUP) {
+        TERNION_GRID_WAIT();
         for (ternion_i64 row = wg; lane == 0 && row < m; row += nw) *(float *)(out + row * dst.nb[0]) = __int_as_float(0x7fc00000);
         return;
     }
@@ -1431,23 +1432,32 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
     const float4 * dcol = (const float4 *)yd + col * (k / 32);
     uint4 * ysq = mmvq8w_smem, * ysd = mmvq8w_smem + k / 16;
     uint4 * ring = mmvq8w_smem + 3 * k / 32 + warp * C * SLOT;
-    for (int u = threadIdx.x; u < k / 16; u += 32 * W) mmvq8t_cp16(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7)), ycol + 16 * (ternion_i64)u);
-    for (int u = threadIdx.x; u < k / 32; u += 32 * W) mmvq8t_cp16(ysd + 8 * (u / 8) + ((u % 8) ^ ((u / 8) & 7)), dcol + u);
-    asm volatile("cp.async.commit_group;\n" ::);
     // Unit n of the warp's sequence: chunk n % nch of its row n / nch, into
-    // slot n % C (an empty group past the end keeps the waits uniform).
-    auto stage = [&](int n) {
+    // slot n % C; the caller commits (an empty group past the end keeps the
+    // waits uniform).
+    auto copy = [&](int n) {
         if (n < nu) {
             const int ng = min(32, ngroups - 32 * (n % nch));
             uint4 * s = ring + (n % C) * SLOT;
             const uint4 * g = (const uint4 *)(x + (wg + (ternion_i64)(n / nch) * nw) * xs + (ternion_i64)32 * (n % nch) * F::GROUP);
             for (int i = lane; i < ng * F::GROUP / 16; i += 32) mmvq8t_cp16(s + i, g + i);
         }
+    };
+    auto stage = [&](int n) {
+        copy(n);
         asm volatile("cp.async.commit_group;\n" ::);
     };
+    // The first C units are queued before the wait for q8y (the kernel
+    // before this one, which does not write src0), src1 after it: all in
+    // the first group, then C − 1 empty ones, as if each unit had its own.
 #pragma unroll
-    for (int n = 0; n < C; n++) stage(n);
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(C - 1)); // src1 is in (and the first chunk)
+    for (int n = 0; n < C; n++) copy(n);
+    TERNION_GRID_WAIT();
+    for (int u = threadIdx.x; u < k / 16; u += 32 * W) mmvq8t_cp16(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7)), ycol + 16 * (ternion_i64)u);
+    for (int u = threadIdx.x; u < k / 32; u += 32 * W) mmvq8t_cp16(ysd + 8 * (u / 8) + ((u % 8) ^ ((u / 8) & 7)), dcol + u);
+#pragma unroll
+    for (int n = 0; n < C; n++) asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(C - 1)); // src1 is in (and the first chunks)
     __syncthreads();
     float acc = 0.0f;
     for (int n = 0; n < nu; n++) {
@@ -1714,6 +1724,7 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
     unsigned int shared;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
     if ((ternion_i64)shared < (ternion_i64)ysize + rsize + W * 128 * R * 4) {
+        TERNION_GRID_WAIT();
         const int r = threadIdx.x / 8, c = threadIdx.x % 8;
         for (int i = 0; i < nt && threadIdx.x < 128 * R; i++) {
             const ternion_i64 row = ROWS * ((ternion_i64)blockIdx.x + (ternion_i64)i * gridDim.x) + r;
@@ -1743,14 +1754,18 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
     int sn = 0, sj = 0;
     ternion_i64 srow = ROWS * (ternion_i64)blockIdx.x;
     const unsigned int ring_s = (unsigned int)__cvta_generic_to_shared(ring);
-    auto stage = [&]() {
+    // Queues the copies of unit sn (of src0 when x0, of its group of src1
+    // when y0 and the unit is of the first tile) and moves on to the next.
+    auto copy = [&](bool x0, bool y0) {
         if (sn < nu) {
-            const int nr = (int)min((ternion_i64)ROWS, m - srow);
-            const unsigned char * gx = x + srow * xs + (ternion_i64)(g0 + sj) * F::GROUP;
-            const unsigned int s = ring_s + (sn % S) * SLOT;
+            if (x0) {
+                const int nr = (int)min((ternion_i64)ROWS, m - srow);
+                const unsigned char * gx = x + srow * xs + (ternion_i64)(g0 + sj) * F::GROUP;
+                const unsigned int s = ring_s + (sn % S) * SLOT;
 #pragma unroll
-            for (int u = 0; u < NC; u++) mmvq8wt_cp16_if(s + coff[u], gx + cx[u], crow[u] < nr);
-            if (sn < ng) {
+                for (int u = 0; u < NC; u++) mmvq8wt_cp16_if(s + coff[u], gx + cx[u], crow[u] < nr);
+            }
+            if (y0 && sn < ng) {
                 unsigned char * yg = ys + sj * MMVQ8WT_YGROUP;
 #pragma unroll
                 for (int u = 0; u < 4; u++) { // 8 columns × 16 units
@@ -1766,10 +1781,19 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
             if (++sj == ng) sj = 0, srow += ROWS * (ternion_i64)gridDim.x;
         }
         sn++;
-        asm volatile("cp.async.commit_group;\n" ::);
     };
+    // The first S units' src0 is queued before the wait for q8y (the
+    // kernel before this one, which does not write src0), their src1 after
+    // it, a group each (the first also holds their src0).
 #pragma unroll
-    for (int n = 0; n < S; n++) stage();
+    for (int n = 0; n < S; n++) copy(true, false);
+    TERNION_GRID_WAIT();
+    sn = 0, sj = 0, srow = ROWS * (ternion_i64)blockIdx.x;
+#pragma unroll
+    for (int n = 0; n < S; n++) {
+        copy(false, true);
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
     mmvq8wt_y y;
     y.g = lane / 4, y.t = lane % 4;
     int n = 0;
@@ -1784,7 +1808,8 @@ static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tenso
             y.yg = ys + j * MMVQ8WT_YGROUP;
             mmvq8wt_dot<Q, R>::run(s + y.g * (F::GROUP / 4), F::GROUP / 4, y, acc);
             __syncwarp(); // the slot is read before it is staged again
-            stage();      // unit n + S
+            copy(true, true); // unit n + S
+            asm volatile("cp.async.commit_group;\n" ::);
         }
         float * p = part + warp * 128 * R;
         if (i > 0) __syncthreads(); // the sums of tile set i − 1 are read

@@ -37,7 +37,7 @@ func Unit(family string) (string, error) {
 // writeEntry writes k's generated entry point: a void * for each pointer (the
 // body's typed pointer is converted by ternion_ptr), other kinds as declared;
 // its first statement is TERNION_KERNEL_ENTRY() (vendor.h), as every
-// kernel's.
+// kernel's, or TERNION_KERNEL_ENTRY_EARLY() for an EarlyEntry kernel.
 func writeEntry(b *strings.Builder, k Kernel) {
 	fmt.Fprintf(b, "// %s\n", k.Doc)
 	b.WriteString(`extern "C" __global__ void `)
@@ -59,7 +59,11 @@ func writeEntry(b *strings.Builder, k Kernel) {
 			b.WriteString(ctype + " " + p.Name)
 		}
 	}
-	b.WriteString(") {\n    TERNION_KERNEL_ENTRY();\n    " + k.Body + "(")
+	entry := "TERNION_KERNEL_ENTRY();"
+	if k.EarlyEntry {
+		entry = "TERNION_KERNEL_ENTRY_EARLY();"
+	}
+	b.WriteString(") {\n    " + entry + "\n    " + k.Body + "(")
 	for i, p := range k.Params {
 		if i > 0 {
 			b.WriteString(", ")

@@ -40,15 +40,30 @@
 // that attribute may start while the kernel before it still runs, and its
 // blocks wait here, so no kernel touches memory before its predecessor is
 // done). Without the attribute, or elsewhere, it does nothing.
+// TERNION_KERNEL_ENTRY_EARLY() is the first statement of a kernel the
+// catalog marks EarlyEntry instead: it only lets the next kernel launch, and
+// the kernel calls TERNION_GRID_WAIT() itself before it reads what the
+// kernel before it writes. Its reads before that wait may only touch memory
+// the kernel before it does not write; everything earlier on the stream is
+// complete by then (that kernel's blocks waited at their entry before they
+// let this one launch).
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define TERNION_KERNEL_ENTRY()                                                                                      \
     do {                                                                                                           \
         asm volatile("griddepcontrol.wait;" ::: "memory");                                                         \
         asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                                            \
     } while (0)
+#define TERNION_KERNEL_ENTRY_EARLY() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#define TERNION_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
 #else
 #define TERNION_KERNEL_ENTRY() \
     do {                       \
+    } while (0)
+#define TERNION_KERNEL_ENTRY_EARLY() \
+    do {                             \
+    } while (0)
+#define TERNION_GRID_WAIT() \
+    do {                    \
     } while (0)
 #endif
 

@@ -27,6 +27,16 @@ __global__ void __launch_bounds__(128) base_8(ternion_tensor dst, ternion_tensor
 template <typename Q, int W, int S, int R>
 __global__ void __launch_bounds__(32 * W, 1) wt(ternion_tensor dst, ternion_tensor src0, void * yq, void * yd, ternion_fastdiv r2,
                                                 ternion_fastdiv r3, int ncols) {
+    TERNION_KERNEL_ENTRY_EARLY();
+    mmvq8wt<Q, W, S, R>(dst, src0, yq, yd, r2, r3, ncols);
+}
+
+// wt with the full entry (wait, then let the next kernel launch): the
+// body's own wait then returns at once, so src0's first copies are queued
+// only after q8y ends.
+template <typename Q, int W, int S, int R>
+__global__ void __launch_bounds__(32 * W, 1) wt_late(ternion_tensor dst, ternion_tensor src0, void * yq, void * yd, ternion_fastdiv r2,
+                                                     ternion_fastdiv r3, int ncols) {
     TERNION_KERNEL_ENTRY();
     mmvq8wt<Q, W, S, R>(dst, src0, yq, yd, r2, r3, ncols);
 }
@@ -88,10 +98,11 @@ static void run(const char * name, int nc) {
     result(got, f8);
     report("tree mmvq8_8", f8);
     auto variant = [&](auto kern, int w, int s, int r) {
+        const bool late = kern == (decltype(kern))wt_late<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>;
         const int grid = std::min(M / (16 * r), nsm);
         const int wsm = K / 256 * MMVQ8WT_YGROUP + w * s * 16 * r * F::GROUP + w * 128 * r * 4;
         char what[64];
-        snprintf(what, sizeof what, "mmvq8wt W=%d S=%d R=%d (smem %d)", w, s, r, wsm);
+        snprintf(what, sizeof what, "mmvq8wt W=%d S=%d R=%d (smem %d)%s", w, s, r, wsm, late ? " late" : "");
         if (wsm > 232448) {
             printf("%s n=%d %s: does not fit\n", name, nc, what);
             return;
@@ -103,8 +114,8 @@ static void run(const char * name, int nc) {
         result(got, fw);
         report(what, fw);
     };
-    variant(wt<Q, 8, 2, 1>, 8, 2, 1);
-    variant(wt<Q, 8, 3, 1>, 8, 3, 1);
+    variant(wt_late<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1);
+    variant(wt<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1);
     variant(wt<Q, 8, 2, 2>, 8, 2, 2);
     CK(cudaFree(x));
     CK(cudaFree(y));
