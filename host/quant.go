@@ -417,8 +417,8 @@ func init() {
 	// wg, wg + nw, … of block column (i12, i13).
 	registerTemplate("mmvq8w", mmvq8Host(warpRows, oneColumn))
 	// mmvq8wt_{q}(dst, src0, yq, yd, r2, r3, ncols): 2..8 columns, k a
-	// multiple of 256; block bx takes the 16-row tiles bx, bx + grid.X, …
-	// of block column (i12, i13).
+	// multiple of 256; block bx takes the sets of the format's tiles of 16
+	// rows bx, bx + grid.X, … of block column (i12, i13).
 	registerTemplate("mmvq8wt", mmvq8Host(tileRows, wholeWordCols))
 }
 
@@ -427,12 +427,12 @@ func init() {
 const mmvq8tRows = 16
 
 // mmvq8RowMap gives the rows of src0 (ne1 rows) that block b of a launch
-// computes.
-type mmvq8RowMap func(b block, ne1 int64) iter.Seq[int64]
+// of kernel k computes.
+type mmvq8RowMap func(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64]
 
 // blockRows maps block bx to rows n·bx … n·bx + n − 1 (mmvq8, mmvq8t).
 func blockRows(n int64) mmvq8RowMap {
-	return func(b block, ne1 int64) iter.Seq[int64] {
+	return func(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
 		return func(yield func(int64) bool) {
 			for row := int64(b.idx.X) * n; row < min(int64(b.idx.X+1)*n, ne1); row++ {
 				if !yield(row) {
@@ -444,7 +444,7 @@ func blockRows(n int64) mmvq8RowMap {
 }
 
 // warpRows maps warp wg of the grid to rows wg, wg + nw, … (mmvq8w).
-func warpRows(b block, ne1 int64) iter.Seq[int64] {
+func warpRows(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
 	warps := int64(b.dim.X) / 32
 	nw := int64(b.grid.X) * warps
 	return func(yield func(int64) bool) {
@@ -458,11 +458,13 @@ func warpRows(b block, ne1 int64) iter.Seq[int64] {
 	}
 }
 
-// tileRows maps block bx to the 16-row tiles bx, bx + grid.X, … (mmvq8wt).
-func tileRows(b block, ne1 int64) iter.Seq[int64] {
+// tileRows maps block bx to the sets of n = 16·tiles rows bx, bx + grid.X,
+// … (mmvq8wt; tiles from the format's kernels.MMVQ8WTFormats).
+func tileRows(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
+	n := 16 * max(1, kernels.MMVQ8WTFormats[k.Bind["q"]].Tiles)
 	return func(yield func(int64) bool) {
-		for tile := int64(b.idx.X); 16*tile < ne1; tile += int64(b.grid.X) {
-			for row := 16 * tile; row < min(16*tile+16, ne1); row++ {
+		for set := int64(b.idx.X); n*set < ne1; set += int64(b.grid.X) {
+			for row := n * set; row < min(n*set+n, ne1); row++ {
 				if !yield(row) {
 					return
 				}
@@ -526,7 +528,7 @@ func mmvq8Host(rows mmvq8RowMap, cols mmvq8Cols) func(k kernels.Kernel) (*hostKe
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				n, _ := cols(k, a)
-				mmvq8Dots(m, a, f, b, rows(b, a.TensorAt(1).Ne[1]), n)
+				mmvq8Dots(m, a, f, b, rows(k, b, a.TensorAt(1).Ne[1]), n)
 			},
 		}, nil
 	}

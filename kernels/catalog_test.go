@@ -308,6 +308,26 @@ func TestFamilyHash(t *testing.T) {
 	assert.Empty(t, FamilyHash("no_such_family"))
 }
 
+// TestMMVQ8WTFormats keeps MMVQ8WTFormats and MMVQ8WTWarps equal to
+// quant.cu's mmvq8wt_fmt and MMVQ8WT_WARPS, and its formats to the axis of
+// the mmvq8wt kernels.
+func TestMMVQ8WTFormats(t *testing.T) {
+	b, err := Sources.ReadFile("quant.cu")
+	require.NoError(t, err)
+	require.Contains(t, string(b), "#define MMVQ8WT_WARPS "+strconv.Itoa(MMVQ8WTWarps)+"\n")
+	re := regexp.MustCompile(`struct mmvq8wt_fmt<ternion_(\w+)> \{ static constexpr int GROUP = (\d+), STAGES = (\d+), TILES = (\d+); \};`)
+	got := map[string]MMVQ8WTFormat{}
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		n := func(s string) int64 { v, err := strconv.ParseInt(s, 10, 64); require.NoError(t, err); return v }
+		got[m[1]] = MMVQ8WTFormat{Group: n(m[2]), Stages: n(m[3]), Tiles: n(m[4])}
+	}
+	require.Equal(t, MMVQ8WTFormats, got)
+	require.Len(t, mmvq8wtTypes.Values, len(got))
+	for _, v := range mmvq8wtTypes.Values {
+		require.Contains(t, got, v.Name)
+	}
+}
+
 // TestMMVTRows keeps MMVTRows equal to mmv.cu's MMVT_ROWS (host and core
 // size mmvt's grid by it).
 func TestMMVTRows(t *testing.T) {

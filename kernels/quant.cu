@@ -1506,12 +1506,14 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
 // The bytes of a 256-value group of format Q, the ring slots of a warp and
 // the 16-row tiles it takes at a time (measured on the H200, m=4096
 // k=14336 n=8, blocks of MMVQ8WT_WARPS warps: bench/README.md; 2 tiles a
-// warp share src1's loads and ran q4_0's kernel 0.9 µs faster alone, but
-// q8y and it together only 0.26 µs, q4_K's not at all).
+// warp share src1's loads: with src0 queued before the wait for q8y, q8y
+// and mmvq8wt together ran 0.5 µs faster for q4_0 and q4_K; q8_0's 2 tiles
+// do not fit its shared memory). kernels.MMVQ8WTFormats holds the same (a
+// test keeps them equal).
 template <typename Q> struct mmvq8wt_fmt;
-template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2, TILES = 1; };
+template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2, TILES = 2; };
 template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES = 2, TILES = 1; };
-template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 3, TILES = 1; };
+template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 2, TILES = 2; };
 
 #if TERNION_SM80
 // c = a·b for one m16n8k32 tile, a unsigned bytes, b signed (i32 products).

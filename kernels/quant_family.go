@@ -29,6 +29,18 @@ var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8
 // from whole words.
 var mmvq8wtTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"}}}
 
+// MMVQ8WTFormat is quant.cu's mmvq8wt_fmt<Q> (a test keeps them equal),
+// what core plans an mmvq8wt launch with and the host device computes it
+// with: the bytes of a 256-value group of the format, the ring slots of a
+// warp, and the 16-row tiles a warp takes at a time.
+type MMVQ8WTFormat struct{ Group, Stages, Tiles int64 }
+
+// MMVQ8WTFormats are the formats with mmvq8wt kernels, by name.
+var MMVQ8WTFormats = map[string]MMVQ8WTFormat{"q4_0": {144, 2, 2}, "q8_0": {272, 2, 1}, "q4_K": {144, 2, 2}}
+
+// MMVQ8WTWarps is quant.cu's MMVQ8WT_WARPS: the warps of an mmvq8wt block.
+const MMVQ8WTWarps = 8
+
 // mmvq8tTypes are the mmvq8 formats mmvq8t takes (quant.cu's
 // mmvq8t_chunk): one scale an item, chunks of at most 16 items.
 var mmvq8tTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(mmvq8Types.Values), func(v Value) bool {

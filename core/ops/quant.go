@@ -9,6 +9,7 @@ import (
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/pool"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -325,17 +326,12 @@ func mmvq8wGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
 	return vendorapi.Dim3{X: uint32(max(1, min((m+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
-// mmvq8wtFormat is what core needs of quant.cu's mmvq8wt_fmt<Q>: the
-// bytes of a 256-value group and the ring slots of a warp.
-type mmvq8wtFormat struct{ group, stages int64 }
-
-// mmvq8wtFormats are the formats with mmvq8wt kernels (2..8 columns on the
-// tensor cores, decoded from whole words: quant.cu's mmvq8wt_fmt, whose
-// stages were measured on the H200 at m=4096 k=14336 n=8, bench/README.md).
-var mmvq8wtFormats = map[tensor.Type]mmvq8wtFormat{tensor.Q4_0: {144, 2}, tensor.Q8_0: {272, 2}, tensor.Q4_K: {144, 3}}
-
-// mmvq8wtWarps is quant.cu's MMVQ8WT_WARPS: the warps of an mmvq8wt block.
-const mmvq8wtWarps = 8
+// mmvq8wtFormat is the mmvq8wt format of src0 type t
+// (kernels.MMVQ8WTFormats, quant.cu's mmvq8wt_fmt), and whether it has one.
+func mmvq8wtFormat(t tensor.Type) (kernels.MMVQ8WTFormat, bool) {
+	f, ok := kernels.MMVQ8WTFormats[t.String()]
+	return f, ok && t.IsQuantized()
+}
 
 // mmvq8wtYGroup is quant.cu's MMVQ8WT_YGROUP: the shared memory of one
 // 256-value group of 8 src1 columns (bytes, then 8 (d, d·Σq) pairs of 8
@@ -343,34 +339,37 @@ const mmvq8wtWarps = 8
 const mmvq8wtYGroup = 8*256 + 8*8*8
 
 // mmvq8wtShared is the dynamic shared memory of an mmvq8wt_{t} block for k
-// values a row: src1's groups, each warp's ring slots of 16 rows' groups,
-// and the warps' partial sums (16×8 floats each).
+// values a row: src1's groups, each warp's ring slots of its tiles' groups
+// (16 rows a tile), and the warps' partial sums (16×8 floats a tile).
 func mmvq8wtShared(t tensor.Type, k int64) int64 {
-	f := mmvq8wtFormats[t]
-	return k/256*mmvq8wtYGroup + mmvq8wtWarps*f.stages*16*f.group + mmvq8wtWarps*16*8*4
+	f, _ := mmvq8wtFormat(t)
+	return k/256*mmvq8wtYGroup + kernels.MMVQ8WTWarps*f.Tiles*(f.Stages*16*f.Group+16*8*4)
 }
 
 // useMMVQ8WT reports whether the product of src0 type t (k values a row,
 // rows rowBytes apart) with cols src1 columns runs as mmvq8wt on a device
 // of props p: 2..8 columns, a format it has, k a multiple of 256 whose row
-// is a multiple of 16 bytes, 16 rows within 2^31 bytes (the kernel's
-// 32-bit offsets), its shared memory within the device's opt-in limit
+// is a multiple of 16 bytes, a warp's 16-row tiles within 2^31 bytes (the
+// kernel's 32-bit offsets), its shared memory within the device's opt-in limit
 // (src1 is held whole: k ≤ 14336 or so for 8 columns), and cp.async and
 // mma.sync code compiled for the device (NVIDIA, arch 8.0 and later; cc 0
 // is the host device), unless TERNION_NO_MMVQ8W. Its rows must also start
 // 16-byte aligned (mmvq8Rows, as for mmvq8).
 func useMMVQ8WT(t tensor.Type, k, rowBytes int64, p vendorapi.Props, cols int64) bool {
-	f, ok := mmvq8wtFormats[t]
-	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.group)%16 == 0 && 16*rowBytes < 1<<31 &&
+	f, ok := mmvq8wtFormat(t)
+	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.Group)%16 == 0 && 16*f.Tiles*rowBytes < 1<<31 &&
 		mmvq8wtShared(t, k) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoMMVQ8W) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
 
-// mmvq8wtGrid is the grid of mmvq8wt for m rows on a device of sms
+// mmvq8wtGrid is the grid of mmvq8wt_{t} for m rows on a device of sms
 // multiprocessors: at most one block a multiprocessor (each takes every
-// grid-th 16-row tile), so the launch may start early while q8y ends.
-func mmvq8wtGrid(m, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	return vendorapi.Dim3{X: uint32(max(1, min((m+15)/16, sms))), Y: uint32(ne12), Z: uint32(ne13)}
+// grid-th set of the format's tiles of 16 rows), so the launch may start
+// early while q8y ends.
+func mmvq8wtGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
+	f, _ := mmvq8wtFormat(t)
+	rows := 16 * f.Tiles
+	return vendorapi.Dim3{X: uint32(max(1, min((m+rows-1)/rows, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
 // useMMVQ8 reports whether mmvq8 multiplies src0 a of type t: a format it
@@ -462,8 +461,8 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	}
 	args = args.I32(int32(b.Ne[1])) // mmvq8wt's, mmvq8t's and mmvq8's ncols
 	if useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1]) {
-		grid := mmvq8wtGrid(a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
-		block := vendorapi.Dim3{X: 32 * mmvq8wtWarps}
+		grid := mmvq8wtGrid(at, a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
+		block := vendorapi.Dim3{X: 32 * kernels.MMVQ8WTWarps}
 		return launchShared(d, "mmvq8wt_"+at.String(), grid, block, uint32(mmvq8wtShared(at, a.Ne[0])), args)
 	}
 	if useMMVQ8T(at, d.Props(), b.Ne[1]) {
