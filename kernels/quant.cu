@@ -1507,13 +1507,14 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
 // the 16-row tiles it takes at a time (measured on the H200, m=4096
 // k=14336 n=8, blocks of MMVQ8WT_WARPS warps: bench/README.md; 2 tiles a
 // warp share src1's loads: with src0 queued before the wait for q8y, q8y
-// and mmvq8wt together ran 0.5 µs faster for q4_0 and q4_K; q8_0's 2 tiles
-// do not fit its shared memory). kernels.MMVQ8WTFormats holds the same (a
-// test keeps them equal).
+// and mmvq8wt together ran 0.5 µs faster for q4_0 and q4_K in
+// bench/experiments/mmvq8wt.cu, not yet tested in the tree on the device,
+// so 1 here; q8_0's 2 tiles do not fit its shared memory).
+// kernels.MMVQ8WTFormats holds the same (a test keeps them equal).
 template <typename Q> struct mmvq8wt_fmt;
-template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2, TILES = 2; };
+template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2, TILES = 1; };
 template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES = 2, TILES = 1; };
-template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 2, TILES = 2; };
+template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 3, TILES = 1; };
 
 #if TERNION_SM80
 // c = a·b for one m16n8k32 tile, a unsigned bytes, b signed (i32 products).

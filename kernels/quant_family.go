@@ -36,7 +36,7 @@ var mmvq8wtTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q
 type MMVQ8WTFormat struct{ Group, Stages, Tiles int64 }
 
 // MMVQ8WTFormats are the formats with mmvq8wt kernels, by name.
-var MMVQ8WTFormats = map[string]MMVQ8WTFormat{"q4_0": {144, 2, 2}, "q8_0": {272, 2, 1}, "q4_K": {144, 2, 2}}
+var MMVQ8WTFormats = map[string]MMVQ8WTFormat{"q4_0": {144, 2, 1}, "q8_0": {272, 2, 1}, "q4_K": {144, 3, 1}}
 
 // MMVQ8WTWarps is quant.cu's MMVQ8WT_WARPS: the warps of an mmvq8wt block.
 const MMVQ8WTWarps = 8

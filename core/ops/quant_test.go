@@ -237,10 +237,10 @@ func TestUseMMVQ8WT(t *testing.T) {
 		{"q8_0 on Hopper, k 14336", tensor.Q8_0, 14336, hopper, 8, true},
 		{"q4_K on Hopper, k 4096", tensor.Q4_K, 4096, hopper, 4, true},
 		{"q4_0 on Hopper, k not a multiple of 256", tensor.Q4_0, 2880, hopper, 8, false},
-		{"q4_0 on Hopper, k 14848: the most that fits", tensor.Q4_0, 14848, hopper, 8, true},
-		{"q4_0 on Hopper, k 15104: shared memory past the opt-in limit", tensor.Q4_0, 15104, hopper, 8, false},
-		{"q4_K on Hopper, k 14848: the most that fits", tensor.Q4_K, 14848, hopper, 8, true},
-		{"q4_K on Hopper, k 15104", tensor.Q4_K, 15104, hopper, 8, false},
+		{"q4_0 on Hopper, k 18944: the most that fits", tensor.Q4_0, 18944, hopper, 8, true},
+		{"q4_0 on Hopper, k 19200: shared memory past the opt-in limit", tensor.Q4_0, 19200, hopper, 8, false},
+		{"q4_K on Hopper, k 17152: the most that fits (3 slots)", tensor.Q4_K, 17152, hopper, 8, true},
+		{"q4_K on Hopper, k 17408", tensor.Q4_K, 17408, hopper, 8, false},
 		{"q8_0 on Hopper, k 15872: the most that fits", tensor.Q8_0, 15872, hopper, 8, true},
 		{"q8_0 on Hopper, k 16128", tensor.Q8_0, 16128, hopper, 8, false},
 		{"q4_1 has no mmvq8wt", tensor.Q4_1, 4096, hopper, 8, false},
@@ -251,9 +251,8 @@ func TestUseMMVQ8WT(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8WT(c.t, c.k, row(c.t, c.k), c.p, c.cols)) })
 	}
-	require.False(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<26, hopper, 8), "2 tiles of 16 rows of 2^26 bytes: past the kernel's 32-bit offsets")
-	require.True(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<26-16, hopper, 8), "2 tiles of 16 rows just within 2^31 bytes")
-	require.True(t, useMMVQ8WT(tensor.Q8_0, 4096, 1<<27-16, hopper, 8), "q8_0: 1 tile of 16 rows just within 2^31 bytes")
+	require.False(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<27, hopper, 8), "16 rows of 2^27 bytes: past the kernel's 32-bit offsets")
+	require.True(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<27-16, hopper, 8), "16 rows just within 2^31 bytes")
 	t.Setenv(switches.NoMMVQ8W.Name, "1")
 	require.False(t, useMMVQ8WT(tensor.Q4_0, 14336, row(tensor.Q4_0, 14336), hopper, 8), switches.NoMMVQ8W.Name)
 }
@@ -261,18 +260,24 @@ func TestUseMMVQ8WT(t *testing.T) {
 // TestMMVQ8WTGeometry pins mmvq8wt's shared memory (src1's groups of 2560
 // bytes; for each of 8 warps and each of its tiles, the ring slots of 16
 // rows' groups and 16×8 partial sums) and grid (at most one block a
-// multiprocessor, at least one; 32 rows a block for q4_0 and q4_K, 16 for
-// q8_0).
+// multiprocessor, at least one; a set of tiles of 16 rows a block at a
+// time), for the formats' slots and tiles and for 2 tiles a warp.
 func TestMMVQ8WTGeometry(t *testing.T) {
-	require.Equal(t, int64(56*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336))
-	require.Equal(t, int64(56*2560+8*1*(2*16*272+512)), mmvq8wtShared(tensor.Q8_0, 14336))
-	require.Equal(t, int64(16*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_K, 4096))
-	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 4096, 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q8_0, 4096, 132, 1, 1))
+	require.Equal(t, int64(56*2560+8*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336))
+	require.Equal(t, int64(56*2560+8*(2*16*272+512)), mmvq8wtShared(tensor.Q8_0, 14336))
+	require.Equal(t, int64(16*2560+8*(3*16*144+512)), mmvq8wtShared(tensor.Q4_K, 4096))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 4096, 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q8_0, 18, 132, 3, 2))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q4_K, 18, 132, 3, 2))
 	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 1, 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_K, 600, 2, 1, 1))
+	orig := kernels.MMVQ8WTFormats["q4_0"]
+	defer func() { kernels.MMVQ8WTFormats["q4_0"] = orig }()
+	two := orig
+	two.Tiles = 2
+	kernels.MMVQ8WTFormats["q4_0"] = two
+	require.Equal(t, int64(56*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336))
+	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 4096, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q4_0, 18, 132, 3, 2))
 }
 
 // TestGroupMulMatID pins when MUL_MAT_ID groups its pairs by expert.

@@ -121,8 +121,8 @@ func quantTests() []Case {
 			mulMatCase(t, tensor.F32, 40, 1, k1, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 24, 1, k2, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
-	// mmvq8wt (2..8 columns of q4_0, q8_0, q4_K): more sets of tiles (32
-	// rows of q4_0 and q4_K, 16 of q8_0) than a grid of one block a
+	// mmvq8wt (2..8 columns of q4_0, q8_0, q4_K): more sets of tiles (16
+	// rows, or 32 with 2 tiles a warp) than a grid of one block a
 	// multiprocessor has blocks on the H200 (132), the last set partial, a
 	// broadcast batch; 9 or 13 groups of 256 values a row (the 8 warps take
 	// 1 or 2), 100 (12 or 13, more than a warp's ring slots); rows of 256
