@@ -61,35 +61,49 @@ __global__ void readall(const uint4 * a, long n, unsigned * sink) {
     if (s == 0x12345678) *sink = s;
 }
 
-// µs per call of f, replayed as a CUDA graph of iters calls (as ops perf runs an op).
-template <typename Fn>
-static float timeit(Fn f, int iters = 100) {
+// A CUDA graph of iters calls of f captured on its own stream, launched
+// once (warm-up); release frees it.
+struct graph_of_calls {
     cudaStream_t st;
-    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     cudaGraph_t g;
     cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < iters; i++) f(st);
-    CK(cudaStreamEndCapture(st, &g));
-    CK(cudaGraphInstantiateWithFlags(&ge, g, 0));
+    template <typename Fn>
+    graph_of_calls(Fn f, int iters) {
+        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        for (int i = 0; i < iters; i++) f(st);
+        CK(cudaStreamEndCapture(st, &g));
+        CK(cudaGraphInstantiateWithFlags(&ge, g, 0));
+        CK(cudaGraphLaunch(ge, st));
+        CK(cudaStreamSynchronize(st));
+    }
+    void release() {
+        CK(cudaGraphExecDestroy(ge));
+        CK(cudaGraphDestroy(g));
+        CK(cudaStreamDestroy(st));
+    }
+};
+
+// µs per call of f, replayed as a CUDA graph of iters calls (as ops perf runs an op), best of 7.
+template <typename Fn>
+static float timeit(Fn f, int iters = 100) {
+    graph_of_calls gc(f, iters);
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    CK(cudaGraphLaunch(ge, st));
-    CK(cudaStreamSynchronize(st));
     float best = 1e30f;
     for (int rep = 0; rep < 7; rep++) {
-        CK(cudaEventRecord(e0, st));
-        CK(cudaGraphLaunch(ge, st));
-        CK(cudaEventRecord(e1, st));
+        CK(cudaEventRecord(e0, gc.st));
+        CK(cudaGraphLaunch(gc.ge, gc.st));
+        CK(cudaEventRecord(e1, gc.st));
         CK(cudaEventSynchronize(e1));
         float ms;
         CK(cudaEventElapsedTime(&ms, e0, e1));
         best = std::min(best, ms * 1000 / iters);
     }
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-    CK(cudaStreamDestroy(st));
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    gc.release();
     return best;
 }
 
@@ -98,25 +112,14 @@ static float timeit(Fn f, int iters = 100) {
 // by the calls (mean, host overheads included), not the best graph.
 template <typename Fn>
 static float timeit_mean(Fn f, int iters = 853, int reps = 30) {
-    cudaStream_t st;
-    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < iters; i++) f(st);
-    CK(cudaStreamEndCapture(st, &g));
-    CK(cudaGraphInstantiateWithFlags(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, st));
-    CK(cudaStreamSynchronize(st));
+    graph_of_calls gc(f, iters);
     const auto t0 = std::chrono::steady_clock::now();
     for (int rep = 0; rep < reps; rep++) {
-        CK(cudaGraphLaunch(ge, st));
-        CK(cudaStreamSynchronize(st));
+        CK(cudaGraphLaunch(gc.ge, gc.st));
+        CK(cudaStreamSynchronize(gc.st));
     }
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-    CK(cudaStreamDestroy(st));
+    gc.release();
     return (float)(us / ((double)iters * reps));
 }
 

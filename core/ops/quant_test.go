@@ -153,6 +153,25 @@ func TestMMVQ8TShared(t *testing.T) {
 	}
 }
 
+// wholeWordCase is a row of TestUseMMVQ8W's and TestUseMMVQ8WT's tables:
+// src0 type t with k values a row, cols columns, a device of props p.
+type wholeWordCase struct {
+	name string
+	t    tensor.Type
+	k    int64
+	p    vendorapi.Props
+	cols int64
+	want bool
+}
+
+// hopperOptin is an H200's props as the whole-word kernels' rules read
+// them: Hopper code compiled, 232448 bytes of opt-in shared memory.
+func hopperOptin() vendorapi.Props {
+	p := ccProps(arch.Hopper, arch.Hopper)
+	p.SharedMemPerBlockOptin = 232448
+	return p
+}
+
 // TestUseMMVQ8W pins where the one-column product runs as mmvq8w (its
 // formats, one column, k a multiple of 256 within the shared memory, on
 // NVIDIA with cp.async code compiled and on the host device) and that its
@@ -163,16 +182,8 @@ func TestUseMMVQ8W(t *testing.T) {
 		_, has := mmvq8wFormats[q]
 		require.Equal(t, has, err == nil, q.String())
 	}
-	hopper := ccProps(arch.Hopper, arch.Hopper)
-	hopper.SharedMemPerBlockOptin = 232448
-	for _, c := range []struct {
-		name string
-		t    tensor.Type
-		k    int64
-		p    vendorapi.Props
-		cols int64
-		want bool
-	}{
+	hopper := hopperOptin()
+	for _, c := range []wholeWordCase{
 		{"q4_0 on Hopper, k 14336", tensor.Q4_0, 14336, hopper, 1, true},
 		{"q8_0 on Hopper, k 14336", tensor.Q8_0, 14336, hopper, 1, true},
 		{"q4_K on Hopper, k 4096", tensor.Q4_K, 4096, hopper, 1, true},
@@ -219,17 +230,9 @@ func TestUseMMVQ8WT(t *testing.T) {
 		_, has := mmvq8wtFormat(q)
 		require.Equal(t, has, err == nil, q.String())
 	}
-	hopper := ccProps(arch.Hopper, arch.Hopper)
-	hopper.SharedMemPerBlockOptin = 232448
+	hopper := hopperOptin()
 	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
-	for _, c := range []struct {
-		name string
-		t    tensor.Type
-		k    int64
-		p    vendorapi.Props
-		cols int64
-		want bool
-	}{
+	for _, c := range []wholeWordCase{
 		{"q4_0 on Hopper, k 14336, 8 columns", tensor.Q4_0, 14336, hopper, 8, true},
 		{"q4_0 on Hopper, 2 columns", tensor.Q4_0, 14336, hopper, 2, true},
 		{"q4_0 on Hopper, one column is mmvq8w's", tensor.Q4_0, 14336, hopper, 1, false},
