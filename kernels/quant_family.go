@@ -30,9 +30,10 @@ var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8
 var mmvq8wtTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"}}}
 
 // MMVQ8WTFormat is quant.cu's mmvq8wt_fmt<Q> (a test keeps them equal),
-// what core plans an mmvq8wt launch with and the host device computes it
-// with: the bytes of a 256-value group of the format, the ring slots of a
-// warp, and the 16-row tiles a warp takes at a time.
+// what the host device computes an mmvq8wt launch with (core, which may
+// not import this package, keeps a copy a test of its own compares): the
+// bytes of a 256-value group of the format, the ring slots of a warp, and
+// the 16-row tiles a warp takes at a time.
 type MMVQ8WTFormat struct{ Group, Stages, Tiles int64 }
 
 // MMVQ8WTFormats are the formats with mmvq8wt kernels, by name.

@@ -59,11 +59,11 @@ func writeEntry(b *strings.Builder, k Kernel) {
 			b.WriteString(ctype + " " + p.Name)
 		}
 	}
-	entry := "TERNION_KERNEL_ENTRY();"
+	entry := ") {\n    TERNION_KERNEL_ENTRY();\n    "
 	if k.EarlyEntry {
-		entry = "TERNION_KERNEL_ENTRY_EARLY();"
+		entry = ") {\n    TERNION_KERNEL_ENTRY_EARLY();\n    "
 	}
-	b.WriteString(") {\n    " + entry + "\n    " + k.Body + "(")
+	b.WriteString(entry + k.Body + "(")
 	for i, p := range k.Params {
 		if i > 0 {
 			b.WriteString(", ")

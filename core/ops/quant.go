@@ -9,7 +9,6 @@ import (
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/pool"
 	"github.com/ternion/ternion/core/tensor"
-	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -326,11 +325,26 @@ func mmvq8wGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
 	return vendorapi.Dim3{X: uint32(max(1, min((m+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
-// mmvq8wtFormat is the mmvq8wt format of src0 type t
-// (kernels.MMVQ8WTFormats, quant.cu's mmvq8wt_fmt), and whether it has one.
-func mmvq8wtFormat(t tensor.Type) (kernels.MMVQ8WTFormat, bool) {
-	f, ok := kernels.MMVQ8WTFormats[t.String()]
-	return f, ok && t.IsQuantized()
+// mmvq8wtFmt is what core needs of quant.cu's mmvq8wt_fmt<Q>: the bytes
+// of a 256-value group, the ring slots of a warp and the 16-row tiles a warp
+// takes at a time.
+type mmvq8wtFmt struct{ group, stages, tiles int64 }
+
+// mmvq8wtFormats are the formats with mmvq8wt kernels (2..8 columns on the
+// tensor cores, decoded from whole words), as quant.cu's mmvq8wt_fmt and
+// kernels.MMVQ8WTFormats (a test keeps the three equal; measured on the
+// H200 at m=4096 k=14336 n=8, bench/README.md).
+var mmvq8wtFormats = map[tensor.Type]mmvq8wtFmt{tensor.Q4_0: {144, 2, 1}, tensor.Q8_0: {272, 2, 1}, tensor.Q4_K: {144, 3, 1}}
+
+// mmvq8wtWarps is quant.cu's MMVQ8WT_WARPS (kernels.MMVQ8WTWarps): the
+// warps of an mmvq8wt block.
+const mmvq8wtWarps = 8
+
+// mmvq8wtFormat is the mmvq8wt format of src0 type t, and whether it has
+// one.
+func mmvq8wtFormat(t tensor.Type) (mmvq8wtFmt, bool) {
+	f, ok := mmvq8wtFormats[t]
+	return f, ok
 }
 
 // mmvq8wtYGroup is quant.cu's MMVQ8WT_YGROUP: the shared memory of one
@@ -343,7 +357,7 @@ const mmvq8wtYGroup = 8*256 + 8*8*8
 // (16 rows a tile), and the warps' partial sums (16×8 floats a tile).
 func mmvq8wtShared(t tensor.Type, k int64) int64 {
 	f, _ := mmvq8wtFormat(t)
-	return k/256*mmvq8wtYGroup + kernels.MMVQ8WTWarps*f.Tiles*(f.Stages*16*f.Group+16*8*4)
+	return k/256*mmvq8wtYGroup + mmvq8wtWarps*f.tiles*(f.stages*16*f.group+16*8*4)
 }
 
 // useMMVQ8WT reports whether the product of src0 type t (k values a row,
@@ -357,7 +371,7 @@ func mmvq8wtShared(t tensor.Type, k int64) int64 {
 // 16-byte aligned (mmvq8Rows, as for mmvq8).
 func useMMVQ8WT(t tensor.Type, k, rowBytes int64, p vendorapi.Props, cols int64) bool {
 	f, ok := mmvq8wtFormat(t)
-	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.Group)%16 == 0 && 16*f.Tiles*rowBytes < 1<<31 &&
+	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.group)%16 == 0 && 16*f.tiles*rowBytes < 1<<31 &&
 		mmvq8wtShared(t, k) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoMMVQ8W) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
@@ -368,7 +382,7 @@ func useMMVQ8WT(t tensor.Type, k, rowBytes int64, p vendorapi.Props, cols int64)
 // early while q8y ends.
 func mmvq8wtGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
 	f, _ := mmvq8wtFormat(t)
-	rows := 16 * f.Tiles
+	rows := 16 * f.tiles
 	return vendorapi.Dim3{X: uint32(max(1, min((m+rows-1)/rows, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
@@ -462,7 +476,7 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	args = args.I32(int32(b.Ne[1])) // mmvq8wt's, mmvq8t's and mmvq8's ncols
 	if useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1]) {
 		grid := mmvq8wtGrid(at, a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
-		block := vendorapi.Dim3{X: 32 * kernels.MMVQ8WTWarps}
+		block := vendorapi.Dim3{X: 32 * mmvq8wtWarps}
 		return launchShared(d, "mmvq8wt_"+at.String(), grid, block, uint32(mmvq8wtShared(at, a.Ne[0])), args)
 	}
 	if useMMVQ8T(at, d.Props(), b.Ne[1]) {

@@ -260,6 +260,18 @@ func TestUseMMVQ8WT(t *testing.T) {
 	require.False(t, useMMVQ8WT(tensor.Q4_0, 14336, row(tensor.Q4_0, 14336), hopper, 8), switches.NoMMVQ8W.Name)
 }
 
+// TestMMVQ8WTFormatsMatchKernels keeps core's mmvq8wt formats and warps
+// equal to the kernels package's (which a test there ties to quant.cu).
+func TestMMVQ8WTFormatsMatchKernels(t *testing.T) {
+	require.Equal(t, kernels.MMVQ8WTWarps, mmvq8wtWarps)
+	require.Len(t, mmvq8wtFormats, len(kernels.MMVQ8WTFormats))
+	for q, f := range mmvq8wtFormats {
+		k, ok := kernels.MMVQ8WTFormats[q.String()]
+		require.True(t, ok, q.String())
+		require.Equal(t, kernels.MMVQ8WTFormat{Group: f.group, Stages: f.stages, Tiles: f.tiles}, k, q.String())
+	}
+}
+
 // TestMMVQ8WTGeometry pins mmvq8wt's shared memory (src1's groups of 2560
 // bytes; for each of 8 warps and each of its tiles, the ring slots of 16
 // rows' groups and 16×8 partial sums) and grid (at most one block a
@@ -273,11 +285,11 @@ func TestMMVQ8WTGeometry(t *testing.T) {
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q8_0, 18, 132, 3, 2))
 	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 1, 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_K, 600, 2, 1, 1))
-	orig := kernels.MMVQ8WTFormats["q4_0"]
-	defer func() { kernels.MMVQ8WTFormats["q4_0"] = orig }()
+	orig := mmvq8wtFormats[tensor.Q4_0]
+	defer func() { mmvq8wtFormats[tensor.Q4_0] = orig }()
 	two := orig
-	two.Tiles = 2
-	kernels.MMVQ8WTFormats["q4_0"] = two
+	two.tiles = 2
+	mmvq8wtFormats[tensor.Q4_0] = two
 	require.Equal(t, int64(56*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336))
 	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 4096, 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 1, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q4_0, 18, 132, 3, 2))
