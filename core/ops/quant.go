@@ -365,7 +365,8 @@ func mmvq8wtShared(t tensor.Type, k int64) int64 {
 // of props p: 2..8 columns, a format it has, k a multiple of 256 whose row
 // is a multiple of 16 bytes, a warp's 16-row tiles within 2^31 bytes (the
 // kernel's 32-bit offsets), its shared memory within the device's opt-in limit
-// (src1 is held whole: k ≤ 14336 or so for 8 columns), and cp.async and
+// (src1 is held whole, 8 column slots whatever the columns: on the H200 k ≤
+// 18944 for q4_0, 17152 for q4_K, 15872 for q8_0), and cp.async and
 // mma.sync code compiled for the device (NVIDIA, arch 8.0 and later; cc 0
 // is the host device), unless TERNION_NO_MMVQ8W. Its rows must also start
 // 16-byte aligned (mmvq8Rows, as for mmvq8).
