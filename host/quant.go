@@ -410,8 +410,8 @@ func init() {
 	})
 	// mmvq8_{q}_{nc} and mmvq8t_{q}(dst, src0, yq, yd, r2, r3, ncols):
 	// mmvq8Rows (mmvq8tRows) rows a block, ncols ≤ 8 (1 for nc 1).
-	registerTemplate("mmvq8", mmvq8Host(blockRows(mmvq8Rows), ncolsArg))
-	registerTemplate("mmvq8t", mmvq8Host(blockRows(mmvq8tRows), ncolsArg))
+	registerTemplate("mmvq8", mmvq8Host(rowSets(mmvq8Rows), ncolsArg))
+	registerTemplate("mmvq8t", mmvq8Host(rowSets(mmvq8tRows), ncolsArg))
 	// mmvq8w_{q}(dst, src0, yq, yd, r2, r3): one column, k a multiple of
 	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes rows
 	// wg, wg + nw, … of block column (i12, i13).
@@ -430,13 +430,16 @@ const mmvq8tRows = 16
 // of kernel k computes.
 type mmvq8RowMap func(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64]
 
-// blockRows maps block bx to rows n·bx … n·bx + n − 1 (mmvq8, mmvq8t).
-func blockRows(n int64) mmvq8RowMap {
+// rowSets maps block bx to the sets of n rows bx, bx + grid.X, … (mmvq8
+// and mmvq8t: n rows a block, the grid covering them once).
+func rowSets(n int64) mmvq8RowMap {
 	return func(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
 		return func(yield func(int64) bool) {
-			for row := int64(b.idx.X) * n; row < min(int64(b.idx.X+1)*n, ne1); row++ {
-				if !yield(row) {
-					return
+			for set := int64(b.idx.X); n*set < ne1; set += int64(b.grid.X) {
+				for row := n * set; row < min(n*set+n, ne1); row++ {
+					if !yield(row) {
+						return
+					}
 				}
 			}
 		}
@@ -458,19 +461,10 @@ func warpRows(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
 	}
 }
 
-// tileRows maps block bx to the sets of n = 16·tiles rows bx, bx + grid.X,
-// … (mmvq8wt; tiles from the format's kernels.MMVQ8WTFormats).
+// tileRows is rowSets for mmvq8wt: sets of the format's tiles of 16 rows
+// (kernels.MMVQ8WTFormats; wholeWordCols refuses a format without one).
 func tileRows(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
-	n := 16 * max(1, kernels.MMVQ8WTFormats[k.Bind["q"]].Tiles)
-	return func(yield func(int64) bool) {
-		for set := int64(b.idx.X); n*set < ne1; set += int64(b.grid.X) {
-			for row := n * set; row < min(n*set+n, ne1); row++ {
-				if !yield(row) {
-					return
-				}
-			}
-		}
-	}
+	return rowSets(16*kernels.MMVQ8WTFormats[k.Bind["q"]].Tiles)(k, b, ne1)
 }
 
 // mmvq8Cols gives the src1 columns of a launch of kernel k and, when they
@@ -492,8 +486,11 @@ func ncolsArg(k kernels.Kernel, a *vendorapi.Args) (int64, string) {
 }
 
 // wholeWordCols is ncolsArg for mmvq8wt, which also needs k a multiple of
-// 256.
+// 256 and a format kernels.MMVQ8WTFormats has.
 func wholeWordCols(k kernels.Kernel, a *vendorapi.Args) (int64, string) {
+	if f, ok := kernels.MMVQ8WTFormats[k.Bind["q"]]; !ok || f.Tiles < 1 {
+		return 0, fmt.Sprintf("%s has no mmvq8wt format (kernels.MMVQ8WTFormats)", k.Bind["q"])
+	}
 	if s0 := a.TensorAt(1); s0.Ne[0]%256 != 0 {
 		return 0, fmt.Sprintf("k = %d is not a multiple of 256", s0.Ne[0])
 	}
@@ -534,7 +531,7 @@ func mmvq8Host(rows mmvq8RowMap, cols mmvq8Cols) func(k kernels.Kernel) (*hostKe
 	}
 }
 
-// mmvq8Buffers are the buffers of an mmvq8, mmvq8t or mmvq8w launch (dst,
+// mmvq8Buffers are the buffers of an mmvq8, mmvq8t, mmvq8w or mmvq8wt launch (dst,
 // src0, yq, yd, …): dst, src0 with rows 16-byte aligned, and q8y's columns.
 func mmvq8Buffers(a *vendorapi.Args, f *quant.Format) []buffer {
 	dst, s0 := a.TensorAt(0), a.TensorAt(1)
@@ -544,7 +541,7 @@ func mmvq8Buffers(a *vendorapi.Args, f *quant.Format) []buffer {
 }
 
 // mmvq8Dots writes dst[row, c] for the rows block b computes and c <
-// ncols, block column (i12, i13), as mmvq8, mmvq8t and mmvq8w compute
+// ncols, block column (i12, i13), as mmvq8, mmvq8t, mmvq8w and mmvq8wt compute
 // them: each dot product of the row (dequantized) and the column (q8y's
 // bytes times scales) summed in float64.
 func mmvq8Dots(m [][]byte, a *vendorapi.Args, f *quant.Format, b block, rows iter.Seq[int64], ncols int64) {

@@ -1220,11 +1220,28 @@ static __device__ __forceinline__ ternion_u32 mmvq8w_ld32(const uint4 (&x)[U], i
     return o % 4 == 0 ? mmvq8w_word(x, o / 4) : __funnelshift_r(mmvq8w_word(x, o / 4), mmvq8w_word(x, o / 4 + 1), 16);
 }
 
+// The f16 in the low (hi false) or high half of w, as float.
+static __device__ __forceinline__ float mmvq8w_half(ternion_u32 w, bool hi) {
+    return ternion_f16_to_f32((ternion_f16)(hi ? w >> 16 : w & 0xffffu));
+}
+
 // The f16 at byte o of a group (o even), as float.
 template <int U>
 static __device__ __forceinline__ float mmvq8w_f16(const uint4 (&x)[U], int o) {
-    const ternion_u32 w = mmvq8w_word(x, o / 4);
-    return ternion_f16_to_f32((ternion_f16)(o % 4 == 0 ? w & 0xffffu : w >> 16));
+    return mmvq8w_half(mmvq8w_word(x, o / 4), o % 4 != 0);
+}
+
+// q4_K's and q5_K's 6-bit scales (sc) and mins (mn) of items 0..7 from the
+// block's words 1..3 (s0, s1, s2), a byte each (ggml's get_scale_min_k4, 4
+// at a time); mmvq8w_k_byte takes item j's as float.
+static __device__ __forceinline__ void mmvq8w_k_scales(ternion_u32 s0, ternion_u32 s1, ternion_u32 s2, ternion_u32 (&sc)[2],
+                                                       ternion_u32 (&mn)[2]) {
+    sc[0] = s0 & 0x3f3f3f3fu, sc[1] = (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2);
+    mn[0] = s1 & 0x3f3f3f3fu, mn[1] = ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2);
+}
+
+static __device__ __forceinline__ float mmvq8w_k_byte(const ternion_u32 (&v)[2], int j) {
+    return (float)((v[j / 4] >> (8 * (j % 4))) & 0xffu);
 }
 
 // c + the dot product of a's 4 unsigned bytes with b's 4 signed bytes.
@@ -1313,9 +1330,8 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q8_0>(const unsigned char * 
 template <bool Q5, int U>
 static __device__ __forceinline__ float mmvq8w_dot_k(const uint4 (&x)[U], const mmvq8w_y & y) {
     constexpr int QS = Q5 ? 12 : 4; // the word of qs[0]
-    const ternion_u32 s0 = mmvq8w_word(x, 1), s1 = mmvq8w_word(x, 2), s2 = mmvq8w_word(x, 3);
-    const ternion_u32 sc[2] = {s0 & 0x3f3f3f3fu, (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2)};
-    const ternion_u32 mn[2] = {s1 & 0x3f3f3f3fu, ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2)};
+    ternion_u32 sc[2], mn[2];
+    mmvq8w_k_scales(mmvq8w_word(x, 1), mmvq8w_word(x, 2), mmvq8w_word(x, 3), sc, mn);
     float a = 0.0f, b = 0.0f;
 #pragma unroll
     for (int c = 0; c < 4; c++) {
@@ -1338,8 +1354,8 @@ static __device__ __forceinline__ float mmvq8w_dot_k(const uint4 (&x)[U], const 
         }
         if (!Q5) hi >>= 4;
         const int ia = 2 * c, ib = 2 * c + 1;
-        a += (float)((sc[ia / 4] >> (8 * (ia % 4))) & 0xffu) * da * (float)lo + (float)((sc[ib / 4] >> (8 * (ib % 4))) & 0xffu) * db * (float)hi;
-        b += (float)((mn[ia / 4] >> (8 * (ia % 4))) & 0xffu) * sa + (float)((mn[ib / 4] >> (8 * (ib % 4))) & 0xffu) * sb;
+        a += mmvq8w_k_byte(sc, ia) * da * (float)lo + mmvq8w_k_byte(sc, ib) * db * (float)hi;
+        b += mmvq8w_k_byte(mn, ia) * sa + mmvq8w_k_byte(mn, ib) * sb;
     }
     return mmvq8w_f16(x, 0) * a - mmvq8w_f16(x, 2) * b;
 }
@@ -1550,11 +1566,6 @@ struct mmvq8wt_y {
     }
 };
 
-// The f16 in the low (hi false) or high half of w, as float.
-static __device__ __forceinline__ float mmvq8wt_f16(ternion_u32 w, bool hi) {
-    return ternion_f16_to_f32((ternion_f16)(hi ? w >> 16 : w & 0xffffu));
-}
-
 // Adds one group's products to lane 4g + t's acc for R tiles of 16 rows
 // (rows g and g + 8 of tile r at x + 16r·rs and x + (16r + 8)·rs in shared
 // memory, rs the words of a row's group) times columns 2t and 2t + 1
@@ -1579,11 +1590,11 @@ template <int R> struct mmvq8wt_dot<ternion_q4_0, R> {
                 if (b % 2 == 0) { // the block starts at word 9b/2: its nibbles at 2 mod 4
                     const int o = 9 * b / 2;
                     q0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), q1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
-                    w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
+                    w0 = mmvq8w_half(x0[o], false), w1 = mmvq8w_half(x1[o], false);
                 } else { // its nibbles start at word (18b + 2)/4, d is the high half of the word before
                     const int o = (18 * b + 2) / 4;
                     q0 = x0[o + t], q1 = x1[o + t];
-                    w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+                    w0 = mmvq8w_half(x0[o - 1], true), w1 = mmvq8w_half(x1[o - 1], true);
                 }
                 int c[4];
                 mmvq8wt_mma_us(c, q0 & 0x0f0f0f0fu, q1 & 0x0f0f0f0fu, (q0 >> 4) & 0x0f0f0f0fu, (q1 >> 4) & 0x0f0f0f0fu, b0, b1);
@@ -1613,11 +1624,11 @@ template <int R> struct mmvq8wt_dot<ternion_q8_0, R> {
                     const int o = 17 * b / 2;
                     l0 = __funnelshift_r(x0[o + t], x0[o + t + 1], 16), l1 = __funnelshift_r(x1[o + t], x1[o + t + 1], 16);
                     h0 = __funnelshift_r(x0[o + 4 + t], x0[o + 5 + t], 16), h1 = __funnelshift_r(x1[o + 4 + t], x1[o + 5 + t], 16);
-                    w0 = mmvq8wt_f16(x0[o], false), w1 = mmvq8wt_f16(x1[o], false);
+                    w0 = mmvq8w_half(x0[o], false), w1 = mmvq8w_half(x1[o], false);
                 } else { // its bytes start at word (34b + 2)/4, d is the high half of the word before
                     const int o = (34 * b + 2) / 4;
                     l0 = x0[o + t], l1 = x1[o + t], h0 = x0[o + 4 + t], h1 = x1[o + 4 + t];
-                    w0 = mmvq8wt_f16(x0[o - 1], true), w1 = mmvq8wt_f16(x1[o - 1], true);
+                    w0 = mmvq8w_half(x0[o - 1], true), w1 = mmvq8w_half(x1[o - 1], true);
                 }
                 int c[4];
                 mmvq8t_mma(c, (int)l0, (int)l1, (int)h0, (int)h1, b0, b1);
@@ -1630,8 +1641,8 @@ template <int R> struct mmvq8wt_dot<ternion_q8_0, R> {
     }
 };
 
-// q4_K: d, dmin, 12 bytes of 6-bit scales and mins (ggml's
-// get_scale_min_k4), then 128 bytes: items 2c and 2c + 1 are the low and
+// q4_K: d, dmin, 12 bytes of 6-bit scales and mins (mmvq8w_k_scales),
+// then 128 bytes: items 2c and 2c + 1 are the low and
 // high nibbles of bytes 32c … 32c + 31. The super-block's d and dmin are
 // taken out of the group's sums.
 template <int R> struct mmvq8wt_dot<ternion_q4_K, R> {
@@ -1644,10 +1655,8 @@ template <int R> struct mmvq8wt_dot<ternion_q4_K, R> {
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const ternion_u32 * xr = x + (16 * r + 8 * h) * rs;
-                const ternion_u32 w = xr[0], s0 = xr[1], s1 = xr[2], s2 = xr[3];
-                d[r][h] = mmvq8wt_f16(w, false), dm[r][h] = mmvq8wt_f16(w, true);
-                sc[r][h][0] = s0 & 0x3f3f3f3fu, sc[r][h][1] = (s2 & 0x0f0f0f0fu) | ((s0 & 0xc0c0c0c0u) >> 2);
-                mn[r][h][0] = s1 & 0x3f3f3f3fu, mn[r][h][1] = ((s2 >> 4) & 0x0f0f0f0fu) | ((s1 & 0xc0c0c0c0u) >> 2);
+                d[r][h] = mmvq8w_half(xr[0], false), dm[r][h] = mmvq8w_half(xr[0], true);
+                mmvq8w_k_scales(xr[1], xr[2], xr[3], sc[r][h], mn[r][h]);
             }
 #pragma unroll
             for (int i = 0; i < 4; i++) a[r][i] = 0.0f, s[r][i] = 0.0f;
@@ -1674,8 +1683,8 @@ template <int R> struct mmvq8wt_dot<ternion_q4_K, R> {
                     int p[4];
                     mmvq8wt_mma_us(p, (l[r][0] >> sh) & 0x0f0f0f0fu, (l[r][1] >> sh) & 0x0f0f0f0fu, (hq[r][0] >> sh) & 0x0f0f0f0fu,
                                    (hq[r][1] >> sh) & 0x0f0f0f0fu, b0, b1);
-                    const float sc0 = (float)((sc[r][0][j / 4] >> (8 * (j % 4))) & 0xffu), sc1 = (float)((sc[r][1][j / 4] >> (8 * (j % 4))) & 0xffu);
-                    const float mn0 = (float)((mn[r][0][j / 4] >> (8 * (j % 4))) & 0xffu), mn1 = (float)((mn[r][1][j / 4] >> (8 * (j % 4))) & 0xffu);
+                    const float sc0 = mmvq8w_k_byte(sc[r][0], j), sc1 = mmvq8w_k_byte(sc[r][1], j);
+                    const float mn0 = mmvq8w_k_byte(mn[r][0], j), mn1 = mmvq8w_k_byte(mn[r][1], j);
                     a[r][0] += sc0 * (e.x * (float)p[0]);
                     a[r][1] += sc0 * (e.z * (float)p[1]);
                     a[r][2] += sc1 * (e.x * (float)p[2]);

@@ -48,24 +48,21 @@
 // complete by then (that kernel's blocks waited at their entry before they
 // let this one launch).
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define TERNION_KERNEL_ENTRY()                                                                                      \
-    do {                                                                                                           \
-        asm volatile("griddepcontrol.wait;" ::: "memory");                                                         \
-        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                                            \
-    } while (0)
-#define TERNION_KERNEL_ENTRY_EARLY() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
 #define TERNION_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define TERNION_KERNEL_ENTRY_EARLY() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
 #else
-#define TERNION_KERNEL_ENTRY() \
-    do {                       \
+#define TERNION_GRID_WAIT() \
+    do {                    \
     } while (0)
 #define TERNION_KERNEL_ENTRY_EARLY() \
     do {                             \
     } while (0)
-#define TERNION_GRID_WAIT() \
-    do {                    \
-    } while (0)
 #endif
+#define TERNION_KERNEL_ENTRY()          \
+    do {                                \
+        TERNION_GRID_WAIT();            \
+        TERNION_KERNEL_ENTRY_EARLY();   \
+    } while (0)
 
 // Global linear thread index and total thread count of a 1D launch.
 #define TERNION_TID() ((ternion_i64)blockIdx.x * blockDim.x + threadIdx.x)

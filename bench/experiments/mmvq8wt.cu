@@ -97,8 +97,7 @@ static void run(const char * name, int nc) {
     };
     result(got, f8);
     report("tree mmvq8_8", f8);
-    auto variant = [&](auto kern, int w, int s, int r) {
-        const bool late = kern == (decltype(kern))wt_late<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>;
+    auto variant = [&](auto kern, int w, int s, int r, bool late) {
         const int grid = std::min(M / (16 * r), nsm);
         const int wsm = K / 256 * MMVQ8WT_YGROUP + w * s * 16 * r * F::GROUP + w * 128 * r * 4;
         char what[64];
@@ -114,9 +113,9 @@ static void run(const char * name, int nc) {
         result(got, fw);
         report(what, fw);
     };
-    variant(wt_late<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1);
-    variant(wt<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1);
-    variant(wt<Q, 8, 2, 2>, 8, 2, 2);
+    variant(wt_late<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1, true);
+    variant(wt<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1, false);
+    variant(wt<Q, 8, 2, 2>, 8, 2, 2, false);
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(dst));

@@ -340,13 +340,6 @@ var mmvq8wtFormats = map[tensor.Type]mmvq8wtFmt{tensor.Q4_0: {144, 2, 1}, tensor
 // warps of an mmvq8wt block.
 const mmvq8wtWarps = 8
 
-// mmvq8wtFormat is the mmvq8wt format of src0 type t, and whether it has
-// one.
-func mmvq8wtFormat(t tensor.Type) (mmvq8wtFmt, bool) {
-	f, ok := mmvq8wtFormats[t]
-	return f, ok
-}
-
 // mmvq8wtYGroup is quant.cu's MMVQ8WT_YGROUP: the shared memory of one
 // 256-value group of 8 src1 columns (bytes, then 8 (d, d·Σq) pairs of 8
 // bytes a column).
@@ -356,7 +349,7 @@ const mmvq8wtYGroup = 8*256 + 8*8*8
 // values a row: src1's groups, each warp's ring slots of its tiles' groups
 // (16 rows a tile), and the warps' partial sums (16×8 floats a tile).
 func mmvq8wtShared(t tensor.Type, k int64) int64 {
-	f, _ := mmvq8wtFormat(t)
+	f := mmvq8wtFormats[t]
 	return k/256*mmvq8wtYGroup + mmvq8wtWarps*f.tiles*(f.stages*16*f.group+16*8*4)
 }
 
@@ -371,7 +364,7 @@ func mmvq8wtShared(t tensor.Type, k int64) int64 {
 // is the host device), unless TERNION_NO_MMVQ8W. Its rows must also start
 // 16-byte aligned (mmvq8Rows, as for mmvq8).
 func useMMVQ8WT(t tensor.Type, k, rowBytes int64, p vendorapi.Props, cols int64) bool {
-	f, ok := mmvq8wtFormat(t)
+	f, ok := mmvq8wtFormats[t]
 	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.group)%16 == 0 && 16*f.tiles*rowBytes < 1<<31 &&
 		mmvq8wtShared(t, k) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoMMVQ8W) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
@@ -382,7 +375,7 @@ func useMMVQ8WT(t tensor.Type, k, rowBytes int64, p vendorapi.Props, cols int64)
 // grid-th set of the format's tiles of 16 rows), so the launch may start
 // early while q8y ends.
 func mmvq8wtGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	f, _ := mmvq8wtFormat(t)
+	f := mmvq8wtFormats[t]
 	rows := 16 * f.tiles
 	return vendorapi.Dim3{X: uint32(max(1, min((m+rows-1)/rows, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }

@@ -227,7 +227,7 @@ func TestMMVQ8WGeometry(t *testing.T) {
 func TestUseMMVQ8WT(t *testing.T) {
 	for _, q := range mmvq8Types {
 		_, err := kernels.Lookup("mmvq8wt_" + q.String())
-		_, has := mmvq8wtFormat(q)
+		_, has := mmvq8wtFormats[q]
 		require.Equal(t, has, err == nil, q.String())
 	}
 	hopper := hopperOptin()
