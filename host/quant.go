@@ -461,10 +461,22 @@ func warpRows(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
 	}
 }
 
-// tileRows is rowSets for mmvq8wt: sets of the format's tiles of 16 rows
-// (kernels.MMVQ8WTFormats; wholeWordCols refuses a format without one).
+// tileRows is rowSets for mmvq8wt: sets of the kernel's tiles of 16 rows
+// (its r axis; wholeWordCols refuses a kernel without one).
 func tileRows(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
-	return rowSets(16*kernels.MMVQ8WTFormats[k.Bind["q"]].Tiles)(k, b, ne1)
+	return rowSets(16*mmvq8wtTiles(k))(k, b, ne1)
+}
+
+// mmvq8wtTiles is the tiles of 16 rows a warp of mmvq8wt kernel k takes at
+// a time (its r axis: r1 or r2), 0 for another binding.
+func mmvq8wtTiles(k kernels.Kernel) int64 {
+	switch k.Bind["r"] {
+	case "r1":
+		return 1
+	case "r2":
+		return 2
+	}
+	return 0
 }
 
 // mmvq8Cols gives the src1 columns of a launch of kernel k and, when they
@@ -488,8 +500,8 @@ func ncolsArg(k kernels.Kernel, a *vendorapi.Args) (int64, string) {
 // wholeWordCols is ncolsArg for mmvq8wt, which also needs k a multiple of
 // 256 and a format kernels.MMVQ8WTFormats has.
 func wholeWordCols(k kernels.Kernel, a *vendorapi.Args) (int64, string) {
-	if f, ok := kernels.MMVQ8WTFormats[k.Bind["q"]]; !ok || f.Tiles < 1 {
-		return 0, fmt.Sprintf("%s has no mmvq8wt format (kernels.MMVQ8WTFormats)", k.Bind["q"])
+	if _, ok := kernels.MMVQ8WTFormats[k.Bind["q"]]; !ok || mmvq8wtTiles(k) == 0 {
+		return 0, fmt.Sprintf("%s (%s) has no mmvq8wt format (kernels.MMVQ8WTFormats) or tile count", k.Name, k.Bind["q"])
 	}
 	if s0 := a.TensorAt(1); s0.Ne[0]%256 != 0 {
 		return 0, fmt.Sprintf("k = %d is not a multiple of 256", s0.Ne[0])

@@ -315,11 +315,11 @@ func TestMMVQ8WTFormats(t *testing.T) {
 	b, err := Sources.ReadFile("quant.cu")
 	require.NoError(t, err)
 	require.Contains(t, string(b), "#define MMVQ8WT_WARPS "+strconv.Itoa(MMVQ8WTWarps)+"\n")
-	re := regexp.MustCompile(`struct mmvq8wt_fmt<ternion_(\w+)> \{ static constexpr int GROUP = (\d+), STAGES = (\d+), TILES = (\d+); \};`)
+	re := regexp.MustCompile(`struct mmvq8wt_fmt<ternion_(\w+)> \{ static constexpr int GROUP = (\d+), STAGES_R1 = (\d+), STAGES_R2 = (\d+); \};`)
 	got := map[string]MMVQ8WTFormat{}
 	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
 		n := func(s string) int64 { v, err := strconv.ParseInt(s, 10, 64); require.NoError(t, err); return v }
-		got[m[1]] = MMVQ8WTFormat{Group: n(m[2]), Stages: n(m[3]), Tiles: n(m[4])}
+		got[m[1]] = MMVQ8WTFormat{Group: n(m[2]), Stages: [2]int64{n(m[3]), n(m[4])}}
 	}
 	require.Equal(t, MMVQ8WTFormats, got)
 	require.Len(t, mmvq8wtTypes.Values, len(got))

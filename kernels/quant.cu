@@ -1519,18 +1519,22 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
 #define MMVQ8WT_WARPS 8
 #define MMVQ8WT_YGROUP (8 * 256 + 8 * 8 * 8) // src1's group of 8 columns in shared memory: bytes, then (d, d·Σq) of 8 items × 8 columns
 
-// The bytes of a 256-value group of format Q, the ring slots of a warp and
-// the 16-row tiles it takes at a time (measured on the H200, m=4096
-// k=14336 n=8, blocks of MMVQ8WT_WARPS warps: bench/README.md; 2 tiles a
-// warp share src1's loads: with src0 queued before the wait for q8y, q8y
-// and mmvq8wt together ran 0.5 µs faster for q4_0 and q4_K in
-// bench/experiments/mmvq8wt.cu, not yet tested in the tree on the device,
-// so 1 here; q8_0's 2 tiles do not fit its shared memory).
-// kernels.MMVQ8WTFormats holds the same (a test keeps them equal).
+// The bytes of a 256-value group of format Q and the ring slots of a warp
+// that takes 1 (STAGES_R1) or 2 (STAGES_R2) tiles of 16 rows at a time
+// (measured on the H200, m=4096 k=14336 n=8, blocks of MMVQ8WT_WARPS warps:
+// bench/README.md). The tree has both tile counts: 2 tiles a warp share
+// src1's loads and run faster, 1 fits a longer k in shared memory; core/ops
+// takes 2 where they fit (mmvq8wtTiles). kernels.MMVQ8WTFormats holds the
+// same (a test keeps them equal).
 template <typename Q> struct mmvq8wt_fmt;
-template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES = 2, TILES = 1; };
-template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES = 2, TILES = 1; };
-template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES = 3, TILES = 1; };
+template <> struct mmvq8wt_fmt<ternion_q4_0> { static constexpr int GROUP = 144, STAGES_R1 = 2, STAGES_R2 = 2; };
+template <> struct mmvq8wt_fmt<ternion_q8_0> { static constexpr int GROUP = 272, STAGES_R1 = 2, STAGES_R2 = 2; };
+template <> struct mmvq8wt_fmt<ternion_q4_K> { static constexpr int GROUP = 144, STAGES_R1 = 3, STAGES_R2 = 2; };
+
+// The ring slots of a warp of format Q taking R tiles at a time.
+template <typename Q, int R> struct mmvq8wt_stages {
+    static constexpr int S = R == 1 ? mmvq8wt_fmt<Q>::STAGES_R1 : mmvq8wt_fmt<Q>::STAGES_R2;
+};
 
 #if TERNION_SM80
 // c = a·b for one m16n8k32 tile, a unsigned bytes, b signed (i32 products).
@@ -1716,7 +1720,7 @@ template <int R> struct mmvq8wt_dot<ternion_q4_K, R> {
 // k/256 groups of MMVQ8WT_YGROUP bytes (src1), W·S ring slots of 16·R rows'
 // groups and W·128·R floats of partial sums, as core/ops' mmvq8wtShared
 // computes (a launch with less writes NaN rows, never past its memory).
-template <typename Q, int W = MMVQ8WT_WARPS, int S = mmvq8wt_fmt<Q>::STAGES, int R = mmvq8wt_fmt<Q>::TILES>
+template <typename Q, int R, int W = MMVQ8WT_WARPS, int S = mmvq8wt_stages<Q, R>::S>
 static __device__ __forceinline__ void mmvq8wt(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd,
                                                ternion_fastdiv r2, ternion_fastdiv r3, int ncols) {
 #if TERNION_SM80

@@ -29,15 +29,21 @@ var mmvq8wTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8
 // from whole words.
 var mmvq8wtTypes = Axis{Name: "q", Values: []Value{{"q4_0", "ternion_q4_0"}, {"q8_0", "ternion_q8_0"}, {"q4_K", "ternion_q4_K"}}}
 
-// MMVQ8WTFormat is quant.cu's mmvq8wt_fmt<Q> (a test keeps them equal),
-// what the host device computes an mmvq8wt launch with (core, which may
-// not import this package, keeps a copy a test of its own compares): the
-// bytes of a 256-value group of the format, the ring slots of a warp, and
-// the 16-row tiles a warp takes at a time.
-type MMVQ8WTFormat struct{ Group, Stages, Tiles int64 }
+// mmvq8wtTiles are the tiles of 16 rows an mmvq8wt warp takes at a time:
+// a kernel for each (MMVQ8WTFormat.Stages).
+var mmvq8wtTiles = Axis{Name: "r", Values: []Value{{"r1", "1"}, {"r2", "2"}}}
+
+// MMVQ8WTFormat is quant.cu's mmvq8wt_fmt<Q> (a test keeps them equal;
+// core, which may not import this package, keeps a copy a test of its own
+// compares): the bytes of a 256-value group of the format and the ring
+// slots of a warp taking 1 or 2 tiles of 16 rows at a time (Stages[r-1]).
+type MMVQ8WTFormat struct {
+	Group  int64
+	Stages [2]int64
+}
 
 // MMVQ8WTFormats are the formats with mmvq8wt kernels, by name.
-var MMVQ8WTFormats = map[string]MMVQ8WTFormat{"q4_0": {144, 2, 1}, "q8_0": {272, 2, 1}, "q4_K": {144, 3, 1}}
+var MMVQ8WTFormats = map[string]MMVQ8WTFormat{"q4_0": {144, [2]int64{2, 2}}, "q8_0": {272, [2]int64{2, 2}}, "q4_K": {144, [2]int64{3, 2}}}
 
 // MMVQ8WTWarps is quant.cu's MMVQ8WT_WARPS: the warps of an mmvq8wt block.
 const MMVQ8WTWarps = 8
@@ -107,11 +113,11 @@ var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: de
 			Doc:    "MUL_MAT of one src1 column (quantized by q8y into yq/yd, column i12 + ne12·i13) by src0 of {q} with k a multiple of 256 and rows a multiple of 16 bytes starting 16-byte aligned, a warp a row, its lanes on 256-value groups decoded from whole words (NVIDIA with arch 8.0 and later, elsewhere an empty body); mmvq8w_fmt<{q}>::WARPS warps a block, warp wg of the grid taking rows wg, wg + nw, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wShared (less: NaN rows); launched right after q8y (it queues its first chunks of src0 before it waits for q8y)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv}},
 			Axes:   []Axis{mmvq8wTypes}},
-		{Name: "mmvq8wt_{q}", Body: "mmvq8wt<{q}>", LaunchBounds: 256, MinBlocks: 1, EarlyEntry: true,
-			Doc: "MUL_MAT of ncols ≤ 8 src1 columns (quantized by q8y into yq/yd) by src0 of {q} with k a multiple of 256, rows a multiple of 16 bytes starting 16-byte aligned and a warp's tiles of 16 rows within 2^31 bytes, on the tensor cores (mma.sync m16n8k32; NVIDIA with arch 8.0 and later, elsewhere an empty body), src0 decoded from whole words; MMVQ8WT_WARPS warps a block, each a fixed part of k whose src1 it stages once; block b taking the sets of MMVQ8WTFormats' Tiles tiles of 16 rows b, b + gridDim.x, …; grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wtShared (less: NaN rows); launched right after q8y (it queues its first units of src0 before it waits for q8y)",
+		{Name: "mmvq8wt_{q}_{r}", Body: "mmvq8wt<{q}, {r}>", LaunchBounds: 256, MinBlocks: 1, EarlyEntry: true,
+			Doc: "MUL_MAT of ncols ≤ 8 src1 columns (quantized by q8y into yq/yd) by src0 of {q} with k a multiple of 256, rows a multiple of 16 bytes starting 16-byte aligned and a warp's tiles of 16 rows within 2^31 bytes, on the tensor cores (mma.sync m16n8k32; NVIDIA with arch 8.0 and later, elsewhere an empty body), src0 decoded from whole words; MMVQ8WT_WARPS warps a block, each a fixed part of k whose src1 it stages once; block b taking the sets of R tiles of 16 rows b, b + gridDim.x, … (R = 1 or 2 as the name's r1 or r2; ring slots MMVQ8WTFormats' Stages[R-1]); grid (at most the multiprocessors, ne12, ne13); dynamic shared memory as core/ops' mmvq8wtShared (less: NaN rows); launched right after q8y (it queues its first units of src0 before it waits for q8y)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"r2", fastdiv}, {"r3", fastdiv},
 				{"ncols", i32}},
-			Axes: []Axis{mmvq8wtTypes}},
+			Axes: []Axis{mmvq8wtTypes, mmvq8wtTiles}},
 		{Name: "mmvq8_idg_{q}", Body: "mmvq8_idg<{q}>",
 			Doc: "MUL_MAT_ID over mmid_group's tiles: block (bx, by) computes rows 4·bx… of tile by's pairs (up to 8 of one expert; by < max_tiles) against src1 quantized by q8y (column (e % ne11) + ne11·t), src0 of {q} with 16-byte aligned rows; 128 threads a block; grid (rows/4, max_tiles)",
 			Params: []Param{{"dst", tensor}, {"src0", tensor}, {"yq", ptr}, {"yd", ptr}, {"ne11", i32}, {"n_used", i32},

@@ -28,7 +28,7 @@ template <typename Q, int W, int S, int R>
 __global__ void __launch_bounds__(32 * W, 1) wt(ternion_tensor dst, ternion_tensor src0, void * yq, void * yd, ternion_fastdiv r2,
                                                 ternion_fastdiv r3, int ncols) {
     TERNION_KERNEL_ENTRY_EARLY();
-    mmvq8wt<Q, W, S, R>(dst, src0, yq, yd, r2, r3, ncols);
+    mmvq8wt<Q, R, W, S>(dst, src0, yq, yd, r2, r3, ncols);
 }
 
 // wt with the full entry (wait, then let the next kernel launch): the
@@ -38,7 +38,7 @@ template <typename Q, int W, int S, int R>
 __global__ void __launch_bounds__(32 * W, 1) wt_late(ternion_tensor dst, ternion_tensor src0, void * yq, void * yd, ternion_fastdiv r2,
                                                      ternion_fastdiv r3, int ncols) {
     TERNION_KERNEL_ENTRY();
-    mmvq8wt<Q, W, S, R>(dst, src0, yq, yd, r2, r3, ncols);
+    mmvq8wt<Q, R, W, S>(dst, src0, yq, yd, r2, r3, ncols);
 }
 
 template <typename Q>
@@ -113,8 +113,8 @@ static void run(const char * name, int nc) {
         result(got, fw);
         report(what, fw);
     };
-    variant(wt_late<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1, true);
-    variant(wt<Q, 8, mmvq8wt_fmt<Q>::STAGES, 1>, 8, mmvq8wt_fmt<Q>::STAGES, 1, false);
+    variant(wt_late<Q, 8, F::STAGES_R1, 1>, 8, F::STAGES_R1, 1, true);
+    variant(wt<Q, 8, F::STAGES_R1, 1>, 8, F::STAGES_R1, 1, false);
     variant(wt<Q, 8, 2, 2>, 8, 2, 2, false);
     CK(cudaFree(x));
     CK(cudaFree(y));

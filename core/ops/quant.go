@@ -326,15 +326,19 @@ func mmvq8wGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
 }
 
 // mmvq8wtFmt is what core needs of quant.cu's mmvq8wt_fmt<Q>: the bytes
-// of a 256-value group, the ring slots of a warp and the 16-row tiles a warp
-// takes at a time.
-type mmvq8wtFmt struct{ group, stages, tiles int64 }
+// of a 256-value group and the ring slots of a warp taking 1 or 2 tiles of
+// 16 rows at a time (stages[r-1]).
+type mmvq8wtFmt struct {
+	group  int64
+	stages [2]int64
+}
 
 // mmvq8wtFormats are the formats with mmvq8wt kernels (2..8 columns on the
 // tensor cores, decoded from whole words), as quant.cu's mmvq8wt_fmt and
 // kernels.MMVQ8WTFormats (a test keeps the three equal; measured on the
 // H200 at m=4096 k=14336 n=8, bench/README.md).
-var mmvq8wtFormats = map[tensor.Type]mmvq8wtFmt{tensor.Q4_0: {144, 2, 1}, tensor.Q8_0: {272, 2, 1}, tensor.Q4_K: {144, 3, 1}}
+var mmvq8wtFormats = map[tensor.Type]mmvq8wtFmt{tensor.Q4_0: {144, [2]int64{2, 2}}, tensor.Q8_0: {272, [2]int64{2, 2}},
+	tensor.Q4_K: {144, [2]int64{3, 2}}}
 
 // mmvq8wtWarps is quant.cu's MMVQ8WT_WARPS (kernels.MMVQ8WTWarps): the
 // warps of an mmvq8wt block.
@@ -345,38 +349,54 @@ const mmvq8wtWarps = 8
 // bytes a column).
 const mmvq8wtYGroup = 8*256 + 8*8*8
 
-// mmvq8wtShared is the dynamic shared memory of an mmvq8wt_{t} block for k
-// values a row: src1's groups, each warp's ring slots of its tiles' groups
-// (16 rows a tile), and the warps' partial sums (16×8 floats a tile).
-func mmvq8wtShared(t tensor.Type, k int64) int64 {
+// mmvq8wtShared is the dynamic shared memory of an mmvq8wt_{t}_r{r} block
+// for k values a row: src1's groups, each warp's ring slots of its r tiles'
+// groups (16 rows a tile), and the warps' partial sums (16×8 floats a tile).
+func mmvq8wtShared(t tensor.Type, k, r int64) int64 {
 	f := mmvq8wtFormats[t]
-	return k/256*mmvq8wtYGroup + mmvq8wtWarps*f.tiles*(f.stages*16*f.group+16*8*4)
+	return k/256*mmvq8wtYGroup + mmvq8wtWarps*r*(f.stages[r-1]*16*f.group+16*8*4)
+}
+
+// mmvq8wtTiles is the tiles of 16 rows a warp of mmvq8wt takes at a time
+// for src0 of type t (k values a row, rows rowBytes apart) on a device of
+// props p: 2 (src1's loads serve both: faster) where the block's shared
+// memory fits the device's opt-in limit and the warp's rows stay within
+// 2^31 bytes (the kernel's 32-bit offsets), else 1 where that fits (src1 is
+// held whole, 8 column slots whatever the columns: on the H200 k ≤ 14848
+// with 2 tiles for q4_0 and q4_K, 8448 for q8_0; with 1, 18944 for q4_0,
+// 17152 for q4_K, 15872 for q8_0), else 0: no mmvq8wt.
+func mmvq8wtTiles(t tensor.Type, k, rowBytes int64, p vendorapi.Props) int64 {
+	if _, ok := mmvq8wtFormats[t]; !ok {
+		return 0
+	}
+	for r := int64(2); r >= 1; r-- {
+		if mmvq8wtShared(t, k, r) <= int64(p.SharedMemPerBlockOptin) && 16*r*rowBytes < 1<<31 {
+			return r
+		}
+	}
+	return 0
 }
 
 // useMMVQ8WT reports whether the product of src0 type t (k values a row,
 // rows rowBytes apart) with cols src1 columns runs as mmvq8wt on a device
 // of props p: 2..8 columns, a format it has, k a multiple of 256 whose row
-// is a multiple of 16 bytes, a warp's 16-row tiles within 2^31 bytes (the
-// kernel's 32-bit offsets), its shared memory within the device's opt-in limit
-// (src1 is held whole, 8 column slots whatever the columns: on the H200 k ≤
-// 18944 for q4_0, 17152 for q4_K, 15872 for q8_0), and cp.async and
-// mma.sync code compiled for the device (NVIDIA, arch 8.0 and later; cc 0
-// is the host device), unless TERNION_NO_MMVQ8W. Its rows must also start
-// 16-byte aligned (mmvq8Rows, as for mmvq8).
+// is a multiple of 16 bytes, a tile count that fits (mmvq8wtTiles), and
+// cp.async and mma.sync code compiled for the device (NVIDIA, arch 8.0 and
+// later; cc 0 is the host device), unless TERNION_NO_MMVQ8W. Its rows must
+// also start 16-byte aligned (mmvq8Rows, as for mmvq8).
 func useMMVQ8WT(t tensor.Type, k, rowBytes int64, p vendorapi.Props, cols int64) bool {
 	f, ok := mmvq8wtFormats[t]
-	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.group)%16 == 0 && 16*f.tiles*rowBytes < 1<<31 &&
-		mmvq8wtShared(t, k) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoMMVQ8W) &&
+	return ok && cols >= 2 && cols <= MMVQMaxColumns && k%256 == 0 && (k/256*f.group)%16 == 0 &&
+		mmvq8wtTiles(t, k, rowBytes, p) > 0 && !switches.On(nil, switches.NoMMVQ8W) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
 
-// mmvq8wtGrid is the grid of mmvq8wt_{t} for m rows on a device of sms
-// multiprocessors: at most one block a multiprocessor (each takes every
-// grid-th set of the format's tiles of 16 rows), so the launch may start
-// early while q8y ends.
-func mmvq8wtGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	f := mmvq8wtFormats[t]
-	rows := 16 * f.tiles
+// mmvq8wtGrid is the grid of mmvq8wt for m rows, r tiles of 16 rows a
+// warp, on a device of sms multiprocessors: at most one block a
+// multiprocessor (each takes every grid-th set of r tiles), so the launch
+// may start early while q8y ends.
+func mmvq8wtGrid(m, r, sms, ne12, ne13 int64) vendorapi.Dim3 {
+	rows := 16 * r
 	return vendorapi.Dim3{X: uint32(max(1, min((m+rows-1)/rows, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
@@ -469,9 +489,11 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	}
 	args = args.I32(int32(b.Ne[1])) // mmvq8wt's, mmvq8t's and mmvq8's ncols
 	if useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1]) {
-		grid := mmvq8wtGrid(at, a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
+		r := mmvq8wtTiles(at, a.Ne[0], a.Nb[1], d.Props())
+		grid := mmvq8wtGrid(a.Ne[1], r, int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		block := vendorapi.Dim3{X: 32 * mmvq8wtWarps}
-		return launchShared(d, "mmvq8wt_"+at.String(), grid, block, uint32(mmvq8wtShared(at, a.Ne[0])), args)
+		name := fmt.Sprintf("mmvq8wt_%s_r%d", at, r)
+		return launchShared(d, name, grid, block, uint32(mmvq8wtShared(at, a.Ne[0], r)), args)
 	}
 	if useMMVQ8T(at, d.Props(), b.Ne[1]) {
 		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvq8tRowsPerBlock - 1) / mmvq8tRowsPerBlock), Y: uint32(b.Ne[2]),

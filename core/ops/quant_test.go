@@ -226,9 +226,11 @@ func TestMMVQ8WGeometry(t *testing.T) {
 // that its formats are the catalog's.
 func TestUseMMVQ8WT(t *testing.T) {
 	for _, q := range mmvq8Types {
-		_, err := kernels.Lookup("mmvq8wt_" + q.String())
 		_, has := mmvq8wtFormats[q]
-		require.Equal(t, has, err == nil, q.String())
+		for _, r := range []string{"r1", "r2"} {
+			_, err := kernels.Lookup("mmvq8wt_" + q.String() + "_" + r)
+			require.Equal(t, has, err == nil, q.String()+" "+r)
+		}
 	}
 	hopper := hopperOptin()
 	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
@@ -268,31 +270,60 @@ func TestMMVQ8WTFormatsMatchKernels(t *testing.T) {
 	for q, f := range mmvq8wtFormats {
 		k, ok := kernels.MMVQ8WTFormats[q.String()]
 		require.True(t, ok, q.String())
-		require.Equal(t, kernels.MMVQ8WTFormat{Group: f.group, Stages: f.stages, Tiles: f.tiles}, k, q.String())
+		require.Equal(t, kernels.MMVQ8WTFormat{Group: f.group, Stages: f.stages}, k, q.String())
 	}
 }
 
 // TestMMVQ8WTGeometry pins mmvq8wt's shared memory (src1's groups of 2560
-// bytes; for each of 8 warps and each of its tiles, the ring slots of 16
+// bytes; for each of 8 warps and each of its r tiles, the ring slots of 16
 // rows' groups and 16×8 partial sums) and grid (at most one block a
-// multiprocessor, at least one; a set of tiles of 16 rows a block at a
-// time), for the formats' slots and tiles and for 2 tiles a warp.
+// multiprocessor, at least one; a set of r tiles of 16 rows a block at a
+// time).
 func TestMMVQ8WTGeometry(t *testing.T) {
-	require.Equal(t, int64(56*2560+8*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336))
-	require.Equal(t, int64(56*2560+8*(2*16*272+512)), mmvq8wtShared(tensor.Q8_0, 14336))
-	require.Equal(t, int64(16*2560+8*(3*16*144+512)), mmvq8wtShared(tensor.Q4_K, 4096))
-	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 4096, 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q8_0, 18, 132, 3, 2))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 1, 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_K, 600, 2, 1, 1))
-	orig := mmvq8wtFormats[tensor.Q4_0]
-	defer func() { mmvq8wtFormats[tensor.Q4_0] = orig }()
-	two := orig
-	two.tiles = 2
-	mmvq8wtFormats[tensor.Q4_0] = two
-	require.Equal(t, int64(56*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336))
-	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wtGrid(tensor.Q4_0, 4096, 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 3, Z: 2}, mmvq8wtGrid(tensor.Q4_0, 18, 132, 3, 2))
+	require.Equal(t, int64(56*2560+8*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336, 1))
+	require.Equal(t, int64(56*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_0, 14336, 2))
+	require.Equal(t, int64(56*2560+8*(2*16*272+512)), mmvq8wtShared(tensor.Q8_0, 14336, 1))
+	require.Equal(t, int64(16*2560+8*(3*16*144+512)), mmvq8wtShared(tensor.Q4_K, 4096, 1))
+	require.Equal(t, int64(16*2560+8*2*(2*16*144+512)), mmvq8wtShared(tensor.Q4_K, 4096, 2))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wtGrid(4096, 1, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wtGrid(4096, 2, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wtGrid(18, 1, 132, 3, 2))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 3, Z: 2}, mmvq8wtGrid(18, 2, 132, 3, 2))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wtGrid(1, 2, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wtGrid(600, 1, 2, 1, 1))
+}
+
+// TestMMVQ8WTTiles pins the tiles a warp takes at a time: 2 while their
+// shared memory fits the device's opt-in limit and 32 rows stay within
+// 2^31 bytes, then 1 while that fits, then none.
+func TestMMVQ8WTTiles(t *testing.T) {
+	hopper := hopperOptin()
+	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		k    int64
+		want int64
+	}{
+		{"q4_0 k 14336", tensor.Q4_0, 14336, 2},
+		{"q4_0 k 14848: the most 2 tiles fit", tensor.Q4_0, 14848, 2},
+		{"q4_0 k 15104", tensor.Q4_0, 15104, 1},
+		{"q4_0 k 18944: the most 1 tile fits", tensor.Q4_0, 18944, 1},
+		{"q4_0 k 19200", tensor.Q4_0, 19200, 0},
+		{"q4_K k 14848", tensor.Q4_K, 14848, 2},
+		{"q4_K k 15104: 1 tile, 3 slots", tensor.Q4_K, 15104, 1},
+		{"q4_K k 17152", tensor.Q4_K, 17152, 1},
+		{"q4_K k 17408", tensor.Q4_K, 17408, 0},
+		{"q8_0 k 8448: the most 2 tiles fit", tensor.Q8_0, 8448, 2},
+		{"q8_0 k 14336", tensor.Q8_0, 14336, 1},
+		{"q8_0 k 16128", tensor.Q8_0, 16128, 0},
+		{"q6_K has none", tensor.Q6_K, 4096, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, mmvq8wtTiles(c.t, c.k, row(c.t, c.k), hopper)) })
+	}
+	require.Equal(t, int64(1), mmvq8wtTiles(tensor.Q4_0, 4096, 1<<26, hopper), "32 rows of 2^26 bytes: past 2^31")
+	require.Equal(t, int64(2), mmvq8wtTiles(tensor.Q4_0, 4096, 1<<26-16, hopper))
+	require.Equal(t, int64(0), mmvq8wtTiles(tensor.Q4_0, 4096, 1<<27, hopper))
 }
 
 // TestGroupMulMatID pins when MUL_MAT_ID groups its pairs by expert.

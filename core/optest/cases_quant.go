@@ -121,18 +121,25 @@ func quantTests() []Case {
 			mulMatCase(t, tensor.F32, 40, 1, k1, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 24, 1, k2, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
-	// mmvq8wt (2..8 columns of q4_0, q8_0, q4_K): more 16-row tiles than a
-	// grid of one block a multiprocessor has blocks on the H200 (132: 2112
-	// rows; with 2 tiles a warp, kernels.MMVQ8WTFormats' Tiles 2, it would
-	// take more than 4224), the last tile partial, a broadcast batch; 9 or
-	// 13 groups of 256 values a row (the 8 warps take 1 or 2), 100 (12 or
-	// 13, more than a warp's ring slots); rows of 256 values (above: 7 of
-	// the 8 warps without work). Small m·k·n: CI's host cell runs these
-	// under -race.
+	// mmvq8wt (2..8 columns of q4_0, q8_0, q4_K; core/ops' mmvq8wtTiles
+	// picks 2 tiles of 16 rows a warp where they fit, else 1): more sets of
+	// 2 tiles than a grid of one block a multiprocessor has blocks on the
+	// H200 (132: 4224 rows), the last set partial, 5 groups of 256 values a
+	// row (3 of the 8 warps without work); a k that only 1 tile a warp fits
+	// (q4_0 and q4_K 16384, q8_0 12288: 48 or 64 groups, 6 or 8 a warp,
+	// more than its ring slots); a broadcast batch with 13 groups a row (the
+	// warps take 1 or 2); k 19456, past what either fits (mmvq8t); rows
+	// of 256 values (above: 7 of the 8 warps without work). Small m·k·n:
+	// CI's host cell runs these under -race.
 	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K} {
-		out = append(out, mulMatCase(t, tensor.F32, 2200, 3, 2304, [2]int64{1, 1}, [2]int64{1, 1}, id),
-			mulMatCase(t, tensor.F32, 40, 8, 25600, [2]int64{1, 1}, [2]int64{1, 1}, id),
-			mulMatCase(t, tensor.F32, 33, 2, 3328, [2]int64{2, 1}, [2]int64{1, 2}, id))
+		oneTile := int64(16384)
+		if t == tensor.Q8_0 {
+			oneTile = 12288
+		}
+		out = append(out, mulMatCase(t, tensor.F32, 4400, 3, 1280, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 40, 8, oneTile, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 33, 2, 3328, [2]int64{2, 1}, [2]int64{1, 2}, id),
+			mulMatCase(t, tensor.F32, 24, 4, 19456, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
 	for _, t := range append([]tensor.Type{tensor.F32, tensor.F16, tensor.BF16}, quantTypes...) {
 		out = append(out, mulMatIDCase(t, tensor.F32, 4, 2, false, 16, 4, 256))
