@@ -413,9 +413,12 @@ func init() {
 	registerTemplate("mmvq8", mmvq8Host(rowSets(mmvq8Rows), ncolsArg))
 	registerTemplate("mmvq8t", mmvq8Host(rowSets(mmvq8tRows), ncolsArg))
 	// mmvq8w_{q}(dst, src0, yq, yd, r2, r3): one column, k a multiple of
-	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes rows
-	// wg, wg + nw, … of block column (i12, i13).
+	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes units
+	// wg, wg + nw, … (warpRows) of block column (i12, i13).
 	registerTemplate("mmvq8w", mmvq8Host(warpRows, oneColumn))
+	// mmvq8w_id_{q}(dst, src0, yq, yd, ne11, ids, flag): mmvq8w's rows for
+	// pair (slot, token) = (blockIdx.y, blockIdx.z) of MUL_MAT_ID.
+	registerTemplate("mmvq8w_id", mmvq8wIDHost)
 	// mmvq8wt_{q}(dst, src0, yq, yd, r2, r3, ncols): 2..8 columns, k a
 	// multiple of 256; block bx takes the sets of the format's tiles of 16
 	// rows bx, bx + grid.X, … of block column (i12, i13).
@@ -426,14 +429,15 @@ func init() {
 // multiplies.
 const mmvq8tRows = 16
 
-// mmvq8RowMap gives the rows of src0 (ne1 rows) that block b of a launch
-// of kernel k computes.
-type mmvq8RowMap func(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64]
+// mmvq8RowMap gives the rows of src0 s0 (format f) that block b of a
+// launch of kernel k computes.
+type mmvq8RowMap func(k kernels.Kernel, f *quant.Format, b block, s0 vendorapi.TensorDesc) iter.Seq[int64]
 
 // rowSets maps block bx to the sets of n rows bx, bx + grid.X, … (mmvq8
 // and mmvq8t: n rows a block, the grid covering them once).
 func rowSets(n int64) mmvq8RowMap {
-	return func(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
+	return func(_ kernels.Kernel, _ *quant.Format, b block, s0 vendorapi.TensorDesc) iter.Seq[int64] {
+		ne1 := s0.Ne[1]
 		return func(yield func(int64) bool) {
 			for set := int64(b.idx.X); n*set < ne1; set += int64(b.grid.X) {
 				for row := n * set; row < min(n*set+n, ne1); row++ {
@@ -446,25 +450,85 @@ func rowSets(n int64) mmvq8RowMap {
 	}
 }
 
-// warpRows maps warp wg of the grid to rows wg, wg + nw, … (mmvq8w).
-func warpRows(_ kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
+// warpRows maps warp wg of the grid to its units wg, wg + nw, … of
+// wholeWordUnitRows rows each (mmvq8w, mmvq8w_id).
+func warpRows(_ kernels.Kernel, f *quant.Format, b block, s0 vendorapi.TensorDesc) iter.Seq[int64] {
 	warps := int64(b.dim.X) / 32
-	nw := int64(b.grid.X) * warps
+	nw, ru, ne1 := int64(b.grid.X)*warps, wholeWordUnitRows(f, s0), s0.Ne[1]
 	return func(yield func(int64) bool) {
 		for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
-			for row := wg; row < ne1; row += nw {
-				if !yield(row) {
-					return
+			for u := wg; u*ru < ne1; u += nw {
+				for row := u * ru; row < min(u*ru+ru, ne1); row++ {
+					if !yield(row) {
+						return
+					}
 				}
 			}
 		}
 	}
 }
 
+// wholeWordUnitRows is the rows of an mmvq8w unit (quant.cu's mmvq8w_rows)
+// for src0 s0 of format f: 32 / groups where a row has fewer than 32
+// groups of 256 values and the rows are packed, else 1.
+func wholeWordUnitRows(f *quant.Format, s0 vendorapi.TensorDesc) int64 {
+	groups := s0.Ne[0] / 256
+	if groups > 0 && groups < 32 && s0.Nb[1] == groups*int64(f.RowBytes(256)) {
+		return 32 / groups
+	}
+	return 1
+}
+
+// mmvq8wIDHost is the host implementation of mmvq8w_id_{q}(dst, src0, yq,
+// yd, ne11, ids, flag): block (bx, e, t) computes the rows warpRows gives
+// it of dst[:, e, t] = src0[:, :, ids[e, t]] · column e % ne11 + ne11·t of
+// q8y's; an expert out of range writes NaN over those rows and sets bit 1
+// of the flag word (when the flag is not null).
+func mmvq8wIDHost(k kernels.Kernel) (*hostKernel, error) {
+	f, err := quantFormat(k)
+	if err != nil {
+		return nil, err
+	}
+	return &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4))
+			src0 := quantBuf("src0", s0, f)
+			src0.align = 16
+			bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), ne11*dst.Ne[2], s0.Ne[0])...)
+			bufs = append(bufs, tensorBuf("ids", a.TensorAt(5), 4), optionalWord("flag", a.PtrAt(6)))
+			if s0.Ne[0]%256 != 0 || ne11 < 1 {
+				bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or ne11 = %d < 1", s0.Ne[0], ne11)
+			}
+			return bufs
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			dst, s0, ne11, ids := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4)), a.TensorAt(5)
+			e, t := int64(b.idx.Y), int64(b.idx.Z)
+			expert := int64(int32(binary.LittleEndian.Uint32(m[4][e*ids.Nb[0]+t*ids.Nb[1]:])))
+			w := make([]float32, s0.Ne[0])
+			var y []float32
+			for row := range warpRows(k, f, b, s0) {
+				out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
+				if expert < 0 || expert >= s0.Ne[2] {
+					binary.LittleEndian.PutUint32(out, 0x7fc00000)
+					setFlag(m[5], 1)
+					continue
+				}
+				if y == nil {
+					y = q8Column(m[2], m[3], e%ne11+ne11*t, s0.Ne[0])
+				}
+				x := row*s0.Nb[1] + expert*s0.Nb[2]
+				_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+				binary.LittleEndian.PutUint32(out, math.Float32bits(float32(dot64(w, y))))
+			}
+		},
+	}, nil
+}
+
 // tileRows is rowSets for mmvq8wt: sets of the kernel's tiles of 16 rows
 // (its r axis; wholeWordCols refuses a kernel without one).
-func tileRows(k kernels.Kernel, b block, ne1 int64) iter.Seq[int64] {
-	return rowSets(16*mmvq8wtTiles(k))(k, b, ne1)
+func tileRows(k kernels.Kernel, f *quant.Format, b block, s0 vendorapi.TensorDesc) iter.Seq[int64] {
+	return rowSets(16*mmvq8wtTiles(k))(k, f, b, s0)
 }
 
 // mmvq8wtTiles is the tiles of 16 rows a warp of mmvq8wt kernel k takes at
@@ -537,7 +601,7 @@ func mmvq8Host(rows mmvq8RowMap, cols mmvq8Cols) func(k kernels.Kernel) (*hostKe
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				n, _ := cols(k, a)
-				mmvq8Dots(m, a, f, b, rows(k, b, a.TensorAt(1).Ne[1]), n)
+				mmvq8Dots(m, a, f, b, rows(k, f, b, a.TensorAt(1)), n)
 			},
 		}, nil
 	}

@@ -1191,9 +1191,14 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
 // 16-byte shared load phase read 8 different bank groups. The 4-bit
 // formats multiply their high nibbles in place (q & 0xf0f0f0f0 as unsigned
 // bytes) and shift the sum right by 4, exact since it is a multiple of 16.
-// Warp wg of the grid takes rows wg, wg + nw, … (nw the grid's warps), so
+// Warp wg of the grid takes units wg, wg + nw, … (nw the grid's warps), so
 // a grid of at most one block a multiprocessor covers any m (and launches
-// early, programmatic dependent launch, while q8y ends).
+// early, programmatic dependent launch, while q8y ends). A unit is one row
+// when a row has 32 groups or more, or its rows are not packed; otherwise
+// 32 / groups consecutive rows (one contiguous copy), so that short rows
+// (k = 2048: 8 groups) keep all 32 lanes busy: lane l takes group l % groups
+// of row l / groups, and each row's lanes sum in a segmented reduction.
+// mmvq8w_id multiplies the experts' rows of MUL_MAT_ID the same way.
 #define MMVQ8W_STAGES 2
 
 // The group layout and warps a block of mmvq8w for format Q: GROUP bytes
@@ -1412,50 +1417,54 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q6_K>(const unsigned char * 
 }
 #endif
 
-// MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, rows a multiple of 16
-// bytes long starting 16-byte aligned)
-// by one src1 column quantized by q8y (yq, yd; column i12 + ne12·i13),
-// batched over dims 2 and 3 (i02 = i12 / r2): blocks of
-// mmvq8w_fmt<Q>::WARPS warps, grid (at most the multiprocessors, ne12,
-// ne13), dynamic shared memory 3·k/2 bytes (src1) + WARPS·MMVQ8W_STAGES
-// chunks of 32·GROUP bytes, as core/ops' mmvq8wShared computes (a launch
-// with less writes NaN rows, never past its memory).
+// The rows of one src1 column for mmvq8w and mmvq8w_id: x points at src0's
+// first row of the column's matrix (Q, m rows xs bytes apart, k values a row,
+// k a multiple of 256, rows a multiple of 16 bytes starting 16-byte
+// aligned), ycol and dcol at q8y's bytes and float4s of the column, out at
+// dst's first row (rows os bytes apart); warp wg of nw takes units wg, wg +
+// nw, …. Blocks of mmvq8w_fmt<Q>::WARPS warps, dynamic shared memory 3·k/2
+// bytes (src1) + WARPS·MMVQ8W_STAGES chunks of 32·GROUP bytes, as core/ops'
+// mmvq8wShared computes (a launch with less writes NaN rows, never past its
+// memory). The first chunks of src0 are queued before the wait for the grid
+// before (q8y, which writes only its scratch), src1 after it.
 template <typename Q>
-static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
-                                              ternion_fastdiv r3) {
+static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, ternion_i64 xs, ternion_i64 m, ternion_i64 k,
+                                                   const signed char * ycol, const float4 * dcol, char * out, ternion_i64 os,
+                                                   ternion_i64 wg, ternion_i64 nw) {
 #if TERNION_SM80
     typedef mmvq8w_fmt<Q> F;
     constexpr int SLOT = 32 * F::GROUP / 16, C = MMVQ8W_STAGES, W = F::WARPS; // SLOT: 16-byte units of a chunk
     extern __shared__ __align__(16) uint4 mmvq8w_smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const ternion_i64 m = src0.ne[1], k = src0.ne[0], xs = src0.nb[1];
-    const ternion_i64 wg = (ternion_i64)blockIdx.x * W + warp, nw = (ternion_i64)gridDim.x * W;
-    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
-    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    char * out = (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3];
     unsigned int shared;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
     if ((ternion_i64)shared < 3 * k / 2 + (ternion_i64)W * C * 32 * F::GROUP) {
         TERNION_GRID_WAIT();
-        for (ternion_i64 row = wg; lane == 0 && row < m; row += nw) *(float *)(out + row * dst.nb[0]) = __int_as_float(0x7fc00000);
+        for (ternion_i64 row = wg; lane == 0 && row < m; row += nw) *(float *)(out + row * os) = __int_as_float(0x7fc00000);
         return;
     }
-    const int ngroups = (int)(k / 256), nch = (ngroups + 31) / 32;
-    const int nrows = wg < m ? (int)((m - wg + nw - 1) / nw) : 0, nu = nrows * nch;
-    const unsigned char * x = (const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3];
-    const ternion_i64 col = (ternion_i64)i12 + dst.ne[2] * i13;
-    const signed char * ycol = (const signed char *)yq + col * k;
-    const float4 * dcol = (const float4 *)yd + col * (k / 32);
+    const int ngroups = (int)(k / 256);
+    // ru rows a unit, nch chunks of 32 groups a unit; seg lanes a row in
+    // the unit's sums (32 for one row of one or more chunks).
+    const int ru = ngroups < 32 && xs == (ternion_i64)ngroups * F::GROUP ? 32 / ngroups : 1;
+    const int nch = ru > 1 ? 1 : (ngroups + 31) / 32, seg = ru > 1 ? ngroups : 32;
+    const int rl = lane / seg, gl = lane - rl * seg; // the lane's row in the unit and its group there
+    const ternion_i64 mu = (m + ru - 1) / ru;     // units of ru rows
+    const int nunits = wg < mu ? (int)((mu - wg + nw - 1) / nw) : 0, nu = nunits * nch;
     uint4 * ysq = mmvq8w_smem, * ysd = mmvq8w_smem + k / 16;
     uint4 * ring = mmvq8w_smem + 3 * k / 32 + warp * C * SLOT;
-    // Unit n of the warp's sequence: chunk n % nch of its row n / nch, into
-    // slot n % C; the caller commits (an empty group past the end keeps the
-    // waits uniform).
+    // Chunk n of the warp's sequence: chunk n % nch of its unit n / nch, into
+    // slot n % C; its groups: ng. The caller commits (an empty group past the
+    // end keeps the waits uniform).
+    auto groups = [&](int n) {
+        const ternion_i64 r0 = (wg + (ternion_i64)(n / nch) * nw) * ru;
+        return ru > 1 ? (int)min((ternion_i64)ru, m - r0) * ngroups : min(32, ngroups - 32 * (n % nch));
+    };
     auto copy = [&](int n) {
         if (n < nu) {
-            const int ng = min(32, ngroups - 32 * (n % nch));
+            const int ng = groups(n);
             uint4 * s = ring + (n % C) * SLOT;
-            const uint4 * g = (const uint4 *)(x + (wg + (ternion_i64)(n / nch) * nw) * xs + (ternion_i64)32 * (n % nch) * F::GROUP);
+            const uint4 * g = (const uint4 *)(x + (wg + (ternion_i64)(n / nch) * nw) * ru * xs + (ternion_i64)32 * (n % nch) * F::GROUP);
             for (int i = lane; i < ng * F::GROUP / 16; i += 32) mmvq8t_cp16(s + i, g + i);
         }
     };
@@ -1463,9 +1472,9 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
         copy(n);
         asm volatile("cp.async.commit_group;\n" ::);
     };
-    // The first C units are queued before the wait for q8y (the kernel
+    // The first C chunks are queued before the wait for q8y (the kernel
     // before this one, which does not write src0), src1 after it: all in
-    // the first group, then C − 1 empty ones, as if each unit had its own.
+    // the first group, then C − 1 empty ones, as if each chunk had its own.
 #pragma unroll
     for (int n = 0; n < C; n++) copy(n);
     TERNION_GRID_WAIT();
@@ -1479,8 +1488,8 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
     for (int n = 0; n < nu; n++) {
         asm volatile("cp.async.wait_group %0;\n" ::"n"(C - 1));
         __syncwarp();
-        const int c = n % nch, g = 32 * c + lane;
-        if (g < ngroups) {
+        const int c = n % nch, g = 32 * c + gl, ng = groups(n);
+        if (lane < ng) {
             mmvq8w_y y;
             y.q = (const int4 *)(ysq + 16 * g), y.d = (const float4 *)(ysd + 8 * g), y.sw = g & 7;
             acc += mmvq8w_dot<Q>((const unsigned char *)(ring + (n % C) * SLOT) + lane * F::GROUP, y);
@@ -1488,13 +1497,60 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
         __syncwarp(); // the slot is read before it is staged again
         stage(n + C);
         if (c == nch - 1) {
+            // Segmented sum: lane gl of a row adds lane gl + o of the same
+            // row; the row's lane 0 ends with its sum.
 #pragma unroll
-            for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-            if (lane == 0) *(float *)(out + (wg + (ternion_i64)(n / nch) * nw) * dst.nb[0]) = acc;
+            for (int o = 1; o < 32; o <<= 1) {
+                const float v = __shfl_down_sync(0xffffffffu, acc, o);
+                if (gl + o < seg) acc += v;
+            }
+            if (gl == 0 && lane < ng) *(float *)(out + ((wg + (ternion_i64)(n / nch) * nw) * ru + rl) * os) = acc;
             acc = 0.0f;
         }
     }
 #endif
+}
+
+// MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, rows a multiple of 16
+// bytes long starting 16-byte aligned) by one src1 column quantized by q8y
+// (yq, yd; column i12 + ne12·i13), batched over dims 2 and 3 (i02 = i12 /
+// r2): mmvq8w_rows over the column, warp wg of the grid's (at most the
+// multiprocessors, ne12, ne13) from blockIdx.x·WARPS + warp.
+template <typename Q>
+static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
+                                              ternion_fastdiv r3) {
+    constexpr int W = mmvq8w_fmt<Q>::WARPS;
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    const ternion_i64 k = src0.ne[0], col = (ternion_i64)i12 + dst.ne[2] * i13;
+    mmvq8w_rows<Q>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], k,
+                   (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3],
+                   dst.nb[0], (ternion_i64)blockIdx.x * W + threadIdx.x / 32, (ternion_i64)gridDim.x * W);
+}
+
+// MUL_MAT_ID of src0 (experts along dim 2; Q, as mmvq8w) for pair (slot e,
+// token t) = (blockIdx.y, blockIdx.z): dst[:, e, t] = src0[:, :, ids[e, t]] ·
+// src1 column (e % ne11) + ne11·t quantized by q8y (yq, yd), mmvq8w_rows
+// over the expert's rows; an expert out of range writes NaN rows and sets
+// bit 1 of *flag (when flag is not null). Grid (blocks a pair, n_used,
+// tokens); the ids are read after the wait for the grids before.
+template <typename Q>
+static __device__ __forceinline__ void mmvq8w_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
+                                                 ternion_tensor ids, unsigned int * flag) {
+    constexpr int W = mmvq8w_fmt<Q>::WARPS;
+    TERNION_GRID_WAIT();
+    const ternion_u32 e = blockIdx.y, t = blockIdx.z;
+    const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
+    char * out = (char *)dst.data + e * dst.nb[1] + t * dst.nb[2];
+    const ternion_i64 wg = (ternion_i64)blockIdx.x * W + threadIdx.x / 32, nw = (ternion_i64)gridDim.x * W;
+    if (expert < 0 || expert >= src0.ne[2]) {
+        for (ternion_i64 row = wg; threadIdx.x % 32 == 0 && row < src0.ne[1]; row += nw) *(float *)(out + row * dst.nb[0]) = __int_as_float(0x7fc00000);
+        if (flag != nullptr && threadIdx.x == 0 && blockIdx.x == 0) atomicOr(flag, 1u);
+        return;
+    }
+    const ternion_i64 k = src0.ne[0], col = (ternion_i64)(e % ne11) + (ternion_i64)ne11 * t;
+    mmvq8w_rows<Q>((const unsigned char *)src0.data + expert * src0.nb[2], src0.nb[1], src0.ne[1], k, (const signed char *)yq + col * k,
+                   (const float4 *)yd + col * (k / 32), out, dst.nb[0], wg, nw);
 }
 
 // mmvq8wt: MUL_MAT of 2 … 8 src1 columns quantized by q8y with src0 rows of

@@ -67,3 +67,19 @@ func TestOpsTestSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestOpsPerfPath: `ops perf -v` prints the path a MUL_MAT_ID case takes
+// and why (as for MUL_MAT, whose perf cases are too large for the host).
+func TestOpsPerfPath(t *testing.T) {
+	a := opsApp(t, 1, nil)
+	stdout, stderr, status := runCLI(t, a, "ops", "perf", "-d", "host", "-v", "--time", "1ms", "-p",
+		`MUL_MAT_ID\(type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=1,k=2048,`)
+	if status != exitOK {
+		t.Fatalf("status %d; stderr:\n%s", status, stderr)
+	}
+	for _, w := range []string{"1 cases on host:0", "MUL_MAT_ID(type_a=q4_0", "path mmvq8w_id: few pairs an expert"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+}

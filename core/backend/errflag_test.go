@@ -186,15 +186,17 @@ func TestMulMatIDBadExpert(t *testing.T) {
 }
 
 // TestMulMatIDBadExpertQuantized: the same for q8_0 weights, whose
-// MUL_MAT_ID quantizes src1 to 8 bits and either multiplies pair by pair
-// (mmvq8_id: few pairs an expert) or groups the pairs by expert first
-// (mmid_group reports the bad index, mmvq8_idg multiplies). The tolerance
-// is the two 8-bit quantizations'; the op's accuracy is ops test's.
+// MUL_MAT_ID multiplies pair by pair (few pairs an expert: mmvq_id on f32
+// src1 for k = 64, mmvq8w_id on src1 quantized to 8 bits for k = 256) or
+// groups the pairs by expert first (mmid_group reports the bad index,
+// mmvq8_idg multiplies). The tolerance is the two 8-bit quantizations';
+// the op's accuracy is ops test's.
 func TestMulMatIDBadExpertQuantized(t *testing.T) {
 	const cols = 6
-	for _, tokens := range []int64{3, 16} {
-		t.Run(fmt.Sprintf("%d tokens", tokens), func(t *testing.T) {
-			c := newMoEOf(tokens, 64, tensor.Q8_0)
+	for _, sc := range []struct{ tokens, k int64 }{{3, 64}, {3, 256}, {16, 64}} {
+		tokens := sc.tokens
+		t.Run(fmt.Sprintf("%d tokens, k %d", tokens, sc.k), func(t *testing.T) {
+			c := newMoEOf(tokens, sc.k, tensor.Q8_0)
 			good := make([]int32, c.nUsed*tokens)
 			for tok := range tokens {
 				good[tok*c.nUsed], good[tok*c.nUsed+1] = int32(tok%4), int32((tok+1)%4)

@@ -317,12 +317,35 @@ func useMMVQ8W(t tensor.Type, k int64, p vendorapi.Props, cols int64) bool {
 		!switches.On(nil, switches.NoMMVQ8W) && (p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
 
-// mmvq8wGrid is the grid of mmvq8w for m rows on a device of sms
-// multiprocessors: at most one block a multiprocessor (its warps loop over
-// the rows), so the launch may start early while q8y ends.
-func mmvq8wGrid(t tensor.Type, m, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	w := mmvq8wFormats[t].warps
-	return vendorapi.Dim3{X: uint32(max(1, min((m+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
+// mmvq8wUnitRows is the rows of one unit of an mmvq8w warp (quant.cu's
+// mmvq8w_rows) for src0 of type t, k values a row, rows rowBytes apart: a
+// row has fewer than 32 groups of 256 values and the rows are packed →
+// 32 / groups rows (one contiguous copy, every lane a group), else 1.
+func mmvq8wUnitRows(t tensor.Type, k, rowBytes int64) int64 {
+	groups := k / 256
+	if groups > 0 && groups < 32 && rowBytes == groups*mmvq8wFormats[t].group {
+		return 32 / groups
+	}
+	return 1
+}
+
+// mmvq8wGrid is the grid of mmvq8w for m rows of k values rowBytes apart
+// on a device of sms multiprocessors: at most one block a multiprocessor
+// (its warps loop over the units of rows), so the launch may start early
+// while q8y ends.
+func mmvq8wGrid(t tensor.Type, m, k, rowBytes, sms, ne12, ne13 int64) vendorapi.Dim3 {
+	w, units := mmvq8wFormats[t].warps, (m+mmvq8wUnitRows(t, k, rowBytes)-1)/mmvq8wUnitRows(t, k, rowBytes)
+	return vendorapi.Dim3{X: uint32(max(1, min((units+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
+}
+
+// mmvq8wIDGrid is the grid of mmvq8w_id for nUsed × nTokens pairs of m
+// rows of k values rowBytes apart on a device of sms multiprocessors: the
+// pair's units of rows spread over at most sms / pairs blocks (at least 1),
+// so that a few pairs fill the device once.
+func mmvq8wIDGrid(t tensor.Type, m, k, rowBytes, sms, nUsed, nTokens int64) vendorapi.Dim3 {
+	w, ru := mmvq8wFormats[t].warps, mmvq8wUnitRows(t, k, rowBytes)
+	units := (m + ru - 1) / ru
+	return vendorapi.Dim3{X: uint32(max(1, min((units+w-1)/w, sms/(nUsed*nTokens)))), Y: uint32(nUsed), Z: uint32(nTokens)}
 }
 
 // mmvq8wtFmt is what core needs of quant.cu's mmvq8wt_fmt<Q>: the bytes
@@ -483,7 +506,7 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	defer buf.Free()
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	if useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1]) {
-		grid := mmvq8wGrid(at, a.Ne[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
+		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
 		return launchShared(d, "mmvq8w_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
 	}
@@ -589,39 +612,109 @@ func supportsMulMatID(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
-// runMulMatID groups the pairs by expert (runGroupedMulMatID) where
-// groupMulMatID and useMMVQ8 allow, else launches mmvq_id_{q}: one warp per
-// (row, expert slot, token) (an mmvq8 kernel per pair measured 14.5 µs for
-// q4_0 128 experts, 8 used, m=768 k=2048, one token, against mmvq_id's
-// 8.7–9.6 µs);
-// an expert index out of range gives NaN rows and sets FlagMulMatIDExpert
-// in d's device error word when it has one (ErrorFlags).
-// Every token reads its experts' rows anew, which is the fastest order for
-// a few tokens and costs weight traffic for many (the seed groups tokens
-// by expert there; ternion does not yet).
+// MulMatIDPath is the way MUL_MAT_ID multiplies its (slot, token) pairs.
+type MulMatIDPath int
+
+const (
+	// PathIDGrouped groups the pairs by expert (mmid_group) and multiplies
+	// each expert's rows once for up to 8 of its pairs (mmvq8t_idg or
+	// mmvq8_idg), src1 quantized by q8y.
+	PathIDGrouped MulMatIDPath = iota
+	// PathIDWholeWord multiplies pair by pair with mmvq8w's kernel
+	// (mmvq8w_id), src1 quantized by q8y.
+	PathIDWholeWord
+	// PathIDFloat multiplies pair by pair with float dot products on f32
+	// src1 (mmvq_id).
+	PathIDFloat
+)
+
+// String names the path as `ternion ops perf -v` prints it.
+func (p MulMatIDPath) String() string {
+	switch p {
+	case PathIDGrouped:
+		return "grouped"
+	case PathIDWholeWord:
+		return "mmvq8w_id"
+	case PathIDFloat:
+		return "mmvq_id"
+	}
+	return fmt.Sprintf("MulMatIDPath(%d)", int(p))
+}
+
+// MulMatIDShape is what chooseMulMatID decides on.
+type MulMatIDShape struct {
+	Experts, Used, Tokens int64 // src0's experts, experts used per token, tokens
+	MMVQ8                 bool  // src0's format has mmvq8 kernels and its rows start 16-byte aligned (useMMVQ8)
+	MMVQ8W                bool  // one column of src0's type and k runs as mmvq8w on the device (useMMVQ8W)
+}
+
+// chooseMulMatID picks MUL_MAT_ID's path and says why: pairs grouped by
+// expert where mmvq8 applies and groupMulMatID allows (≥ 4 pairs an expert
+// on average), else mmvq8w_id where mmvq8w runs (src1 quantized once, the
+// expert's rows decoded from whole words; goal case q4_0 128 experts, 8
+// used, m=768 k=2048, one token), else mmvq_id.
+func chooseMulMatID(s MulMatIDShape) (MulMatIDPath, string) {
+	switch {
+	case s.MMVQ8 && groupMulMatID(s.Experts, s.Used, s.Tokens):
+		return PathIDGrouped, fmt.Sprintf("%d pairs over %d experts (≥ 4 an expert): grouped by expert, each expert's rows read once for up to %d pairs",
+			s.Used*s.Tokens, s.Experts, mmidTile)
+	case s.MMVQ8 && s.MMVQ8W:
+		return PathIDWholeWord, "few pairs an expert: pair by pair, src1 to 8 bits, rows decoded from whole words (mmvq8w_id)"
+	}
+	return PathIDFloat, "pair by pair, float dot products on f32 src1 (mmvq_id)"
+}
+
+// mulMatIDShape gathers what chooseMulMatID needs of node n with src0 a as
+// planned or launched on a device of props p.
+func mulMatIDShape(n *graph.Tensor, mmvq8 bool, p vendorapi.Props) MulMatIDShape {
+	a := n.Src(0)
+	return MulMatIDShape{Experts: a.Ne()[2], Used: n.Ne()[1], Tokens: n.Ne()[2], MMVQ8: mmvq8,
+		MMVQ8W: useMMVQ8W(a.Type(), a.Ne()[0], p, 1)}
+}
+
+// MulMatIDPathOf returns the path MUL_MAT_ID node n takes on a device with
+// props p, and why (for `ternion ops perf -v`).
+func MulMatIDPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatIDPath, string) {
+	return chooseMulMatID(mulMatIDShape(n, mmvq8Rows(n.Src(0)), p))
+}
+
+// runMulMatID launches the path chooseMulMatID picks; an expert index out
+// of range gives NaN rows and sets FlagMulMatIDExpert in d's device error
+// word when it has one (ErrorFlags). Pair by pair, every token reads its
+// experts' rows anew: the fastest order for a few tokens (an mmvq8 kernel
+// per pair measured 14.5 µs for q4_0 128 experts, 8 used, m=768 k=2048,
+// one token, against mmvq_id's 8.7–9.6 µs; mmvq8w_id is not yet measured).
 func runMulMatID(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1), n.Src(2))
 	if err != nil {
 		return err
 	}
 	dst, a, b, ids := ds[0], ds[1], ds[2], ds[3]
-	if at := n.Src(0).Type(); useMMVQ8(at, a) && groupMulMatID(a.Ne[2], dst.Ne[1], dst.Ne[2]) {
-		yq, yd, buf, err := q8Columns(d, b)
+	at := n.Src(0).Type()
+	path, _ := chooseMulMatID(mulMatIDShape(n, useMMVQ8(at, a), d.Props()))
+	if path == PathIDFloat {
+		b, buf, err := mmvqSrc1(d, b)
 		if err != nil {
 			return err
 		}
 		defer buf.Free()
-		return runGroupedMulMatID(d, at, dst, a, b, ids, yq, yd)
+		q, _ := mmvqIDType(at)
+		grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqWarps - 1) / mmvqWarps), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
+		block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
+		return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
 	}
-	b, buf, err := mmvqSrc1(d, b)
+	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
 		return err
 	}
 	defer buf.Free()
-	q, _ := mmvqIDType(n.Src(0).Type())
-	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + mmvqWarps - 1) / mmvqWarps), Y: uint32(dst.Ne[1]), Z: uint32(dst.Ne[2])}
-	block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
-	return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
+	if path == PathIDGrouped {
+		return runGroupedMulMatID(d, at, dst, a, b, ids, yq, yd)
+	}
+	grid := mmvq8wIDGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), dst.Ne[1], dst.Ne[2])
+	block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
+	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).I32(int32(b.Ne[1])).Tensor(ids).Ptr(errorFlag(d))
+	return launchShared(d, "mmvq8w_id_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
 }
 
 // groupMulMatID reports whether MUL_MAT_ID with nExperts experts, nUsed of

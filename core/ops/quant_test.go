@@ -214,10 +214,81 @@ func TestMMVQ8WGeometry(t *testing.T) {
 	require.Equal(t, int64(3*4096/2+16*2*32*144), mmvq8wShared(tensor.Q4_K, 4096))
 	require.Equal(t, int64(3*14336/2+8*2*32*210), mmvq8wShared(tensor.Q6_K, 14336))
 	require.Equal(t, int64(3*14336/2+16*2*32*176), mmvq8wShared(tensor.Q5_K, 14336))
-	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 132, 3, 2))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 2, 1, 1))
+	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 14336, row(tensor.Q4_0, 14336), 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 14336, row(tensor.Q8_0, 14336), 132, 3, 2))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 4096, row(tensor.Q4_K, 4096), 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 4096, row(tensor.Q4_K, 4096), 2, 1, 1))
+	// k 4096, 16 groups a row: units of 2 rows, 4096 rows → 2048 units of
+	// 16 warps a block → 128 blocks; a padded row stays one row a unit.
+	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, row(tensor.Q4_0, 4096), 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, row(tensor.Q4_0, 4096)+16, 132, 1, 1))
+}
+
+// TestMMVQ8WUnitRows pins the rows of an mmvq8w unit: 32 / groups where a
+// row has fewer than 32 groups of 256 values and the rows are packed, else
+// one.
+func TestMMVQ8WUnitRows(t *testing.T) {
+	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
+	for _, c := range []struct {
+		name string
+		t    tensor.Type
+		k    int64
+		pad  int64
+		want int64
+	}{
+		{"q4_0 k 14336: 56 groups", tensor.Q4_0, 14336, 0, 1},
+		{"q4_0 k 8192: 32 groups", tensor.Q4_0, 8192, 0, 1},
+		{"q4_0 k 7936: 31 groups", tensor.Q4_0, 7936, 0, 1},
+		{"q4_0 k 4096: 16 groups", tensor.Q4_0, 4096, 0, 2},
+		{"q4_K k 2048: 8 groups", tensor.Q4_K, 2048, 0, 4},
+		{"q8_0 k 3072: 12 groups, 2 rows (24 lanes)", tensor.Q8_0, 3072, 0, 2},
+		{"q4_0 k 1536: 6 groups, 5 rows (30 lanes)", tensor.Q4_0, 1536, 0, 5},
+		{"q6_K k 2048: 8 groups of 210 bytes", tensor.Q6_K, 2048, 0, 4},
+		{"q5_K k 256: one group", tensor.Q5_K, 256, 0, 32},
+		{"q4_0 k 2048, rows padded by 16 bytes", tensor.Q4_0, 2048, 16, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, mmvq8wUnitRows(c.t, c.k, row(c.t, c.k)+c.pad)) })
+	}
+}
+
+// TestMMVQ8WIDGrid pins mmvq8w_id's grid: a pair's units over at most sms
+// / pairs blocks (at least one), pairs along y (slots) and z (tokens).
+func TestMMVQ8WIDGrid(t *testing.T) {
+	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
+	// The goal case: q4_0 m=768 k=2048, 8 slots, one token: 192 units of 4
+	// rows, 12 blocks of 16 warps, within 132 / 8 = 16.
+	require.Equal(t, vendorapi.Dim3{X: 12, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, row(tensor.Q4_0, 2048), 132, 8, 1))
+	require.Equal(t, vendorapi.Dim3{X: 4, Y: 8, Z: 4}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, row(tensor.Q4_0, 2048), 132, 8, 4))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 8, Z: 32}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, row(tensor.Q4_0, 2048), 132, 8, 32))
+	require.Equal(t, vendorapi.Dim3{X: 16, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q8_0, 2048, 7168, row(tensor.Q8_0, 7168), 132, 8, 1))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 2, Z: 1}, mmvq8wIDGrid(tensor.Q4_K, 16, 256, row(tensor.Q4_K, 256), 132, 2, 1))
+}
+
+// TestChooseMulMatID pins MUL_MAT_ID's path: grouped with ≥ 4 pairs an
+// expert where mmvq8 applies, else mmvq8w_id where mmvq8w runs, else
+// mmvq_id.
+func TestChooseMulMatID(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    MulMatIDShape
+		want MulMatIDPath
+	}{
+		{"128 experts, 8 used, one token, q4_0", MulMatIDShape{128, 8, 1, true, true}, PathIDWholeWord},
+		{"128 experts, 8 used, 64 tokens: 4 pairs an expert", MulMatIDShape{128, 8, 64, true, true}, PathIDGrouped},
+		{"128 experts, 8 used, 63 tokens", MulMatIDShape{128, 8, 63, true, true}, PathIDWholeWord},
+		{"one token, a format without mmvq8w (q4_1)", MulMatIDShape{128, 8, 1, true, false}, PathIDFloat},
+		{"one token, rows not 16-byte aligned", MulMatIDShape{128, 8, 1, false, true}, PathIDFloat},
+		{"many tokens, rows not 16-byte aligned", MulMatIDShape{4, 2, 64, false, true}, PathIDFloat},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, why := chooseMulMatID(c.s)
+			require.Equal(t, c.want, got)
+			require.Contains(t, why, map[MulMatIDPath]string{PathIDGrouped: "grouped", PathIDWholeWord: "mmvq8w_id", PathIDFloat: "mmvq_id"}[got])
+		})
+	}
+	require.Equal(t, "mmvq8w_id", PathIDWholeWord.String())
+	require.Equal(t, "MulMatIDPath(7)", MulMatIDPath(7).String())
 }
 
 // TestUseMMVQ8WT pins where 2..8 columns run as mmvq8wt (its formats, k a

@@ -121,6 +121,21 @@ func quantTests() []Case {
 			mulMatCase(t, tensor.F32, 40, 1, k1, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 24, 1, k2, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
+	// mmvq8w_id (MUL_MAT_ID pair by pair with mmvq8w's kernel: few pairs an
+	// expert, a format with mmvq8w): rows of 8 groups of 256 values, 4 a
+	// unit, the last unit partial (100 rows); 9 groups, 3 rows a unit (27
+	// lanes), src1 broadcast over the slots; 36 or 40 groups, one row a
+	// unit in 2 chunks (q6_K's rows must be multiples of 16 bytes: k a
+	// multiple of 2048 for it, else mmvq_id).
+	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
+		long := int64(9216)
+		if t == tensor.Q6_K {
+			long = 10240
+		}
+		out = append(out, mulMatIDCase(t, tensor.F32, 16, 4, false, 100, 2, 2048),
+			mulMatIDCase(t, tensor.F32, 16, 4, true, 33, 1, 2304),
+			mulMatIDCase(t, tensor.F32, 8, 2, false, 40, 1, long))
+	}
 	// mmvq8wt (2..8 columns of q4_0, q8_0, q4_K; core/ops' mmvq8wtTiles
 	// picks 2 tiles of 16 rows a warp where they fit, else 1): more sets of
 	// 2 tiles than a grid of one block a multiprocessor has blocks on the

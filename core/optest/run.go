@@ -316,8 +316,12 @@ func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTim
 		res.Err = err.Error()
 		return res
 	}
-	if out.Op() == graph.OpMulMat {
+	switch out.Op() {
+	case graph.OpMulMat:
 		p, why := ops.MulMatPathOf(out, dev.Props())
+		res.Path = p.String() + ": " + why
+	case graph.OpMulMatID:
+		p, why := ops.MulMatIDPathOf(out, dev.Props())
 		res.Path = p.String() + ": " + why
 	}
 	if err := dev.SupportsGraph(g); err != nil {
