@@ -85,6 +85,12 @@ var (
 	NoMMVQ8W = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8W",
 		Meaning: "quantized mul_mat of 1..8 columns of q4_0, q8_0, q4_K (one column also q5_K, q6_K) uses mmvq8 or mmvq8t instead of the kernels that decode whole words (mmvq8w: one column, a warp a row; mmvq8wt: 2..8 columns on the tensor cores)",
 		ReadBy:  LayerCore})
+	// DequantSlice bounds the f16 slices of a quantized src0 that the
+	// dequantize + BLAS mul_mat makes at a time.
+	DequantSlice = define(Switch{Name: "TERNION_DEQUANT_SLICE",
+		Meaning: "quantized mul_mat of more than 8 columns (dequantize + BLAS) dequantizes one matrix in slices of k of at most this many bytes as f16, each multiplied while it is in the L2 cache (16MiB, 2MB or plain bytes; 0: the whole matrix at once)",
+		Default: "16MiB", ReadBy: LayerCore},
+		KindSize, parseSizeOrZero, 16<<20)
 	// NoMMVT keeps f16/bf16 mul_mat of several columns off the tensor-core
 	// vector kernel.
 	NoMMVT = boolSwitch(Switch{Name: "TERNION_NO_MMVT",

@@ -75,6 +75,15 @@ func sizeUnit(unit string) (uint64, bool) {
 	return 0, false
 }
 
+// parseSizeOrZero is parseSize that also takes "0" (a size switch whose 0
+// turns a limit off).
+func parseSizeOrZero(v string) (uint64, error) {
+	if strings.TrimSpace(v) == "0" {
+		return 0, nil
+	}
+	return parseSize(v)
+}
+
 // parseSize reads a positive byte count such as "1GiB", "1.5 GiB", "64KiB",
 // "2GB" or "1048576", at most math.MaxInt64. Fractions of a byte are dropped.
 func parseSize(v string) (uint64, error) {

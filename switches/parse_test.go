@@ -127,6 +127,27 @@ func TestParseSizeErrors(t *testing.T) {
 	}
 }
 
+// TestParseSizeOrZero: "0" is 0 (a limit turned off), anything else as
+// parseSize, errors included.
+func TestParseSizeOrZero(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want uint64
+		err  string
+	}{
+		{"0", 0, ""}, {" 0 ", 0, ""}, {"16MiB", 16 << 20, ""}, {"4096", 4096, ""},
+		{"0.5", 0, "at least one byte"}, {"0B", 0, "at least one byte"}, {"-1", 0, "negative"}, {"12 lumps", 0, "unknown unit"},
+	} {
+		got, err := parseSizeOrZero(tc.v)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.v)
+			continue
+		}
+		require.NoError(t, err, tc.v)
+		assert.Equal(t, tc.want, got, tc.v)
+	}
+}
+
 func TestParseList(t *testing.T) {
 	parse := listParser(Vendors)
 	for _, tc := range []struct {

@@ -558,17 +558,84 @@ func mmvqSrc1OK(b vendorapi.TensorDesc) bool {
 }
 
 // runDequantGemm dequantizes src0 to f16 into a temporary and multiplies
-// with the vendor BLAS (the seed's dequantize → cuBLAS path).
+// with the vendor BLAS (the seed's dequantize → cuBLAS path). One matrix
+// larger than TERNION_DEQUANT_SLICE as f16 goes in slices of k
+// (dequantSlice): each slice dequantized into one small temporary, which
+// the next gemm reads back while it is still in the L2 cache, and the
+// slices' products summed into dst (beta 1 from the second on); batches
+// dequantize whole.
 func runDequantGemm(d Device, at, bt tensor.Type, dst, a, b vendorapi.TensorDesc) error {
-	tmp, buf, err := contiguousTemp(d, tensor.F16, a.Ne)
+	limit, _, err := switches.Get(nil, switches.DequantSlice)
+	if err != nil {
+		return err
+	}
+	k, kc := a.Ne[0], a.Ne[0]
+	if a.Ne[2]*a.Ne[3] == 1 && b.Ne[2]*b.Ne[3] == 1 {
+		kc = dequantSlice(at, a.Ne[1], k, limit)
+	}
+	if kc == k {
+		tmp, buf, err := contiguousTemp(d, tensor.F16, a.Ne)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		if err := dequantize(d, tmp, "f16", a, at, 0); err != nil {
+			return err
+		}
+		return runGemm(d, tensor.F16, bt, dst, tmp, b)
+	}
+	gt := gemmType(tensor.F16, d.Props()) // f16, or f32 where f16 is slow
+	b, bbuf, err := operand(d, b, bt, gt)
+	if err != nil {
+		return err
+	}
+	defer bbuf.Free()
+	tmp, buf, err := contiguousTemp(d, gt, [4]int64{kc, a.Ne[1], 1, 1})
 	if err != nil {
 		return err
 	}
 	defer buf.Free()
-	if err := dequantize(d, tmp, "f16", a, at, 0); err != nil {
+	h, err := d.BLAS()
+	if err != nil {
 		return err
 	}
-	return runGemm(d, tensor.F16, bt, dst, tmp, b)
+	es := gt.BlockBytes()
+	for k0 := int64(0); k0 < k; k0 += kc {
+		n := min(kc, k-k0)
+		slice := a
+		slice.Data, slice.Ne[0] = a.Data.Add(uint64(k0/at.BlockSize()*at.BlockBytes())), n
+		part := tmp
+		part.Ne[0], part.Nb = n, tensor.RowMajorStrides(gt, [4]int64{n, a.Ne[1], 1, 1})
+		if err := dequantize(d, part, gt.String(), slice, at, 0); err != nil {
+			return err
+		}
+		g := vendorapi.Gemm{TransA: true, M: int(a.Ne[1]), N: int(b.Ne[1]), K: int(n), Alpha: 1,
+			A: part.Data, AType: blasType(gt), LDA: int(n),
+			B: b.Data.Add(uint64(k0 * es)), BType: blasType(gt), LDB: int(b.Nb[1] / es),
+			C: dst.Data, CType: vendorapi.F32, LDC: int(dst.Nb[1] / 4), Compute: vendorapi.Compute32F}
+		if k0 > 0 {
+			g.Beta = 1
+		}
+		if err := d.Driver().Gemm(h, g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dequantSlice is the values of a row (k of type t, m rows) that each
+// slice of runDequantGemm dequantizes and multiplies at a time: k (one
+// slice) when limit is 0 or the whole matrix as f16 fits it, else the
+// fewest slices whose f16 bytes fit it, rounded up to whole blocks (the
+// last slice may be shorter).
+func dequantSlice(t tensor.Type, m, k int64, limit uint64) int64 {
+	whole := uint64(2 * m * k)
+	if limit == 0 || whole <= limit {
+		return k
+	}
+	slices := int64((whole + limit - 1) / limit)
+	bs := t.BlockSize()
+	return min(k, ((k+slices-1)/slices+bs-1)/bs*bs)
 }
 
 func init() { register(graph.OpMulMatID, impl{supports: supportsMulMatID, run: runMulMatID}) }

@@ -425,3 +425,28 @@ func TestMMVVRowsMatchCatalog(t *testing.T) {
 	}
 	require.Equal(t, int64(kernels.MMVTRows), int64(mmvtRows))
 }
+
+// TestDequantSlice pins the slices of k the dequantize + BLAS path makes:
+// the whole row when the limit is off or the matrix fits it, else the
+// fewest slices whose f16 bytes fit, rounded up to whole blocks.
+func TestDequantSlice(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		t     tensor.Type
+		m, k  int64
+		limit uint64
+		want  int64
+	}{
+		{"limit off", tensor.Q4_0, 4096, 14336, 0, 14336},
+		{"fits", tensor.Q4_0, 64, 1024, 1 << 20, 1024},
+		{"fits exactly", tensor.Q4_0, 64, 1024, 2 * 64 * 1024, 1024},
+		{"m=4096 k=14336 in 16 MiB: 7 slices of 2048", tensor.Q4_0, 4096, 14336, 16 << 20, 2048},
+		{"m=4096 k=14336 in 32 MiB: 4 slices of 3584", tensor.Q8_0, 4096, 14336, 32 << 20, 3584},
+		{"q4_K in 16 MiB: 7 slices of 2048 (8 blocks)", tensor.Q4_K, 4096, 14336, 16 << 20, 2048},
+		{"3 slices of 1024 q4_0 values: 352 (whole blocks)", tensor.Q4_0, 24, 1024, 20 << 10, 352},
+		{"q4_K 3 slices of 1024: 512 (whole 256-value blocks)", tensor.Q4_K, 24, 1024, 20 << 10, 512},
+		{"a limit under one block: one block", tensor.Q4_0, 24, 1024, 10, 32},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, dequantSlice(c.t, c.m, c.k, c.limit)) })
+	}
+}

@@ -40,7 +40,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// (mmvq8_idg), mmvn or BLAS, those of one column on mmvq8, the one-query
 	// attention on fattn_dec or fattn_vec, the paths of devices without
 	// tensor cores or cp.async (the host device takes mmvq8t, mmvq8w, mmvt
-	// and fattn_dect, as the H200 does).
+	// and fattn_dect, as the H200 does); and with TERNION_DEQUANT_SLICE at
+	// 4 KiB, the quantized products of more than 8 columns in slices of k.
+	t.Setenv(switches.DequantSlice.Name, "4KiB")
 	t.Setenv(switches.NoMMVQ8T.Name, "1")
 	t.Setenv(switches.NoMMVQ8W.Name, "1")
 	t.Setenv(switches.NoMMVT.Name, "1")
@@ -70,11 +72,12 @@ func TestHostAgainstReference(t *testing.T) {
 }
 
 // tensorCoreCase reports whether c is a MUL_MAT of quantized src0 and 4 to
-// 8 columns (1 to 8 of q4_0, q8_0 and q4_K; one of q5_K or q6_K), of f16 or bf16 src0 and
-// 2 to 8 columns, a MUL_MAT_ID of quantized src0, or a FLASH_ATTN_EXT of
-// one query: the cases whose kernels TERNION_NO_MMVQ8T, TERNION_NO_MMVQ8W,
-// TERNION_NO_MMVT and TERNION_NO_FATTN_TC change (the other cases of these
-// ops run alike, so the rerun skips them).
+// 8 columns (1 to 8 of q4_0, q8_0 and q4_K; one of q5_K or q6_K) or more
+// than 8, of f16 or bf16 src0 and 2 to 8 columns, a MUL_MAT_ID of
+// quantized src0, or a FLASH_ATTN_EXT of one query: the cases whose
+// kernels TERNION_NO_MMVQ8T, TERNION_NO_MMVQ8W, TERNION_NO_MMVT,
+// TERNION_NO_FATTN_TC and TERNION_DEQUANT_SLICE change (the other cases of
+// these ops run alike, so the rerun skips them).
 func tensorCoreCase(c Case) bool {
 	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID && c.Op != graph.OpFlashAttnExt {
 		return false
@@ -90,7 +93,7 @@ func tensorCoreCase(c Case) bool {
 	switch {
 	case a.IsQuantized():
 		wholeWords := a == tensor.Q4_0 || a == tensor.Q8_0 || a == tensor.Q4_K // mmvq8w and mmvq8wt
-		return c.Op == graph.OpMulMatID || cols >= 4 && cols <= 8 || wholeWords && cols >= 1 && cols <= 8 ||
+		return c.Op == graph.OpMulMatID || cols >= 4 || wholeWords && cols >= 1 && cols <= 8 ||
 			cols == 1 && (a == tensor.Q5_K || a == tensor.Q6_K)
 	case a == tensor.F16 || a == tensor.BF16:
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
