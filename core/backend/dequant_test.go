@@ -51,9 +51,9 @@ func TestDequantGemmSlices(t *testing.T) {
 		limit  string
 		slices int
 	}{
-		{"48KiB", 1},  // 2·24·1024 bytes of f16: fits
-		{"12KiB", 4},  // slices of 256 values
-		{"20KiB", 3},  // 352, 352 and 320 values (whole q4_0 blocks)
+		{"48KiB", 1}, // 2·24·1024 bytes of f16: fits
+		{"12KiB", 4}, // slices of 256 values
+		{"20KiB", 3}, // 352, 352 and 320 values (whole q4_0 blocks)
 		{"1000", 32}, // a slice a block of 32 values at the least
 	} {
 		got, calls := run(c.limit)
