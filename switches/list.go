@@ -88,9 +88,9 @@ var (
 	// DequantSlice bounds the f16 slices of a quantized src0 that the
 	// dequantize + BLAS mul_mat makes at a time.
 	DequantSlice = define(Switch{Name: "TERNION_DEQUANT_SLICE",
-		Meaning: "quantized mul_mat of more than 8 columns (dequantize + BLAS) dequantizes one matrix in slices of k of at most this many bytes as f16, each multiplied while it is in the L2 cache (16MiB, 2MB or plain bytes; 0: the whole matrix at once)",
-		Default: "16MiB", ReadBy: LayerCore},
-		KindSize, parseSizeOrZero, 16<<20)
+		Meaning: "quantized mul_mat of more than 8 columns (dequantize + BLAS) dequantizes one matrix in slices of k of at most this many bytes as f16, each multiplied while it is in the L2 cache (16MiB, 2MB or plain bytes; 0, the default until measured on the H200: the whole matrix at once)",
+		Default: "0", ReadBy: LayerCore},
+		KindSize, parseSizeOrZero, 0)
 	// NoMMVT keeps f16/bf16 mul_mat of several columns off the tensor-core
 	// vector kernel.
 	NoMMVT = boolSwitch(Switch{Name: "TERNION_NO_MMVT",

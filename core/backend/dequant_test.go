@@ -14,9 +14,10 @@ import (
 )
 
 // TestDequantGemmSlices: a quantized MUL_MAT of more than 8 columns
-// dequantizes src0 in slices of k under TERNION_DEQUANT_SLICE, one gemm a
-// slice (the first with beta 0, the others adding into dst), and gives the
-// whole-matrix path's result up to the order of the f32 sums.
+// dequantizes src0 in slices of k under TERNION_DEQUANT_SLICE (off by
+// default), one gemm a slice (the first with beta 0, the others adding into
+// dst), and gives the whole-matrix path's result up to the order of the f32
+// sums.
 func TestDequantGemmSlices(t *testing.T) {
 	const k, m, n = 1024, 24, 12
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -43,6 +44,8 @@ func TestDequantGemmSlices(t *testing.T) {
 	}
 	whole, calls := run("0")
 	require.Equal(t, 1, calls)
+	_, calls = run("")
+	require.Equal(t, 1, calls, "unset: the whole matrix at once")
 	var scale float64
 	for _, v := range whole {
 		scale = max(scale, math.Abs(float64(v)))

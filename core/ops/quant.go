@@ -559,7 +559,7 @@ func mmvqSrc1OK(b vendorapi.TensorDesc) bool {
 
 // runDequantGemm dequantizes src0 to f16 into a temporary and multiplies
 // with the vendor BLAS (the seed's dequantize → cuBLAS path). One matrix
-// larger than TERNION_DEQUANT_SLICE as f16 goes in slices of k
+// larger than TERNION_DEQUANT_SLICE (when set) as f16 goes in slices of k
 // (dequantSlice): each slice dequantized into one small temporary, which
 // the next gemm reads back while it is still in the L2 cache, and the
 // slices' products summed into dst (beta 1 from the second on); batches
