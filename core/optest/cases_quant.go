@@ -188,8 +188,16 @@ func quantPerfs() []Case {
 			out = append(out, mulMatCase(t, tensor.F32, 4096, n, 14336, [2]int64{1, 1}, [2]int64{1, 1}, id))
 		}
 	}
+	// One column of a 4096-wide input (an 8B llama's attention and gate/up
+	// projections): 16 groups of 256 values a row, which mmvq8w takes 2
+	// rows to a warp unit.
+	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q4_K} {
+		out = append(out, mulMatCase(t, tensor.F32, 4096, 1, 4096, [2]int64{1, 1}, [2]int64{1, 1}, id),
+			mulMatCase(t, tensor.F32, 14336, 1, 4096, [2]int64{1, 1}, [2]int64{1, 1}, id))
+	}
 	out = append(out,
 		mulMatIDCase(tensor.Q4_0, tensor.F32, 128, 8, false, 768, 1, 2048),
+		mulMatIDCase(tensor.Q4_K, tensor.F32, 128, 8, false, 768, 1, 2048),
 		mulMatIDCase(tensor.Q4_0, tensor.F32, 128, 8, false, 768, 512, 2048),
 		quantCpyCase(tensor.F32, tensor.Q4_0, [4]int64{8192, 512, 2, 1}, noPerm),
 		quantCpyCase(tensor.Q4_0, tensor.F32, [4]int64{8192, 512, 2, 1}, noPerm),
