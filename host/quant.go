@@ -492,10 +492,7 @@ func mmvq8wIDHost(k kernels.Kernel) (*hostKernel, error) {
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
 			dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4))
-			src0 := quantBuf("src0", s0, f)
-			src0.align = 16
-			bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), ne11*dst.Ne[2], s0.Ne[0])...)
-			bufs = append(bufs, tensorBuf("ids", a.TensorAt(5), 4), optionalWord("flag", a.PtrAt(6)))
+			bufs := append(q8Operands(a, f, ne11*dst.Ne[2]), tensorBuf("ids", a.TensorAt(5), 4), optionalWord("flag", a.PtrAt(6)))
 			if s0.Ne[0]%256 != 0 || ne11 < 1 {
 				bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or ne11 = %d < 1", s0.Ne[0], ne11)
 			}
@@ -610,10 +607,18 @@ func mmvq8Host(rows mmvq8RowMap, cols mmvq8Cols) func(k kernels.Kernel) (*hostKe
 // mmvq8Buffers are the buffers of an mmvq8, mmvq8t, mmvq8w or mmvq8wt launch (dst,
 // src0, yq, yd, …): dst, src0 with rows 16-byte aligned, and q8y's columns.
 func mmvq8Buffers(a *vendorapi.Args, f *quant.Format) []buffer {
+	dst := a.TensorAt(0)
+	return q8Operands(a, f, dst.Ne[1]*dst.Ne[2]*dst.Ne[3])
+}
+
+// q8Operands are the first buffers of a launch (dst, src0, yq, yd, …) of
+// the products against q8y's columns: dst, src0 of format f with rows
+// 16-byte aligned, and cols columns of q8y.
+func q8Operands(a *vendorapi.Args, f *quant.Format, cols int64) []buffer {
 	dst, s0 := a.TensorAt(0), a.TensorAt(1)
 	src0 := quantBuf("src0", s0, f)
 	src0.align = 16
-	return append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), dst.Ne[1]*dst.Ne[2]*dst.Ne[3], s0.Ne[0])...)
+	return append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), cols, s0.Ne[0])...)
 }
 
 // mmvq8Dots writes dst[row, c] for the rows block b computes and c <
@@ -704,11 +709,9 @@ func mmvq8IDGHost(rows int64) func(k kernels.Kernel) (*hostKernel, error) {
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
-				dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4))
-				src0 := quantBuf("src0", s0, f)
-				src0.align = 16
-				bufs := append([]buffer{tensorBuf("dst", dst, 4), src0}, q8Cols(a.PtrAt(2), a.PtrAt(3), ne11*dst.Ne[2], s0.Ne[0])...)
-				return append(bufs, elems("list", a.PtrAt(6), dst.Ne[1]*dst.Ne[2], 4), elems("tiles", a.PtrAt(7), 2*int64(a.I32At(8)), 4))
+				dst, ne11 := a.TensorAt(0), int64(a.I32At(4))
+				return append(q8Operands(a, f, ne11*dst.Ne[2]), elems("list", a.PtrAt(6), dst.Ne[1]*dst.Ne[2], 4),
+					elems("tiles", a.PtrAt(7), 2*int64(a.I32At(8)), 4))
 			},
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, s0, ne11, nUsed := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4)), int64(a.I32At(5))

@@ -214,22 +214,20 @@ func TestMMVQ8WGeometry(t *testing.T) {
 	require.Equal(t, int64(3*4096/2+16*2*32*144), mmvq8wShared(tensor.Q4_K, 4096))
 	require.Equal(t, int64(3*14336/2+8*2*32*210), mmvq8wShared(tensor.Q6_K, 14336))
 	require.Equal(t, int64(3*14336/2+16*2*32*176), mmvq8wShared(tensor.Q5_K, 14336))
-	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
-	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 14336, row(tensor.Q4_0, 14336), 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 14336, row(tensor.Q8_0, 14336), 132, 3, 2))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 4096, row(tensor.Q4_K, 4096), 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 4096, row(tensor.Q4_K, 4096), 2, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 14336, packedRow(tensor.Q4_0, 14336), 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 14336, packedRow(tensor.Q8_0, 14336), 132, 3, 2))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 4096, packedRow(tensor.Q4_K, 4096), 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 4096, packedRow(tensor.Q4_K, 4096), 2, 1, 1))
 	// k 4096, 16 groups a row: units of 2 rows, 4096 rows → 2048 units of
 	// 16 warps a block → 128 blocks; a padded row stays one row a unit.
-	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, row(tensor.Q4_0, 4096), 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, row(tensor.Q4_0, 4096)+16, 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, packedRow(tensor.Q4_0, 4096), 132, 1, 1))
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, packedRow(tensor.Q4_0, 4096)+16, 132, 1, 1))
 }
 
 // TestMMVQ8WUnitRows pins the rows of an mmvq8w unit: 32 / groups where a
 // row has fewer than 32 groups of 256 values and the rows are packed, else
 // one.
 func TestMMVQ8WUnitRows(t *testing.T) {
-	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
 	for _, c := range []struct {
 		name string
 		t    tensor.Type
@@ -248,21 +246,20 @@ func TestMMVQ8WUnitRows(t *testing.T) {
 		{"q5_K k 256: one group", tensor.Q5_K, 256, 0, 32},
 		{"q4_0 k 2048, rows padded by 16 bytes", tensor.Q4_0, 2048, 16, 1},
 	} {
-		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, mmvq8wUnitRows(c.t, c.k, row(c.t, c.k)+c.pad)) })
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, mmvq8wUnitRows(c.t, c.k, packedRow(c.t, c.k)+c.pad)) })
 	}
 }
 
 // TestMMVQ8WIDGrid pins mmvq8w_id's grid: a pair's units over at most sms
 // / pairs blocks (at least one), pairs along y (slots) and z (tokens).
 func TestMMVQ8WIDGrid(t *testing.T) {
-	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
 	// The goal case: q4_0 m=768 k=2048, 8 slots, one token: 192 units of 4
 	// rows, 12 blocks of 16 warps, within 132 / 8 = 16.
-	require.Equal(t, vendorapi.Dim3{X: 12, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, row(tensor.Q4_0, 2048), 132, 8, 1))
-	require.Equal(t, vendorapi.Dim3{X: 4, Y: 8, Z: 4}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, row(tensor.Q4_0, 2048), 132, 8, 4))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 8, Z: 32}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, row(tensor.Q4_0, 2048), 132, 8, 32))
-	require.Equal(t, vendorapi.Dim3{X: 16, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q8_0, 2048, 7168, row(tensor.Q8_0, 7168), 132, 8, 1))
-	require.Equal(t, vendorapi.Dim3{X: 1, Y: 2, Z: 1}, mmvq8wIDGrid(tensor.Q4_K, 16, 256, row(tensor.Q4_K, 256), 132, 2, 1))
+	require.Equal(t, vendorapi.Dim3{X: 12, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 1))
+	require.Equal(t, vendorapi.Dim3{X: 4, Y: 8, Z: 4}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 4))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 8, Z: 32}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 32))
+	require.Equal(t, vendorapi.Dim3{X: 16, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q8_0, 2048, 7168, packedRow(tensor.Q8_0, 7168), 132, 8, 1))
+	require.Equal(t, vendorapi.Dim3{X: 1, Y: 2, Z: 1}, mmvq8wIDGrid(tensor.Q4_K, 16, 256, packedRow(tensor.Q4_K, 256), 132, 2, 1))
 }
 
 // TestChooseMulMatID pins MUL_MAT_ID's path: grouped with ≥ 4 pairs an
@@ -291,6 +288,9 @@ func TestChooseMulMatID(t *testing.T) {
 	require.Equal(t, "MulMatIDPath(7)", MulMatIDPath(7).String())
 }
 
+// packedRow is the bytes of a packed row of k values of type q.
+func packedRow(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
+
 // TestUseMMVQ8WT pins where 2..8 columns run as mmvq8wt (its formats, k a
 // multiple of 256 with src1 within the shared memory, 16 rows within 2^31
 // bytes, on NVIDIA with mma.sync code compiled and on the host device) and
@@ -304,7 +304,6 @@ func TestUseMMVQ8WT(t *testing.T) {
 		}
 	}
 	hopper := hopperOptin()
-	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
 	for _, c := range []wholeWordCase{
 		{"q4_0 on Hopper, k 14336, 8 columns", tensor.Q4_0, 14336, hopper, 8, true},
 		{"q4_0 on Hopper, 2 columns", tensor.Q4_0, 14336, hopper, 2, true},
@@ -325,12 +324,12 @@ func TestUseMMVQ8WT(t *testing.T) {
 		{"q4_0 on AMD CDNA3", tensor.Q4_0, 4096, ccProps(arch.CDNA3), 8, false},
 		{"q8_0 on the host device", tensor.Q8_0, 4096, vendorapi.Props{SharedMemPerBlockOptin: 232448}, 3, true},
 	} {
-		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8WT(c.t, c.k, row(c.t, c.k), c.p, c.cols)) })
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8WT(c.t, c.k, packedRow(c.t, c.k), c.p, c.cols)) })
 	}
 	require.False(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<27, hopper, 8), "16 rows of 2^27 bytes: past the kernel's 32-bit offsets")
 	require.True(t, useMMVQ8WT(tensor.Q4_0, 4096, 1<<27-16, hopper, 8), "16 rows just within 2^31 bytes")
 	t.Setenv(switches.NoMMVQ8W.Name, "1")
-	require.False(t, useMMVQ8WT(tensor.Q4_0, 14336, row(tensor.Q4_0, 14336), hopper, 8), switches.NoMMVQ8W.Name)
+	require.False(t, useMMVQ8WT(tensor.Q4_0, 14336, packedRow(tensor.Q4_0, 14336), hopper, 8), switches.NoMMVQ8W.Name)
 }
 
 // TestMMVQ8WTFormatsMatchKernels keeps core's mmvq8wt formats and warps
@@ -369,7 +368,6 @@ func TestMMVQ8WTGeometry(t *testing.T) {
 // 2^31 bytes, then 1 while that fits, then none.
 func TestMMVQ8WTTiles(t *testing.T) {
 	hopper := hopperOptin()
-	row := func(q tensor.Type, k int64) int64 { return k / q.BlockSize() * q.BlockBytes() }
 	for _, c := range []struct {
 		name string
 		t    tensor.Type
@@ -390,7 +388,7 @@ func TestMMVQ8WTTiles(t *testing.T) {
 		{"q8_0 k 16128", tensor.Q8_0, 16128, 0},
 		{"q6_K has none", tensor.Q6_K, 4096, 0},
 	} {
-		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, mmvq8wtTiles(c.t, c.k, row(c.t, c.k), hopper)) })
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, mmvq8wtTiles(c.t, c.k, packedRow(c.t, c.k), hopper)) })
 	}
 	require.Equal(t, int64(1), mmvq8wtTiles(tensor.Q4_0, 4096, 1<<26, hopper), "32 rows of 2^26 bytes: past 2^31")
 	require.Equal(t, int64(2), mmvq8wtTiles(tensor.Q4_0, 4096, 1<<26-16, hopper))
