@@ -334,7 +334,8 @@ func mmvq8wUnitRows(t tensor.Type, k, rowBytes int64) int64 {
 // (its warps loop over the units of rows), so the launch may start early
 // while q8y ends.
 func mmvq8wGrid(t tensor.Type, m, k, rowBytes, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	w, units := mmvq8wFormats[t].warps, (m+mmvq8wUnitRows(t, k, rowBytes)-1)/mmvq8wUnitRows(t, k, rowBytes)
+	w, ru := mmvq8wFormats[t].warps, mmvq8wUnitRows(t, k, rowBytes)
+	units := (m + ru - 1) / ru
 	return vendorapi.Dim3{X: uint32(max(1, min((units+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
