@@ -1426,7 +1426,8 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q6_K>(const unsigned char * 
 // bytes (src1) + WARPS·MMVQ8W_STAGES chunks of 32·GROUP bytes, as core/ops'
 // mmvq8wShared computes (a launch with less writes NaN rows, never past its
 // memory). The first chunks of src0 are queued before the wait for the grid
-// before (q8y, which writes only its scratch), src1 after it.
+// before (q8y, which writes only its scratch), src1 after it (mmvq8w_id
+// has waited already, for its ids).
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, ternion_i64 xs, ternion_i64 m, ternion_i64 k,
                                                    const signed char * ycol, const float4 * dcol, char * out, ternion_i64 os,
