@@ -101,14 +101,8 @@ func (p *Props) matches(n *graph.Tensor, same, ci bool) bool {
 			if p.Params != ([graph.MaxParams]uint32{}) {
 				return false
 			}
-		} else {
-			var diff uint32
-			for i := range graph.MaxParams {
-				diff |= p.Params[i] ^ uint32(n.ParamI32(i))
-			}
-			if diff != 0 {
-				return false
-			}
+		} else if p.Params != n.Params() {
+			return false
 		}
 		srcs = graph.MaxSrc // trailing sources must be absent too
 	}
