@@ -254,6 +254,16 @@ func operand(d Device, t vendorapi.TensorDesc, have, want tensor.Type) (vendorap
 	return tmp, buf, nil
 }
 
+// gemmOf is the gemm dst = aᵀ·b of one matrix pair in type gt (a and b
+// with packed rows of gt, dst f32), accumulated in f32, beta 0.
+func gemmOf(gt tensor.Type, dst, a, b vendorapi.TensorDesc) vendorapi.Gemm {
+	es := gt.BlockBytes()
+	return vendorapi.Gemm{TransA: true, M: int(a.Ne[1]), N: int(b.Ne[1]), K: int(a.Ne[0]), Alpha: 1,
+		A: a.Data, AType: blasType(gt), LDA: int(a.Nb[1] / es),
+		B: b.Data, BType: blasType(gt), LDB: int(b.Nb[1] / es),
+		C: dst.Data, CType: vendorapi.F32, LDC: int(dst.Nb[1] / 4), Compute: vendorapi.Compute32F}
+}
+
 // flatStride returns the element stride between consecutive matrices of t
 // over dims 2 and 3 taken as one batch dimension, if one exists.
 func flatStride(t vendorapi.TensorDesc, es int64) (int64, bool) {
@@ -291,10 +301,7 @@ func runGemm(d Device, at, bt tensor.Type, dst, a, b vendorapi.TensorDesc) error
 		return err
 	}
 	es := gt.BlockBytes()
-	g := vendorapi.Gemm{TransA: true, M: int(a.Ne[1]), N: int(b.Ne[1]), K: int(a.Ne[0]), Alpha: 1,
-		A: a.Data, AType: blasType(gt), LDA: int(a.Nb[1] / es),
-		B: b.Data, BType: blasType(gt), LDB: int(b.Nb[1] / es),
-		C: dst.Data, CType: vendorapi.F32, LDC: int(dst.Nb[1] / 4), Compute: vendorapi.Compute32F}
+	g := gemmOf(gt, dst, a, b)
 	if g.N == 1 {
 		g.LDB = max(g.LDB, g.K)
 	}

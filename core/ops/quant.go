@@ -344,9 +344,7 @@ func mmvq8wGrid(t tensor.Type, m, k, rowBytes, sms, ne12, ne13 int64) vendorapi.
 // pair's units of rows spread over at most sms / pairs blocks (at least 1),
 // so that a few pairs fill the device once.
 func mmvq8wIDGrid(t tensor.Type, m, k, rowBytes, sms, nUsed, nTokens int64) vendorapi.Dim3 {
-	w, ru := mmvq8wFormats[t].warps, mmvq8wUnitRows(t, k, rowBytes)
-	units := (m + ru - 1) / ru
-	return vendorapi.Dim3{X: uint32(max(1, min((units+w-1)/w, sms/(nUsed*nTokens)))), Y: uint32(nUsed), Z: uint32(nTokens)}
+	return mmvq8wGrid(t, m, k, rowBytes, sms/(nUsed*nTokens), nUsed, nTokens)
 }
 
 // mmvq8wtFmt is what core needs of quant.cu's mmvq8wt_fmt<Q>: the bytes
@@ -610,10 +608,9 @@ func runDequantGemm(d Device, at, bt tensor.Type, dst, a, b vendorapi.TensorDesc
 		if err := dequantize(d, part, gt.String(), slice, at, 0); err != nil {
 			return err
 		}
-		g := vendorapi.Gemm{TransA: true, M: int(a.Ne[1]), N: int(b.Ne[1]), K: int(n), Alpha: 1,
-			A: part.Data, AType: blasType(gt), LDA: int(n),
-			B: b.Data.Add(uint64(k0 * es)), BType: blasType(gt), LDB: int(b.Nb[1] / es),
-			C: dst.Data, CType: vendorapi.F32, LDC: int(dst.Nb[1] / 4), Compute: vendorapi.Compute32F}
+		bs := b
+		bs.Data, bs.Ne[0] = b.Data.Add(uint64(k0*es)), n
+		g := gemmOf(gt, dst, part, bs)
 		if k0 > 0 {
 			g.Beta = 1
 		}
