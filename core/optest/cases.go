@@ -97,6 +97,23 @@ func cpyReshapeCase(ts, td tensor.Type, ne [4]int64, perm [4]int, neDst [4]int64
 		}}
 }
 
+// cpyViewCase copies rows of ne[0] values taken from a src of ne[0]+2
+// values a row, starting at its element 1: packed rows that do not start on
+// a 4-element boundary (the one-element-at-a-time branch of cvt_rows).
+func cpyViewCase(ts, td tensor.Type, ne [4]int64) Case {
+	max := nmseDefault
+	if ts == td {
+		max = 0
+	}
+	return Case{Name: name("CPY", "type_src", ts, "type_dst", td, "ne", ne, "view_offset", 1), Op: graph.OpCpy, MaxNMSE: max,
+		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
+			base := input(ctx, r, ts, [4]int64{ne[0] + 2, ne[1], ne[2], ne[3]})
+			nb := base.Nb()
+			src := base.View(nb[0], ne[:], nb[1:])
+			return src.Cpy(ctx.Empty(td, ne[:]...))
+		}}
+}
+
 // contCase copies a permuted (or transposed) tensor into a contiguous one
 // (ggml's test_cont transposes; perm names any permutation).
 func contCase(t tensor.Type, ne [4]int64, perm [4]int) Case {
@@ -205,7 +222,9 @@ func firstTests() []Case {
 				cpyCase(ts, td, [4]int64{256, 2, 3, 4}, noPerm, [4]int{0, 2, 1, 3}),
 				cpyCase(ts, td, [4]int64{48, 37, 5, 3}, [4]int{2, 1, 0, 3}, noPerm),
 				cpyCase(ts, td, [4]int64{33, 7, 19, 2}, [4]int{1, 2, 0, 3}, noPerm),
-				cpyReshapeCase(ts, td, [4]int64{36, 5, 4, 2}, [4]int{0, 2, 1, 3}, [4]int64{12, 30, 2, 2}))
+				cpyReshapeCase(ts, td, [4]int64{36, 5, 4, 2}, [4]int{0, 2, 1, 3}, [4]int64{12, 30, 2, 2}),
+				cpyCase(ts, td, [4]int64{30, 5, 3, 1}, noPerm, noPerm),
+				cpyViewCase(ts, td, [4]int64{64, 6, 2, 1}))
 		}
 		out = append(out,
 			contCase(ts, [4]int64{10, 10, 10, 1}, [4]int{1, 0, 2, 3}),
