@@ -1426,8 +1426,7 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q6_K>(const unsigned char * 
 // bytes (src1) + WARPS·MMVQ8W_STAGES chunks of 32·GROUP bytes, as core/ops'
 // mmvq8wShared computes (a launch with less writes NaN rows, never past its
 // memory). The first chunks of src0 are queued before the wait for the grid
-// before (q8y, which writes only its scratch), src1 after it (mmvq8w_id
-// has waited already, for its ids).
+// before (q8y, which writes only its scratch), src1 after it.
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, ternion_i64 xs, ternion_i64 m, ternion_i64 k,
                                                    const signed char * ycol, const float4 * dcol, char * out, ternion_i64 os,
@@ -1534,17 +1533,20 @@ static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor
 // src1 column (e % ne11) + ne11·t quantized by q8y (yq, yd), mmvq8w_rows
 // over the expert's rows; an expert out of range writes NaN rows and sets
 // bit 1 of *flag (when flag is not null). Grid (blocks a pair, n_used,
-// tokens); the ids are read after the wait for the grids before.
+// tokens). The kernel right before it is always q8y (core/ops runMulMatID),
+// which writes only its scratch: the ids (written before q8y began) are
+// read and the expert's first chunks queued before the wait for it, as
+// mmvq8w queues its rows.
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
                                                  ternion_tensor ids, unsigned int * flag) {
     constexpr int W = mmvq8w_fmt<Q>::WARPS;
-    TERNION_GRID_WAIT();
     const ternion_u32 e = blockIdx.y, t = blockIdx.z;
     const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
     char * out = (char *)dst.data + e * dst.nb[1] + t * dst.nb[2];
     const ternion_i64 wg = (ternion_i64)blockIdx.x * W + threadIdx.x / 32, nw = (ternion_i64)gridDim.x * W;
     if (expert < 0 || expert >= src0.ne[2]) {
+        TERNION_GRID_WAIT();
         for (ternion_i64 row = wg; threadIdx.x % 32 == 0 && row < src0.ne[1]; row += nw) *(float *)(out + row * dst.nb[0]) = __int_as_float(0x7fc00000);
         if (flag != nullptr && threadIdx.x == 0 && blockIdx.x == 0) atomicOr(flag, 1u);
         return;

@@ -748,7 +748,9 @@ func MulMatIDPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatIDPath, string) {
 // word when it has one (ErrorFlags). Pair by pair, every token reads its
 // experts' rows anew: the fastest order for a few tokens (an mmvq8 kernel
 // per pair measured 14.5 µs for q4_0 128 experts, 8 used, m=768 k=2048,
-// one token, against mmvq_id's 8.7–9.6 µs; mmvq8w_id is not yet measured).
+// one token, against mmvq_id's 8.7–9.6 µs; mmvq8w_id 8.60 against mmvq_id's
+// 10.15 in one run, bench/README.md). mmvq8w_id must follow q8y directly:
+// it reads ids and src0 before it waits for the kernel before it.
 func runMulMatID(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1), n.Src(2))
 	if err != nil {
