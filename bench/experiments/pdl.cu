@@ -33,7 +33,7 @@ __global__ void add1(float * x, pad<P> p) {
 }
 
 template <int MODE, int P>
-static void run(const char * name, float * x, int nodes, int blocks) {
+static void run(const char * name, float * x, int nodes, int blocks, int threads = 128) {
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     pad<P> p = {};
@@ -42,7 +42,7 @@ static void run(const char * name, float * x, int nodes, int blocks) {
     for (int i = 0; i < nodes; i++) {
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(blocks);
-        cfg.blockDim = dim3(128);
+        cfg.blockDim = dim3(threads);
         cfg.stream = s;
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -72,7 +72,7 @@ static void run(const char * name, float * x, int nodes, int blocks) {
         CK(cudaEventElapsedTime(&ms, e0, e1));
         if (ms < best) best = ms;
     }
-    printf("%-28s params %4d B, %3d blocks: %.3f us/node  (check %s: %.0f of %d)\n", name, P, blocks, best * 1000 / nodes,
+    printf("%-28s params %4d B, %3d blocks of %3d: %.3f us/node  (check %s: %.0f of %d)\n", name, P, blocks, threads, best * 1000 / nodes,
            h == (float)nodes ? "ok" : "FAILED", h, nodes);
     CK(cudaGraphExecDestroy(ge));
     CK(cudaGraphDestroy(g));
@@ -91,5 +91,8 @@ int main() {
         run<1, 256>("pdl, wait", x, n, blocks);
         run<2, 256>("pdl, wait + trigger", x, n, blocks);
     }
+    // Block size (session 17: ternion's tiny ops launched 256 threads for one element).
+    for (int threads : {32, 128, 256})
+        run<2, 256>("pdl, wait + trigger", x, n, 1, threads);
     return 0;
 }

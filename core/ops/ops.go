@@ -226,14 +226,16 @@ func floatType(t tensor.Type) (string, bool) {
 
 // rowsGeometry is the block and grid of a kernel whose threads (x) share a
 // row of ne0 elements (vec elements per thread step) and whose blocks (x)
-// and threads (y) walk rows: about 256 threads a block, at most maxBlocks blocks.
+// and threads (y) walk rows: about 256 threads a block (fewer rows than
+// that block would hold: one row of threads each, so that a tiny op launches
+// no idle warps), at most maxBlocks blocks.
 func rowsGeometry(ne0, nrows int64, vec int64, warp int) (grid, block vendorapi.Dim3) {
 	per := (ne0 + vec - 1) / vec
 	bx := int64(warp)
 	for bx < per && bx < 256 {
 		bx *= 2
 	}
-	by := max(int64(256)/bx, 1)
+	by := max(min(int64(256)/bx, nrows), 1)
 	blocks := min((nrows+by-1)/by, maxBlocks)
 	return vendorapi.Dim3{X: uint32(max(blocks, 1))}, vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
 }
@@ -243,6 +245,16 @@ func rowsGeometry(ne0, nrows int64, vec int64, warp int) (grid, block vendorapi.
 func flatGeometry(n int64) (grid, block vendorapi.Dim3) {
 	blocks := min((n+255)/256, maxBlocks)
 	return vendorapi.Dim3{X: uint32(max(blocks, 1))}, vendorapi.Dim3{X: 256}
+}
+
+// tinyFlatGeometry is flatGeometry with a block of fewer threads (whole
+// warps) for n below 256: a one-element op launches one warp, not eight.
+func tinyFlatGeometry(n int64, warp int) (grid, block vendorapi.Dim3) {
+	grid, block = flatGeometry(n)
+	if w := int64(max(warp, 1)); n < int64(block.X) {
+		block.X = uint32(max((n+w-1)/w*w, w))
+	}
+	return grid, block
 }
 
 // maxBlocks bounds the grids of grid-stride kernels: enough blocks to fill

@@ -34,7 +34,7 @@ func init() {
 				a := d.Args().Ptr(ds[0].Data).Ptr(ds[1].Data).F32(n.ParamF32(0)).F32(n.ParamF32(1)).I64(n4)
 				return launch(d, "scale4_f32", grid, block, 0, a)
 			}
-			grid, block := flatGeometry(count)
+			grid, block := tinyFlatGeometry(count, d.Props().WarpSize)
 			a := d.Args().Ptr(ds[0].Data).Ptr(ds[1].Data).F32(n.ParamF32(0)).F32(n.ParamF32(1)).I64(count)
 			return launch(d, "scale_f32", grid, block, 0, a)
 		},

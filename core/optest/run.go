@@ -305,6 +305,17 @@ func Bytes(out *graph.Tensor) int64 {
 	return n
 }
 
+// perfGraphSize is the node capacity of test-backend-ops' perf graph.
+const perfGraphSize = 8192
+
+// perfRepeats is how many times Perf puts the op in its graph, as
+// test-backend-ops computes n_runs: the whole times the op's work (bytes or
+// FLOPs) fits target, at most the graph's free nodes (it already holds
+// nodes), plus one. An op of 60 GFLOP thus runs twice a graph at 100 GFLOP.
+func perfRepeats(target, work float64, nodes int) int {
+	return int(min(float64(perfGraphSize-nodes), math.Floor(target/work))) + 1
+}
+
 // Perf times c on dev as test-backend-ops' perf mode does: the op repeated
 // in one graph until the graph moves about targetBytes (cases with FLOPs:
 // does about targetFLOPs), the graph computed again until at least minTime
@@ -341,9 +352,9 @@ func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTim
 	}
 	defer buf.Free()
 	bytesPerRun := float64(Bytes(out))
-	per := int(max(1, min(8192, targetBytes/bytesPerRun)))
+	per := perfRepeats(targetBytes, bytesPerRun, len(g.Nodes()))
 	if c.FLOPs > 0 {
-		per = int(max(1, min(8192, targetFLOPs/c.FLOPs)))
+		per = perfRepeats(targetFLOPs, c.FLOPs, len(g.Nodes()))
 	}
 	if err := g.Repeat(out, per-1); err != nil {
 		res.Err = err.Error()

@@ -1,0 +1,45 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// TestRowsGeometry checks the blocks of row kernels: about 256 threads, a
+// row of threads per row when there are fewer rows than that.
+func TestRowsGeometry(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		ne0, nrows, vec int64
+		warp            int
+		grid, block     vendorapi.Dim3
+	}{
+		{"one element: one warp", 1, 1, 1, 32, vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 32, Y: 1}},
+		{"3 short rows: 3 warps", 10, 3, 1, 32, vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 32, Y: 3}},
+		{"many short rows: 8 a block", 10, 1000, 1, 32, vendorapi.Dim3{X: 125}, vendorapi.Dim3{X: 32, Y: 8}},
+		{"long rows: 256 threads a row", 14336, 512, 1, 32, vendorapi.Dim3{X: 512}, vendorapi.Dim3{X: 256, Y: 1}},
+		{"rows of 4-vectors", 256, 100, 4, 32, vendorapi.Dim3{X: 25}, vendorapi.Dim3{X: 64, Y: 4}},
+		{"wave of 64", 1, 1, 1, 64, vendorapi.Dim3{X: 1}, vendorapi.Dim3{X: 64, Y: 1}},
+	} {
+		grid, block := rowsGeometry(tc.ne0, tc.nrows, tc.vec, tc.warp)
+		assert.Equal(t, tc.grid, grid, tc.name)
+		assert.Equal(t, tc.block, block, tc.name)
+	}
+}
+
+// TestTinyFlatGeometry checks that elements fewer than a block's 256 get
+// whole warps only.
+func TestTinyFlatGeometry(t *testing.T) {
+	for _, tc := range []struct {
+		n         int64
+		warp      int
+		grid, blk uint32
+	}{{1, 32, 1, 32}, {33, 32, 1, 64}, {255, 32, 1, 256}, {256, 32, 1, 256}, {1000, 32, 4, 256}, {1, 64, 1, 64}, {0, 32, 1, 32}} {
+		grid, block := tinyFlatGeometry(tc.n, tc.warp)
+		assert.Equal(t, vendorapi.Dim3{X: tc.grid}, grid, "n=%d warp %d", tc.n, tc.warp)
+		assert.Equal(t, vendorapi.Dim3{X: tc.blk}, block, "n=%d warp %d", tc.n, tc.warp)
+	}
+}
