@@ -32,10 +32,11 @@ var Families = []Family{
 				Doc:    "out[b*T + t] = b*1024 + t + 1 for every block b and thread t of the launch with b*T + t < n (b, t linear with x fastest, T threads per block): which threads ran",
 				Params: []Param{{"out", ptr}, {"n", i64}}},
 		}},
-	{Name: "binary", Fixture: true, Doc: "element-wise binary ops on contiguous f32 buffers",
+	{Name: "binary", Fixture: true, Doc: "element-wise binary ops on contiguous f32 buffers (also ADD, SUB and MUL of equal shapes that bin4 does not take)",
 		Templates: []Template{{Name: "{op}_f32", Body: "binary_f32<{op}>", Doc: "dst[i] = a[i] {op} b[i] for i < n",
 			Params: []Param{{"dst", ptr}, {"a", ptr}, {"b", ptr}, {"n", i64}},
-			Axes:   []Axis{{Name: "op", Values: []Value{{"add", "ternion_bin_add"}, {"mul", "ternion_bin_mul"}}}}}}},
+			Axes: []Axis{{Name: "op", Values: []Value{{"add", "ternion_bin_add"}, {"sub", "ternion_bin_sub"},
+				{"mul", "ternion_bin_mul"}}}}}}},
 	{Name: "binbcast", Doc: "ggml's ADD, SUB, MUL, DIV with broadcasting (src1 tiles into src0)",
 		Templates: []Template{
 			{Name: "bin_{op}_{t0}_{t1}", Body: "bin_bcast<{op}, {t0}, {t1}>",

@@ -31,8 +31,12 @@ func supportsBinary(n *graph.Tensor, _ vendorapi.Props) string {
 }
 
 // runBinary launches bin4_{op}_f32 when every row is packed f32, 16-byte
-// aligned, a multiple of 4 long and src1's rows are as long as dst's, and
-// bin_{op}_{t0}_{t1} otherwise.
+// aligned, a multiple of 4 long and src1's rows are as long as dst's; else
+// {op}_f32 (a flat loop, no index arithmetic: one warp for a tiny op) when
+// dst, src0 and src1 are contiguous f32 of one shape and op is ADD, SUB or
+// MUL (the binary family's kernels: results exact, so a conformance fixture
+// of every vendor); else
+// bin_{op}_{t0}_{t1}.
 func runBinary(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
@@ -50,10 +54,24 @@ func runBinary(d Device, n *graph.Tensor) error {
 			FastDiv(fd(b.Ne[1])).FastDiv(fd(b.Ne[2])).FastDiv(fd(b.Ne[3])).I64(nrows)
 		return launch(d, "bin4_"+op+"_f32", grid, block, 0, args)
 	}
+	if flatBinary(n) {
+		grid, block := tinyFlatGeometry(dst.Ne[0]*dst.Ne[1]*dst.Ne[2]*dst.Ne[3], d.Props().WarpSize)
+		args.Ptr(dst.Data).Ptr(a.Data).Ptr(b.Data).I64(dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3])
+		return launch(d, op+"_f32", grid, block, 0, args)
+	}
 	t0, _ := floatType(n.Type())
 	t1, _ := floatType(n.Src(1).Type())
 	grid, block := rowsGeometry(dst.Ne[0], nrows, 1, d.Props().WarpSize)
 	args.Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).FastDiv(fd(b.Ne[0])).
 		FastDiv(fd(b.Ne[1])).FastDiv(fd(b.Ne[2])).FastDiv(fd(b.Ne[3])).I64(nrows)
 	return launch(d, "bin_"+op+"_"+t0+"_"+t1, grid, block, 0, args)
+}
+
+// flatBinary reports whether binary node n adds, subtracts or multiplies
+// contiguous f32 tensors of one shape (dst, src0 and src1), which {op}_f32
+// takes as flat arrays.
+func flatBinary(n *graph.Tensor) bool {
+	a, b := n.Src(0), n.Src(1)
+	return n.Op() != graph.OpDiv && n.Type() == tensor.F32 && a.Type() == tensor.F32 && b.Type() == tensor.F32 && a.Ne() == n.Ne() && b.Ne() == n.Ne() &&
+		n.Layout().IsContiguous() && a.Layout().IsContiguous() && b.Layout().IsContiguous()
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -41,5 +43,39 @@ func TestTinyFlatGeometry(t *testing.T) {
 		grid, block := tinyFlatGeometry(tc.n, tc.warp)
 		assert.Equal(t, vendorapi.Dim3{X: tc.grid}, grid, "n=%d warp %d", tc.n, tc.warp)
 		assert.Equal(t, vendorapi.Dim3{X: tc.blk}, block, "n=%d warp %d", tc.n, tc.warp)
+	}
+}
+
+// TestFlatBinary checks which binary nodes take the flat {op}_f32 kernels.
+func TestFlatBinary(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(ctx *graph.Context) *graph.Tensor
+		flat  bool
+	}{
+		{"ADD of one element", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 1).Add(ctx.Empty(tensor.F32, 1))
+		}, true},
+		{"SUB of one shape", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 10, 5, 4, 3).Sub(ctx.Empty(tensor.F32, 10, 5, 4, 3))
+		}, true},
+		{"MUL of one shape", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 7, 3).Mul(ctx.Empty(tensor.F32, 7, 3))
+		}, true},
+		{"DIV: no flat kernel", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 7, 3).Div(ctx.Empty(tensor.F32, 7, 3))
+		}, false},
+		{"src1 broadcast", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 7, 3).Add(ctx.Empty(tensor.F32, 7, 1))
+		}, false},
+		{"src0 permuted", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 3, 7).Permute(1, 0, 2, 3).Add(ctx.Empty(tensor.F32, 7, 3))
+		}, false},
+		{"f16 src1", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.F32, 7, 3).Add(ctx.Empty(tensor.F16, 7, 3))
+		}, false},
+	} {
+		n := tc.build(graph.NewContext())
+		assert.Equal(t, tc.flat, flatBinary(n), tc.name)
 	}
 }

@@ -77,6 +77,11 @@ var elementCases = map[string]elementCase{
 		scalars: func(*rand.Rand, *vendorapi.Args) []uint32 { return nil },
 		want:    func(in [][]float32, _ []uint32, i int) []uint32 { return f32Want(in[0][i] + in[1][i]) },
 	},
+	"sub_f32": {
+		inputs:  2,
+		scalars: func(*rand.Rand, *vendorapi.Args) []uint32 { return nil },
+		want:    func(in [][]float32, _ []uint32, i int) []uint32 { return f32Want(in[0][i] - in[1][i]) },
+	},
 	"mul_f32": {
 		inputs:  2,
 		scalars: func(*rand.Rand, *vendorapi.Args) []uint32 { return nil },
