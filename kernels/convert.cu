@@ -35,6 +35,25 @@ template <typename T> static __device__ __forceinline__ bool cvt_quad_rows(const
     return (((ternion_i64)(unsigned long long)t.data | t.nb[1] | t.nb[2] | t.nb[3]) & a) == 0;
 }
 
+// The threads (x) of a block move units 0 … n − 1 of one row: v = load(k)
+// then store(k, v), with 4 loads of V in flight a thread before its stores
+// (dst may alias src, so the compiler would not reorder them itself).
+template <typename V, typename L, typename S> static __device__ __forceinline__ void cvt_row_units(ternion_i64 n, L load, S store) {
+    for (ternion_i64 k0 = threadIdx.x; k0 < n; k0 += 4 * (ternion_i64)blockDim.x) {
+        V v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+            if (k < n) v[u] = load(k);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
+            if (k < n) store(k, v[u]);
+        }
+    }
+}
+
 // Row r of src to row r of dst, converted, for r < nrows: src and dst rows
 // hold ne0 elements each, packed (nb[0] is the element size in both). Blocks
 // (x) and threads (y) index rows, threads (x) the elements of a row. Where
@@ -54,39 +73,17 @@ static __device__ __forceinline__ void cvt_rows(ternion_tensor dst, ternion_tens
         if (quads) {
             const cvt_quad<TS> * sq = (const cvt_quad<TS> *)s;
             cvt_quad<TD> * dq = (cvt_quad<TD> *)d;
-            const ternion_i64 n4 = ne0 / 4;
-            for (ternion_i64 k0 = threadIdx.x; k0 < n4; k0 += 4 * (ternion_i64)blockDim.x) {
-                cvt_quad<TS> q[4];
+            cvt_row_units<cvt_quad<TS> >(
+                ne0 / 4, [&](ternion_i64 k) { return sq[k]; },
+                [&](ternion_i64 k, const cvt_quad<TS> & q) {
+                    cvt_quad<TD> o;
 #pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
-                    if (k < n4) q[u] = sq[k];
-                }
-#pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
-                    if (k < n4) {
-                        cvt_quad<TD> o;
-#pragma unroll
-                        for (int e = 0; e < 4; e++) ternion_store(&o.v[e], ternion_load(&q[u].v[e]));
-                        dq[k] = o;
-                    }
-                }
-            }
-            continue;
-        }
-        for (ternion_i64 j0 = threadIdx.x; j0 < ne0; j0 += 4 * (ternion_i64)blockDim.x) {
-            float v[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const ternion_i64 i0 = j0 + u * (ternion_i64)blockDim.x;
-                if (i0 < ne0) v[u] = ternion_load(s + i0);
-            }
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const ternion_i64 i0 = j0 + u * (ternion_i64)blockDim.x;
-                if (i0 < ne0) ternion_store(d + i0, v[u]);
-            }
+                    for (int e = 0; e < 4; e++) ternion_store(&o.v[e], ternion_load(&q.v[e]));
+                    dq[k] = o;
+                });
+        } else {
+            cvt_row_units<float>(
+                ne0, [&](ternion_i64 i) { return ternion_load(s + i); }, [&](ternion_i64 i, float v) { ternion_store(d + i, v); });
         }
     }
 }
@@ -97,24 +94,11 @@ extern "C" __global__ void rows4_b32(ternion_tensor dst, ternion_tensor src, ter
                                                  ternion_fastdiv dne1, ternion_fastdiv dne2, ternion_i64 nrows, void * const * dslot) {
     TERNION_KERNEL_ENTRY();
     dst.data = ternion_copy_dst(dst, dslot);
-    const ternion_i64 n4 = dst.ne[0] / 4;
     for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows;
          row += (ternion_i64)gridDim.x * blockDim.y) {
         const uint4 * s = (const uint4 *)((const char *)src.data + ternion_row_offset((ternion_u32)row, src, sne1, sne2));
         uint4 * d = (uint4 *)((char *)dst.data + ternion_row_offset((ternion_u32)row, dst, dne1, dne2));
-        for (ternion_i64 k0 = threadIdx.x; k0 < n4; k0 += 4 * (ternion_i64)blockDim.x) {
-            uint4 v[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
-                if (k < n4) v[u] = s[k];
-            }
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const ternion_i64 k = k0 + u * (ternion_i64)blockDim.x;
-                if (k < n4) d[k] = v[u];
-            }
-        }
+        cvt_row_units<uint4>(dst.ne[0] / 4, [&](ternion_i64 k) { return s[k]; }, [&](ternion_i64 k, uint4 v) { d[k] = v; });
     }
 }
 

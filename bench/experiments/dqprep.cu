@@ -80,26 +80,14 @@ __global__ void k_cvt(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sn
     cvt_rows<float, ternion_f16>(dst, src, sne1, sne2, dne1, dne2, nrows, nullptr);
 }
 
-// cvt_rows as it was before quads.
+// cvt_rows as it was before quads: its one-element-at-a-time branch (the
+// tree's own, cvt_row_units over floats) for every row.
 __global__ void k_cvt1(ternion_tensor dst, ternion_tensor src, ternion_fastdiv sne1, ternion_fastdiv sne2, ternion_fastdiv dne1,
                        ternion_fastdiv dne2, ternion_i64 nrows) {
-    const ternion_i64 ne0 = dst.ne[0];
     for (ternion_i64 row = (ternion_i64)blockIdx.x * blockDim.y + threadIdx.y; row < nrows; row += (ternion_i64)gridDim.x * blockDim.y) {
         const float * s = (const float *)((const char *)src.data + ternion_row_offset((ternion_u32)row, src, sne1, sne2));
         ternion_f16 * d = (ternion_f16 *)((char *)dst.data + ternion_row_offset((ternion_u32)row, dst, dne1, dne2));
-        for (ternion_i64 j0 = threadIdx.x; j0 < ne0; j0 += 4 * (ternion_i64)blockDim.x) {
-            float v[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const ternion_i64 i0 = j0 + u * (ternion_i64)blockDim.x;
-                if (i0 < ne0) v[u] = ternion_load(s + i0);
-            }
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const ternion_i64 i0 = j0 + u * (ternion_i64)blockDim.x;
-                if (i0 < ne0) ternion_store(d + i0, v[u]);
-            }
-        }
+        cvt_row_units<float>(dst.ne[0], [&](ternion_i64 i) { return s[i]; }, [&](ternion_i64 i, float v) { ternion_store(d + i, v); });
     }
 }
 

@@ -35,8 +35,7 @@ func supportsBinary(n *graph.Tensor, _ vendorapi.Props) string {
 // {op}_f32 (a flat loop, no index arithmetic: one warp for a tiny op) when
 // dst, src0 and src1 are contiguous f32 of one shape and op is ADD, SUB or
 // MUL (the binary family's kernels: results exact, so a conformance fixture
-// of every vendor); else
-// bin_{op}_{t0}_{t1}.
+// of every vendor); else bin_{op}_{t0}_{t1}.
 func runBinary(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
@@ -55,9 +54,9 @@ func runBinary(d Device, n *graph.Tensor) error {
 		return launch(d, "bin4_"+op+"_f32", grid, block, 0, args)
 	}
 	if flatBinary(n) {
-		grid, block := tinyFlatGeometry(dst.Ne[0]*dst.Ne[1]*dst.Ne[2]*dst.Ne[3], d.Props().WarpSize)
-		args.Ptr(dst.Data).Ptr(a.Data).Ptr(b.Data).I64(dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3])
-		return launch(d, op+"_f32", grid, block, 0, args)
+		count := n.Layout().Elements()
+		grid, block := tinyFlatGeometry(count, d.Props().WarpSize)
+		return launch(d, op+"_f32", grid, block, 0, args.Ptr(dst.Data).Ptr(a.Data).Ptr(b.Data).I64(count))
 	}
 	t0, _ := floatType(n.Type())
 	t1, _ := floatType(n.Src(1).Type())
@@ -72,6 +71,6 @@ func runBinary(d Device, n *graph.Tensor) error {
 // takes as flat arrays.
 func flatBinary(n *graph.Tensor) bool {
 	a, b := n.Src(0), n.Src(1)
-	return n.Op() != graph.OpDiv && n.Type() == tensor.F32 && a.Type() == tensor.F32 && b.Type() == tensor.F32 && a.Ne() == n.Ne() && b.Ne() == n.Ne() &&
-		n.Layout().IsContiguous() && a.Layout().IsContiguous() && b.Layout().IsContiguous()
+	return n.Op() != graph.OpDiv && n.Type() == tensor.F32 && a.Type() == tensor.F32 && b.Type() == tensor.F32 &&
+		a.Ne() == n.Ne() && b.Ne() == n.Ne() && n.Layout().IsContiguous() && a.Layout().IsContiguous() && b.Layout().IsContiguous()
 }
