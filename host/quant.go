@@ -352,6 +352,43 @@ func q8Column(yq, yd []byte, col, k int64) []float32 {
 	return y
 }
 
+// q8Block quantizes 32 values as q8y (and mmvq8wf inside its blocks) does:
+// scale d = amax/127, bytes round(x/d) (0 for an all-zero block), and the
+// float4 (d, d·Σq, d·Σ of q[0:16], d·Σ of q[16:32]).
+func q8Block(x *[32]float32) (q [32]int8, sums [4]float32) {
+	var amax float32
+	for _, v := range x {
+		amax = max(amax, float32(math.Abs(float64(v))))
+	}
+	d := amax / 127
+	var half [2]int
+	for j, v := range x {
+		if amax != 0 {
+			q[j] = int8(math.Round(float64(v / d)))
+		}
+		half[j/16] += int(q[j])
+	}
+	return q, [4]float32{d, d * float32(half[0]+half[1]), d * float32(half[0]), d * float32(half[1])}
+}
+
+// q8F32Column returns the k f32 values at byte off of src (packed) as
+// q8Block quantizes them, as float32: byte j times its block's scale (what
+// q8Column reads back from q8y's output).
+func q8F32Column(src []byte, off, k int64) []float32 {
+	y := make([]float32, k)
+	for b := int64(0); b < k; b += 32 {
+		var x [32]float32
+		for j := range x {
+			x[j] = math.Float32frombits(binary.LittleEndian.Uint32(src[off+4*(b+int64(j)):]))
+		}
+		q, sums := q8Block(&x)
+		for j, v := range q {
+			y[b+int64(j)] = float32(v) * sums[0]
+		}
+	}
+	return y
+}
+
 // dot64 is Σ w[i]·y[i] in float64.
 func dot64(w, y []float32) float64 {
 	var s float64
@@ -386,22 +423,14 @@ func init() {
 					i1, i2, i3 := rowIndex(uint32(row), ne1, ne2)
 					base := int64(i1)*src.Nb[1] + int64(i2)*src.Nb[2] + int64(i3)*src.Nb[3] + ib*32*src.Nb[0]
 					var x [32]float32
-					var amax float32
 					for j := range x {
 						x[j] = math.Float32frombits(binary.LittleEndian.Uint32(m[0][base+int64(j)*src.Nb[0]:]))
-						amax = max(amax, float32(math.Abs(float64(x[j]))))
 					}
-					d := amax / 127
-					var half [2]int
-					for j, v := range x {
-						q := 0.0
-						if amax != 0 {
-							q = math.Round(float64(v / d))
-						}
-						m[1][g*32+int64(j)] = byte(int8(q))
-						half[j/16] += int(q)
+					q, sums := q8Block(&x)
+					for j, v := range q {
+						m[1][g*32+int64(j)] = byte(v)
 					}
-					for i, v := range []float32{d, d * float32(half[0]+half[1]), d * float32(half[0]), d * float32(half[1])} {
+					for i, v := range sums {
 						binary.LittleEndian.PutUint32(m[2][q8Sums*g+4*int64(i):], math.Float32bits(v))
 					}
 				}
@@ -418,7 +447,12 @@ func init() {
 	registerTemplate("mmvq8w", mmvq8Host(warpRows, oneColumn))
 	// mmvq8w_id_{q}(dst, src0, yq, yd, ne11, ids, flag): mmvq8w's rows for
 	// pair (slot, token) = (blockIdx.y, blockIdx.z) of MUL_MAT_ID.
-	registerTemplate("mmvq8w_id", mmvq8wIDHost)
+	registerTemplate("mmvq8w_id", mmvq8wIDHost(false))
+	// mmvq8wf_{q}(dst, src0, src1, r2, r3) and mmvq8wf_id_{q}(dst, src0,
+	// src1, ids, flag): mmvq8w and mmvq8w_id with src1 f32, quantized in
+	// the kernel as q8y does.
+	registerTemplate("mmvq8wf", mmvq8wfHost)
+	registerTemplate("mmvq8wf_id", mmvq8wIDHost(true))
 	// mmvq8wt_{q}(dst, src0, yq, yd, r2, r3, ncols): 2..8 columns, k a
 	// multiple of 256; block bx takes the sets of the format's tiles of 16
 	// rows bx, bx + grid.X, … of block column (i12, i13).
@@ -480,44 +514,108 @@ func wholeWordUnitRows(f *quant.Format, s0 vendorapi.TensorDesc) int64 {
 }
 
 // mmvq8wIDHost is the host implementation of mmvq8w_id_{q}(dst, src0, yq,
-// yd, ne11, ids, flag): block (bx, e, t) computes the rows warpRows gives
-// it of dst[:, e, t] = src0[:, :, ids[e, t]] · column e % ne11 + ne11·t of
-// q8y's; an expert out of range writes NaN over those rows and sets bit 1
-// of the flag word (when the flag is not null).
-func mmvq8wIDHost(k kernels.Kernel) (*hostKernel, error) {
+// yd, ne11, ids, flag) (fused false) and mmvq8wf_id_{q}(dst, src0, src1,
+// ids, flag) (fused true): block (bx, e, t) computes the rows warpRows
+// gives it of dst[:, e, t] = src0[:, :, ids[e, t]] · column (e % ne11, t),
+// q8y's or src1's quantized as q8y would (f32, packed along k, columns
+// 16-byte aligned); an expert out of range writes NaN over those rows and
+// sets bit 1 of the flag word (when the flag is not null).
+func mmvq8wIDHost(fused bool) func(k kernels.Kernel) (*hostKernel, error) {
+	// The arguments' positions: ids, flag, and (m index) the ids and flag
+	// buffers.
+	ids, flag, mIDs, mFlag := 5, 6, 4, 5
+	if fused {
+		ids, flag, mIDs, mFlag = 3, 4, 3, 4
+	}
+	return func(k kernels.Kernel) (*hostKernel, error) {
+		f, err := quantFormat(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				dst, s0 := a.TensorAt(0), a.TensorAt(1)
+				var bufs []buffer
+				ne11 := int64(1)
+				if fused {
+					bufs = f32Operands(a, f)
+					ne11 = a.TensorAt(2).Ne[1]
+				} else {
+					ne11 = int64(a.I32At(4))
+					bufs = q8Operands(a, f, ne11*dst.Ne[2])
+				}
+				bufs = append(bufs, tensorBuf("ids", a.TensorAt(ids), 4), optionalWord("flag", a.PtrAt(flag)))
+				if s0.Ne[0]%256 != 0 || ne11 < 1 {
+					bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or ne11 = %d < 1", s0.Ne[0], ne11)
+				}
+				return bufs
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				dst, s0, idt := a.TensorAt(0), a.TensorAt(1), a.TensorAt(ids)
+				e, t := int64(b.idx.Y), int64(b.idx.Z)
+				expert := int64(int32(binary.LittleEndian.Uint32(m[mIDs][e*idt.Nb[0]+t*idt.Nb[1]:])))
+				w := make([]float32, s0.Ne[0])
+				var y []float32
+				for row := range warpRows(k, f, b, s0) {
+					out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
+					if expert < 0 || expert >= s0.Ne[2] {
+						binary.LittleEndian.PutUint32(out, 0x7fc00000)
+						setFlag(m[mFlag], 1)
+						continue
+					}
+					if y == nil && fused {
+						s1 := a.TensorAt(2)
+						y = q8F32Column(m[2], (e%s1.Ne[1])*s1.Nb[1]+t*s1.Nb[2], s0.Ne[0])
+					} else if y == nil {
+						ne11 := int64(a.I32At(4))
+						y = q8Column(m[2], m[3], e%ne11+ne11*t, s0.Ne[0])
+					}
+					x := row*s0.Nb[1] + expert*s0.Nb[2]
+					_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
+					binary.LittleEndian.PutUint32(out, math.Float32bits(float32(dot64(w, y))))
+				}
+			},
+		}, nil
+	}
+}
+
+// f32Operands are the first buffers of a launch (dst, src0, src1, …) of
+// mmvq8wf and mmvq8wf_id: dst, src0 of format f with rows 16-byte aligned,
+// and src1 f32, packed along k, its columns starting 16-byte aligned.
+func f32Operands(a *vendorapi.Args, f *quant.Format) []buffer {
+	dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
+	src0, src1 := quantBuf("src0", s0, f), tensorBuf("src1", s1, 4)
+	src0.align, src1.align = 16, 16
+	switch {
+	case s1.Ne[0] != s0.Ne[0] || s1.Nb[0] != 4:
+		src1.bad = fmt.Sprintf("src1's ne[0] = %d, nb[0] = %d: not src0's k = %d, packed", s1.Ne[0], s1.Nb[0], s0.Ne[0])
+	case s1.Nb[1]%16 != 0 || s1.Nb[2]%16 != 0 || s1.Nb[3]%16 != 0:
+		src1.bad = fmt.Sprintf("src1's columns (nb %v) do not all start 16-byte aligned", s1.Nb)
+	}
+	return []buffer{tensorBuf("dst", dst, 4), src0, src1}
+}
+
+// mmvq8wfHost is the host implementation of mmvq8wf_{q}(dst, src0, src1,
+// r2, r3): mmvq8w's rows (warpRows) of block column (i12, i13) against
+// src1's column (i12, i13) quantized as q8y would.
+func mmvq8wfHost(k kernels.Kernel) (*hostKernel, error) {
 	f, err := quantFormat(k)
 	if err != nil {
 		return nil, err
 	}
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
-			dst, s0, ne11 := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4))
-			bufs := append(q8Operands(a, f, ne11*dst.Ne[2]), tensorBuf("ids", a.TensorAt(5), 4), optionalWord("flag", a.PtrAt(6)))
-			if s0.Ne[0]%256 != 0 || ne11 < 1 {
-				bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or ne11 = %d < 1", s0.Ne[0], ne11)
+			bufs := f32Operands(a, f)
+			if dst, s0 := a.TensorAt(0), a.TensorAt(1); s0.Ne[0]%256 != 0 || dst.Ne[1] != 1 || a.TensorAt(2).Ne[1] != 1 {
+				bufs[0].bad = fmt.Sprintf("k = %d is not a multiple of 256 or dst's (src1's) ne[1] is not 1", s0.Ne[0])
 			}
 			return bufs
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
-			dst, s0, ne11, ids := a.TensorAt(0), a.TensorAt(1), int64(a.I32At(4)), a.TensorAt(5)
-			e, t := int64(b.idx.Y), int64(b.idx.Z)
-			expert := int64(int32(binary.LittleEndian.Uint32(m[4][e*ids.Nb[0]+t*ids.Nb[1]:])))
-			w := make([]float32, s0.Ne[0])
-			var y []float32
-			for row := range warpRows(k, f, b, s0) {
-				out := m[0][row*dst.Nb[0]+e*dst.Nb[1]+t*dst.Nb[2]:]
-				if expert < 0 || expert >= s0.Ne[2] {
-					binary.LittleEndian.PutUint32(out, 0x7fc00000)
-					setFlag(m[5], 1)
-					continue
-				}
-				if y == nil {
-					y = q8Column(m[2], m[3], e%ne11+ne11*t, s0.Ne[0])
-				}
-				x := row*s0.Nb[1] + expert*s0.Nb[2]
-				_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
-				binary.LittleEndian.PutUint32(out, math.Float32bits(float32(dot64(w, y))))
-			}
+			s0, s1 := a.TensorAt(1), a.TensorAt(2)
+			mmvq8DotsOf(m, a.TensorAt(0), s0, a.FastDivAt(3), a.FastDivAt(4), f, b, warpRows(k, f, b, s0), 1, func(_, i12, i13 int64) []float32 {
+				return q8F32Column(m[2], i12*s1.Nb[2]+i13*s1.Nb[3], s0.Ne[0])
+			})
 		},
 	}, nil
 }
@@ -626,19 +724,33 @@ func q8Operands(a *vendorapi.Args, f *quant.Format, cols int64) []buffer {
 // them: each dot product of the row (dequantized) and the column (q8y's
 // bytes times scales) summed in float64.
 func mmvq8Dots(m [][]byte, a *vendorapi.Args, f *quant.Format, b block, rows iter.Seq[int64], ncols int64) {
-	dst, s0 := a.TensorAt(0), a.TensorAt(1)
-	r2, r3 := a.FastDivAt(4), a.FastDivAt(5)
+	dst, k := a.TensorAt(0), a.TensorAt(1).Ne[0]
+	mmvq8DotsOf(m, dst, a.TensorAt(1), a.FastDivAt(4), a.FastDivAt(5), f, b, rows, ncols, func(c, i12, i13 int64) []float32 {
+		return q8Column(m[2], m[3], c+dst.Ne[1]*(i12+dst.Ne[2]*i13), k)
+	})
+}
+
+// mmvq8DotsOf is mmvq8Dots for dst and src0 s0 (m[0], m[1]), the batch
+// ratios r2, r3 and column(c, i12, i13), src1's column c of block column
+// (i12, i13) as the kernel's products see it.
+func mmvq8DotsOf(m [][]byte, dst, s0 vendorapi.TensorDesc, r2, r3 vendorapi.FastDiv, f *quant.Format, b block, rows iter.Seq[int64],
+	ncols int64, column func(c, i12, i13 int64) []float32) {
 	i12, i13 := int64(b.idx.Y), int64(b.idx.Z)
 	i02, i03 := int64(r2.Div(uint32(i12))), int64(r3.Div(uint32(i13)))
-	k := s0.Ne[0]
-	w := make([]float32, k)
+	w := make([]float32, s0.Ne[0])
+	var ys [][]float32
 	for row := range rows {
 		x := row*s0.Nb[1] + i02*s0.Nb[2] + i03*s0.Nb[3]
 		_ = f.Dequantize(w, m[1][x:x+int64(f.RowBytes(len(w)))])
 		for c := range ncols {
-			y := q8Column(m[2], m[3], c+dst.Ne[1]*(i12+dst.Ne[2]*i13), k)
+			if ys == nil {
+				ys = make([][]float32, ncols)
+			}
+			if ys[c] == nil {
+				ys[c] = column(c, i12, i13)
+			}
 			binary.LittleEndian.PutUint32(m[0][row*dst.Nb[0]+c*dst.Nb[1]+i12*dst.Nb[2]+i13*dst.Nb[3]:],
-				math.Float32bits(float32(dot64(w, y))))
+				math.Float32bits(float32(dot64(w, ys[c]))))
 		}
 	}
 }

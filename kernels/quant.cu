@@ -1417,20 +1417,68 @@ __device__ __forceinline__ float mmvq8w_dot<ternion_q6_K>(const unsigned char * 
 }
 #endif
 
-// The rows of one src1 column for mmvq8w and mmvq8w_id: x points at src0's
-// first row of the column's matrix (Q, m rows xs bytes apart, k values a row,
-// k a multiple of 256, rows a multiple of 16 bytes starting 16-byte
-// aligned), ycol and dcol at q8y's bytes and float4s of the column, out at
-// dst's first row (rows os bytes apart); warp wg of nw takes units wg, wg +
-// nw, …. Blocks of mmvq8w_fmt<Q>::WARPS warps, dynamic shared memory 3·k/2
-// bytes (src1) + WARPS·MMVQ8W_STAGES chunks of 32·GROUP bytes, as core/ops'
-// mmvq8wShared computes (a launch with less writes NaN rows, never past its
-// memory). The first chunks of src0 are queued before the wait for the grid
-// before (q8y, which writes only its scratch), src1 after it.
+#if TERNION_SM80
+// src1's column of k f32 values at yf (packed, 16-byte aligned, k a
+// multiple of 256) quantized by the block's nt threads into its shared
+// memory as q8y quantizes it and as mmvq8w_rows stages q8y's column: the
+// bytes of 16-value unit u at ysq[16(u/16) + ((u % 16) ^ ((u/16) & 7))],
+// the float4 of 32-value block j at ysd[8(j/8) + ((j % 8) ^ ((j/8) & 7))].
+// 8 threads a block of 32 values, 4 values (one float4) a thread, 4 float4s
+// a thread in flight; the scale, rounding and sums are q8y's, so the
+// products equal those against q8y's column bit for bit.
+static __device__ __forceinline__ void mmvq8w_quantize(const float * yf, ternion_i64 k, uint4 * ysq, uint4 * ysd, int nt) {
+    constexpr int U = 4;
+    const int n4 = (int)(k / 4); // a multiple of 64: a warp's 32 float4s are all in or all out
+    for (int i0 = threadIdx.x; i0 < n4; i0 += U * nt) {
+        float4 v[U];
+#pragma unroll
+        for (int j = 0; j < U; j++) {
+            const int i = i0 + j * nt;
+            v[j] = i < n4 ? ((const float4 *)yf)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+#pragma unroll
+        for (int j = 0; j < U; j++) {
+            const int i = i0 + j * nt; // float4 i: values 4i … 4i + 3 of block i / 8
+            if (i >= n4) break;        // warp-uniform
+            float amax = fmaxf(fmaxf(fabsf(v[j].x), fabsf(v[j].y)), fmaxf(fabsf(v[j].z), fabsf(v[j].w)));
+#pragma unroll
+            for (int o = 1; o < 8; o <<= 1) amax = fmaxf(amax, TERNION_SHFL_XOR(amax, o));
+            const float d = amax / 127.0f;
+            const int q0 = amax == 0.0f ? 0 : (int)roundf(v[j].x / d), q1 = amax == 0.0f ? 0 : (int)roundf(v[j].y / d);
+            const int q2 = amax == 0.0f ? 0 : (int)roundf(v[j].z / d), q3 = amax == 0.0f ? 0 : (int)roundf(v[j].w / d);
+            const int u = i / 4;
+            ((ternion_u32 *)(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7))))[i % 4] =
+                (ternion_u32)(q0 & 0xff) | (ternion_u32)(q1 & 0xff) << 8 | (ternion_u32)(q2 & 0xff) << 16 | (ternion_u32)(q3 & 0xff) << 24;
+            int half = q0 + q1 + q2 + q3; // Σq of the thread's quarter of its half of the block
+            half += TERNION_SHFL_XOR(half, 1);
+            half += TERNION_SHFL_XOR(half, 2);
+            const int other = TERNION_SHFL_XOR(half, 4);
+            const int b = i / 8;
+            if (i % 8 == 0)
+                ((float4 *)ysd)[8 * (b / 8) + ((b % 8) ^ ((b / 8) & 7))] =
+                    make_float4(d, d * (float)(half + other), d * (float)half, d * (float)other);
+        }
+    }
+}
+#endif
+
+// The rows of one src1 column for mmvq8w, mmvq8wf and their MUL_MAT_ID
+// forms: x points at src0's first row of the column's matrix (Q, m rows xs
+// bytes apart, k values a row, k a multiple of 256, rows a multiple of 16
+// bytes starting 16-byte aligned), ycol and dcol at q8y's bytes and float4s
+// of the column, or (yf not null) yf at its k f32 values (packed, 16-byte
+// aligned), quantized here (mmvq8w_quantize) instead; out at dst's first row
+// (rows os bytes apart); warp wg of nw takes units wg, wg + nw, …. Blocks
+// of mmvq8w_fmt<Q>::WARPS warps, dynamic shared memory 3·k/2 bytes (src1) +
+// WARPS·MMVQ8W_STAGES chunks of 32·GROUP bytes, as core/ops' mmvq8wShared
+// computes (a launch with less writes NaN rows, never past its memory). With
+// q8y's column the first chunks of src0 are queued before the wait for the
+// grid before (q8y, which writes only its scratch), src1 after it; with yf
+// (mmvq8wf: any kernel may come before, and may write src0) both after it.
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, ternion_i64 xs, ternion_i64 m, ternion_i64 k,
-                                                   const signed char * ycol, const float4 * dcol, char * out, ternion_i64 os,
-                                                   ternion_i64 wg, ternion_i64 nw) {
+                                                   const signed char * ycol, const float4 * dcol, const float * yf, char * out,
+                                                   ternion_i64 os, ternion_i64 wg, ternion_i64 nw) {
 #if TERNION_SM80
     typedef mmvq8w_fmt<Q> F;
     constexpr int SLOT = 32 * F::GROUP / 16, C = MMVQ8W_STAGES, W = F::WARPS; // SLOT: 16-byte units of a chunk
@@ -1475,11 +1523,16 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
     // The first C chunks are queued before the wait for q8y (the kernel
     // before this one, which does not write src0), src1 after it: all in
     // the first group, then C − 1 empty ones, as if each chunk had its own.
+    if (yf != nullptr) TERNION_GRID_WAIT(); // any kernel may come before: src0 only after it ends
 #pragma unroll
     for (int n = 0; n < C; n++) copy(n);
     TERNION_GRID_WAIT();
-    for (int u = threadIdx.x; u < k / 16; u += 32 * W) mmvq8t_cp16(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7)), ycol + 16 * (ternion_i64)u);
-    for (int u = threadIdx.x; u < k / 32; u += 32 * W) mmvq8t_cp16(ysd + 8 * (u / 8) + ((u % 8) ^ ((u / 8) & 7)), dcol + u);
+    if (yf != nullptr) {
+        mmvq8w_quantize(yf, k, ysq, ysd, 32 * W);
+    } else {
+        for (int u = threadIdx.x; u < k / 16; u += 32 * W) mmvq8t_cp16(ysq + 16 * (u / 16) + ((u % 16) ^ ((u / 16) & 7)), ycol + 16 * (ternion_i64)u);
+        for (int u = threadIdx.x; u < k / 32; u += 32 * W) mmvq8t_cp16(ysd + 8 * (u / 8) + ((u % 8) ^ ((u / 8) & 7)), dcol + u);
+    }
 #pragma unroll
     for (int n = 0; n < C; n++) asm volatile("cp.async.commit_group;\n" ::);
     asm volatile("cp.async.wait_group %0;\n" ::"n"(C - 1)); // src1 is in (and the first chunks)
@@ -1512,35 +1565,53 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
 }
 
 // MUL_MAT of src0 (Q, k = ne[0] a multiple of 256, rows a multiple of 16
-// bytes long starting 16-byte aligned) by one src1 column quantized by q8y
-// (yq, yd; column i12 + ne12·i13), batched over dims 2 and 3 (i02 = i12 /
-// r2): mmvq8w_rows over the column, warp wg of the grid's (at most the
-// multiprocessors, ne12, ne13) from blockIdx.x·WARPS + warp.
+// bytes long starting 16-byte aligned) by one src1 column, batched over
+// dims 2 and 3 (i02 = i12 / r2): mmvq8w_rows over column (i12, i13) (ycol,
+// dcol: q8y's; yf: src1's f32 values, or null), warp wg of the grid's (at
+// most the multiprocessors, ne12, ne13) from blockIdx.x·WARPS + warp.
 template <typename Q>
-static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
-                                              ternion_fastdiv r3) {
+static __device__ __forceinline__ void mmvq8w_col(ternion_tensor dst, ternion_tensor src0, const signed char * ycol, const float4 * dcol,
+                                                  const float * yf, ternion_fastdiv r2, ternion_fastdiv r3) {
     constexpr int W = mmvq8w_fmt<Q>::WARPS;
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const ternion_i64 k = src0.ne[0], col = (ternion_i64)i12 + dst.ne[2] * i13;
-    mmvq8w_rows<Q>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], k,
-                   (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3],
-                   dst.nb[0], (ternion_i64)blockIdx.x * W + threadIdx.x / 32, (ternion_i64)gridDim.x * W);
+    mmvq8w_rows<Q>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], src0.ne[0], ycol, dcol,
+                   yf, (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3], dst.nb[0], (ternion_i64)blockIdx.x * W + threadIdx.x / 32,
+                   (ternion_i64)gridDim.x * W);
+}
+
+// mmvq8w: src1 quantized by q8y (yq, yd; column i12 + ne12·i13).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
+                                              ternion_fastdiv r3) {
+    const ternion_i64 k = src0.ne[0], col = (ternion_i64)blockIdx.y + dst.ne[2] * blockIdx.z;
+    mmvq8w_col<Q>(dst, src0, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, r2, r3);
+}
+
+// mmvq8wf: src1 f32 (one column, packed along k, column starts 16-byte
+// aligned), quantized in each block (no q8y).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8wf(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
+                                               ternion_fastdiv r3) {
+    mmvq8w_col<Q>(dst, src0, nullptr, nullptr, (const float *)((const char *)src1.data + blockIdx.y * src1.nb[2] + blockIdx.z * src1.nb[3]), r2,
+                  r3);
 }
 
 // MUL_MAT_ID of src0 (experts along dim 2; Q, as mmvq8w) for pair (slot e,
 // token t) = (blockIdx.y, blockIdx.z): dst[:, e, t] = src0[:, :, ids[e, t]] ·
-// src1 column (e % ne11) + ne11·t quantized by q8y (yq, yd), mmvq8w_rows
-// over the expert's rows; an expert out of range writes NaN rows and sets
-// bit 1 of *flag (when flag is not null). Grid (blocks a pair, n_used,
-// tokens). The kernel right before it is always q8y (core/ops runMulMatID),
-// which writes only its scratch: the ids (written before q8y began) are
-// read and the expert's first chunks queued before the wait for it, as
-// mmvq8w queues its rows.
-template <typename Q>
-static __device__ __forceinline__ void mmvq8w_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
-                                                 ternion_tensor ids, unsigned int * flag) {
+// src1 column (e % ne11) + ne11·t: rows(x, out, wg, nw) runs mmvq8w_rows
+// over the expert's matrix x; an expert out of range writes NaN rows and
+// sets bit 1 of *flag (when flag is not null). Grid (blocks a pair, n_used,
+// tokens). With wait, the ids are read after the wait for the grid before
+// (mmvq8wf_id); without, before it (mmvq8w_id: the kernel right before it
+// is always q8y, core/ops runMulMatID, which writes only its scratch, so
+// the ids were written before q8y began, and the expert's first chunks are
+// queued before the wait as mmvq8w queues its rows).
+template <typename Q, typename F>
+static __device__ __forceinline__ void mmvq8w_pair(ternion_tensor dst, ternion_tensor src0, ternion_tensor ids, unsigned int * flag, bool wait,
+                                                   F rows) {
     constexpr int W = mmvq8w_fmt<Q>::WARPS;
+    if (wait) TERNION_GRID_WAIT();
     const ternion_u32 e = blockIdx.y, t = blockIdx.z;
     const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
     char * out = (char *)dst.data + e * dst.nb[1] + t * dst.nb[2];
@@ -1551,9 +1622,29 @@ static __device__ __forceinline__ void mmvq8w_id(ternion_tensor dst, ternion_ten
         if (flag != nullptr && threadIdx.x == 0 && blockIdx.x == 0) atomicOr(flag, 1u);
         return;
     }
-    const ternion_i64 k = src0.ne[0], col = (ternion_i64)(e % ne11) + (ternion_i64)ne11 * t;
-    mmvq8w_rows<Q>((const unsigned char *)src0.data + expert * src0.nb[2], src0.nb[1], src0.ne[1], k, (const signed char *)yq + col * k,
-                   (const float4 *)yd + col * (k / 32), out, dst.nb[0], wg, nw);
+    rows((const unsigned char *)src0.data + expert * src0.nb[2], out, wg, nw);
+}
+
+// mmvq8w_id: src1 quantized by q8y (yq, yd).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8w_id(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, int ne11,
+                                                 ternion_tensor ids, unsigned int * flag) {
+    const ternion_i64 k = src0.ne[0], col = (ternion_i64)(blockIdx.y % ne11) + (ternion_i64)ne11 * blockIdx.z;
+    mmvq8w_pair<Q>(dst, src0, ids, flag, false, [&](const unsigned char * x, char * out, ternion_i64 wg, ternion_i64 nw) {
+        mmvq8w_rows<Q>(x, src0.nb[1], src0.ne[1], k, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, out,
+                       dst.nb[0], wg, nw);
+    });
+}
+
+// mmvq8wf_id: src1 f32 [k, ne11, tokens] (packed along k, columns starting
+// 16-byte aligned), each pair's column quantized in its blocks (no q8y).
+template <typename Q>
+static __device__ __forceinline__ void mmvq8wf_id(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_tensor ids,
+                                                  unsigned int * flag) {
+    const float * yf = (const float *)((const char *)src1.data + (blockIdx.y % src1.ne[1]) * src1.nb[1] + blockIdx.z * src1.nb[2]);
+    mmvq8w_pair<Q>(dst, src0, ids, flag, true, [&](const unsigned char * x, char * out, ternion_i64 wg, ternion_i64 nw) {
+        mmvq8w_rows<Q>(x, src0.nb[1], src0.ne[1], src0.ne[0], nullptr, nullptr, yf, out, dst.nb[0], wg, nw);
+    });
 }
 
 // mmvq8wt: MUL_MAT of 2 … 8 src1 columns quantized by q8y with src0 rows of

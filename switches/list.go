@@ -85,6 +85,11 @@ var (
 	NoMMVQ8W = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8W",
 		Meaning: "quantized mul_mat of 1..8 columns of q4_0, q8_0, q4_K (one column also q5_K, q6_K) uses mmvq8 or mmvq8t instead of the kernels that decode whole words (mmvq8w: one column, a warp a row; mmvq8wt: 2..8 columns on the tensor cores)",
 		ReadBy:  LayerCore})
+	// MMVQ8WF quantizes src1 inside mmvq8w's blocks (mmvq8wf) instead of
+	// launching q8y first; opt-in until measured on a GPU.
+	MMVQ8WF = boolSwitch(Switch{Name: "TERNION_MMVQ8WF",
+		Meaning: "one-column quantized mul_mat and MUL_MAT_ID on the whole-word kernels quantize packed f32 src1 inside the product's blocks (mmvq8wf, mmvq8wf_id) instead of launching q8y first; off until measured on a GPU",
+		ReadBy:  LayerCore})
 	// DequantSlice bounds the f16 slices of a quantized src0 that the
 	// dequantize + BLAS mul_mat makes at a time.
 	DequantSlice = define(Switch{Name: "TERNION_DEQUANT_SLICE",

@@ -187,15 +187,20 @@ func TestMulMatIDBadExpert(t *testing.T) {
 
 // TestMulMatIDBadExpertQuantized: the same for q8_0 weights, whose
 // MUL_MAT_ID multiplies pair by pair (few pairs an expert: mmvq_id on f32
-// src1 for k = 64, mmvq8w_id on src1 quantized to 8 bits for k = 256) or
+// src1 for k = 64, mmvq8w_id on src1 quantized to 8 bits for k = 256, or
+// under TERNION_MMVQ8WF mmvq8wf_id, quantizing src1 in its blocks) or
 // groups the pairs by expert first (mmid_group reports the bad index,
 // mmvq8_idg multiplies). The tolerance is the two 8-bit quantizations';
 // the op's accuracy is ops test's.
 func TestMulMatIDBadExpertQuantized(t *testing.T) {
 	const cols = 6
-	for _, sc := range []struct{ tokens, k int64 }{{3, 64}, {3, 256}, {16, 64}} {
+	for _, sc := range []struct {
+		tokens, k int64
+		fused     string
+	}{{3, 64, ""}, {3, 256, ""}, {3, 256, "1"}, {16, 64, ""}} {
 		tokens := sc.tokens
-		t.Run(fmt.Sprintf("%d tokens, k %d", tokens, sc.k), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d tokens, k %d, TERNION_MMVQ8WF=%q", tokens, sc.k, sc.fused), func(t *testing.T) {
+			t.Setenv("TERNION_MMVQ8WF", sc.fused)
 			c := newMoEOf(tokens, sc.k, tensor.Q8_0)
 			good := make([]int32, c.nUsed*tokens)
 			for tok := range tokens {

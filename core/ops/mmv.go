@@ -70,6 +70,7 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		MMVQ8:      mmvq8Rows(n.Src(0)),
 		MMVQ8T:     useMMVQ8T(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
 		MMVQ8W:     useMMVQ8W(n.Src(0).Type(), n.Src(0).Ne()[0], p, n.Src(1).Ne()[1]),
+		MMVQ8WF:    useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16)),
 		MMVQ8WT:    useMMVQ8WT(n.Src(0).Type(), n.Src(0).Ne()[0], n.Src(0).Nb()[1], p, n.Src(1).Ne()[1]),
 		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1])}
 }

@@ -57,6 +57,7 @@ type MulMatShape struct {
 	MMVQ8      bool        // src0 is of a format with mmvq8 kernels and its rows start 16-byte aligned
 	MMVQ8T     bool        // src0's format has mmvq8t kernels and the device runs them (useMMVQ8T)
 	MMVQ8W     bool        // one column, src0's format has mmvq8w kernels, k fits them and the device runs them (useMMVQ8W)
+	MMVQ8WF    bool        // src1 may be quantized inside mmvq8w's blocks (useMMVQ8WF)
 	MMVQ8WT    bool        // 2..8 columns, src0's format has mmvq8wt kernels, k fits them and the device runs them (useMMVQ8WT)
 	MMVT       bool        // src0 is f16 or bf16 and the device runs the tensor-core vector kernel (useMMVT)
 }
@@ -70,6 +71,8 @@ type MulMatShape struct {
 func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 	if s.A.IsQuantized() {
 		switch {
+		case s.VectorSrc1 && s.Columns == 1 && s.MMVQ8 && s.MMVQ8W && s.MMVQ8WF:
+			return PathMMVQ, "quantized src0, one f32 column: mmvq (mmvq8wf: src1 to 8 bits inside the product's blocks, a warp a row, integer dot products)"
 		case s.VectorSrc1 && s.Columns == 1 && s.MMVQ8 && s.MMVQ8W:
 			return PathMMVQ, "quantized src0, one f32 column: mmvq (mmvq8w: src1 to 8 bits, a warp a row, integer dot products)"
 		case s.VectorSrc1 && s.Columns <= MMVQMaxColumns && s.MMVQ8 && s.MMVQ8WT:

@@ -317,6 +317,14 @@ func useMMVQ8W(t tensor.Type, k int64, p vendorapi.Props, cols int64) bool {
 		!switches.On(nil, switches.NoMMVQ8W) && (p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
 
+// useMMVQ8WF reports whether a product that runs mmvq8w (or mmvq8w_id)
+// quantizes its f32 src1 inside the product's blocks (mmvq8wf, no q8y
+// launch): TERNION_MMVQ8WF is on, src1 is packed along k (nb0, bytes) and
+// its columns start 16-byte aligned (the kernel's float4 loads).
+func useMMVQ8WF(nb0 int64, columnsAligned bool) bool {
+	return switches.On(nil, switches.MMVQ8WF) && nb0 == 4 && columnsAligned
+}
+
 // mmvq8wUnitRows is the rows of one unit of an mmvq8w warp (quant.cu's
 // mmvq8w_rows) for src0 of type t, k values a row, rows rowBytes apart: a
 // row has fewer than 32 groups of 256 values and the rows are packed →
@@ -494,17 +502,25 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
 }
 
-// runMMVQ8 quantizes src1 (q8Columns) and launches mmvq8w_{q} where
-// useMMVQ8W allows, mmvq8wt_{q} where useMMVQ8WT allows, mmvq8t_{q} where
+// runMMVQ8 launches mmvq8wf_{q} (src1 quantized in its blocks) where
+// useMMVQ8W and useMMVQ8WF allow; otherwise it quantizes src1 (q8Columns)
+// and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where useMMVQ8WT allows, mmvq8t_{q} where
 // useMMVQ8T allows, else mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
 func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	wholeWord := useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1])
+	if wholeWord && useMMVQ8WF(b.Nb[0], aligned(b, 16)) {
+		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
+		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
+		return launchShared(d, "mmvq8wf_"+at.String(), grid, vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)},
+			uint32(mmvq8wShared(at, a.Ne[0])), args)
+	}
 	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
 		return err
 	}
 	defer buf.Free()
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
-	if useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1]) {
+	if wholeWord {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
 		return launchShared(d, "mmvq8w_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
@@ -711,6 +727,7 @@ type MulMatIDShape struct {
 	Experts, Used, Tokens int64 // src0's experts, experts used per token, tokens
 	MMVQ8                 bool  // src0's format has mmvq8 kernels and its rows start 16-byte aligned (useMMVQ8)
 	MMVQ8W                bool  // one column of src0's type and k runs as mmvq8w on the device (useMMVQ8W)
+	MMVQ8WF               bool  // src1 may be quantized inside mmvq8w_id's blocks (useMMVQ8WF)
 }
 
 // chooseMulMatID picks MUL_MAT_ID's path and says why: pairs grouped by
@@ -723,6 +740,8 @@ func chooseMulMatID(s MulMatIDShape) (MulMatIDPath, string) {
 	case s.MMVQ8 && groupMulMatID(s.Experts, s.Used, s.Tokens):
 		return PathIDGrouped, fmt.Sprintf("%d pairs over %d experts (≥ 4 an expert): grouped by expert, each expert's rows read once for up to %d pairs",
 			s.Used*s.Tokens, s.Experts, mmidTile)
+	case s.MMVQ8 && s.MMVQ8W && s.MMVQ8WF:
+		return PathIDWholeWord, "few pairs an expert: pair by pair, src1 to 8 bits inside the product's blocks, rows decoded from whole words (mmvq8w_id's kernel as mmvq8wf_id)"
 	case s.MMVQ8 && s.MMVQ8W:
 		return PathIDWholeWord, "few pairs an expert: pair by pair, src1 to 8 bits, rows decoded from whole words (mmvq8w_id)"
 	}
@@ -734,7 +753,7 @@ func chooseMulMatID(s MulMatIDShape) (MulMatIDPath, string) {
 func mulMatIDShape(n *graph.Tensor, mmvq8 bool, p vendorapi.Props) MulMatIDShape {
 	a := n.Src(0)
 	return MulMatIDShape{Experts: a.Ne()[2], Used: n.Ne()[1], Tokens: n.Ne()[2], MMVQ8: mmvq8,
-		MMVQ8W: useMMVQ8W(a.Type(), a.Ne()[0], p, 1)}
+		MMVQ8W: useMMVQ8W(a.Type(), a.Ne()[0], p, 1), MMVQ8WF: useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16))}
 }
 
 // MulMatIDPathOf returns the path MUL_MAT_ID node n takes on a device with
@@ -750,7 +769,9 @@ func MulMatIDPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatIDPath, string) {
 // per pair measured 14.5 µs for q4_0 128 experts, 8 used, m=768 k=2048,
 // one token, against mmvq_id's 8.7–9.6 µs; mmvq8w_id 8.60 against mmvq_id's
 // 10.15 in one run, bench/README.md). mmvq8w_id must follow q8y directly:
-// it reads ids and src0 before it waits for the kernel before it.
+// it reads ids and src0 before it waits for the kernel before it;
+// mmvq8wf_id (TERNION_MMVQ8WF: src1 quantized in its blocks, no q8y) waits
+// first, then reads them.
 func runMulMatID(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1), n.Src(2))
 	if err != nil {
@@ -758,7 +779,15 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 	}
 	dst, a, b, ids := ds[0], ds[1], ds[2], ds[3]
 	at := n.Src(0).Type()
-	path, _ := chooseMulMatID(mulMatIDShape(n, useMMVQ8(at, a), d.Props()))
+	shape := mulMatIDShape(n, useMMVQ8(at, a), d.Props())
+	shape.MMVQ8WF = useMMVQ8WF(b.Nb[0], aligned(b, 16))
+	path, _ := chooseMulMatID(shape)
+	if path == PathIDWholeWord && shape.MMVQ8WF {
+		grid := mmvq8wIDGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), dst.Ne[1], dst.Ne[2])
+		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d))
+		return launchShared(d, "mmvq8wf_id_"+at.String(), grid, vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)},
+			uint32(mmvq8wShared(at, a.Ne[0])), args)
+	}
 	if path == PathIDFloat {
 		b, buf, err := mmvqSrc1(d, b)
 		if err != nil {

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -205,6 +206,32 @@ func TestUseMMVQ8W(t *testing.T) {
 	require.False(t, useMMVQ8W(tensor.Q4_0, 14336, hopper, 1), switches.NoMMVQ8W.Name)
 }
 
+// TestUseMMVQ8WF pins where src1 is quantized inside mmvq8w's blocks: only
+// under TERNION_MMVQ8WF, src1 packed along k, columns 16-byte aligned; and
+// that every mmvq8w format has both fused kernels.
+func TestUseMMVQ8WF(t *testing.T) {
+	for q := range mmvq8wFormats {
+		for _, name := range []string{"mmvq8wf_", "mmvq8wf_id_"} {
+			_, err := kernels.Lookup(name + q.String())
+			require.NoError(t, err, name+q.String())
+		}
+	}
+	require.False(t, useMMVQ8WF(4, true), "off by default")
+	t.Setenv(switches.MMVQ8WF.Name, "1")
+	for _, c := range []struct {
+		name    string
+		nb0     int64
+		aligned bool
+		want    bool
+	}{
+		{"packed, aligned", 4, true, true},
+		{"packed, a column not 16-byte aligned", 4, false, false},
+		{"strided along k", 8, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) { require.Equal(t, c.want, useMMVQ8WF(c.nb0, c.aligned)) })
+	}
+}
+
 // TestMMVQ8WGeometry pins mmvq8w's shared memory (src1's 3·k/2 bytes, then
 // warps × 2 slots × 32 groups) and grid (at most one block a
 // multiprocessor, at least one).
@@ -271,17 +298,21 @@ func TestChooseMulMatID(t *testing.T) {
 		s    MulMatIDShape
 		want MulMatIDPath
 	}{
-		{"128 experts, 8 used, one token, q4_0", MulMatIDShape{128, 8, 1, true, true}, PathIDWholeWord},
-		{"128 experts, 8 used, 64 tokens: 4 pairs an expert", MulMatIDShape{128, 8, 64, true, true}, PathIDGrouped},
-		{"128 experts, 8 used, 63 tokens", MulMatIDShape{128, 8, 63, true, true}, PathIDWholeWord},
-		{"one token, a format without mmvq8w (q4_1)", MulMatIDShape{128, 8, 1, true, false}, PathIDFloat},
-		{"one token, rows not 16-byte aligned", MulMatIDShape{128, 8, 1, false, true}, PathIDFloat},
-		{"many tokens, rows not 16-byte aligned", MulMatIDShape{4, 2, 64, false, true}, PathIDFloat},
+		{"128 experts, 8 used, one token, q4_0", MulMatIDShape{128, 8, 1, true, true, false}, PathIDWholeWord},
+		{"the same, src1 quantized in the product", MulMatIDShape{128, 8, 1, true, true, true}, PathIDWholeWord},
+		{"128 experts, 8 used, 64 tokens: 4 pairs an expert", MulMatIDShape{128, 8, 64, true, true, true}, PathIDGrouped},
+		{"128 experts, 8 used, 63 tokens", MulMatIDShape{128, 8, 63, true, true, false}, PathIDWholeWord},
+		{"one token, a format without mmvq8w (q4_1)", MulMatIDShape{128, 8, 1, true, false, true}, PathIDFloat},
+		{"one token, rows not 16-byte aligned", MulMatIDShape{128, 8, 1, false, true, true}, PathIDFloat},
+		{"many tokens, rows not 16-byte aligned", MulMatIDShape{4, 2, 64, false, true, false}, PathIDFloat},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, why := chooseMulMatID(c.s)
 			require.Equal(t, c.want, got)
 			require.Contains(t, why, map[MulMatIDPath]string{PathIDGrouped: "grouped", PathIDWholeWord: "mmvq8w_id", PathIDFloat: "mmvq_id"}[got])
+			if got == PathIDWholeWord {
+				require.Equal(t, c.s.MMVQ8WF, strings.Contains(why, "mmvq8wf_id"), "the reason names the fused kernel exactly when it runs: %s", why)
+			}
 		})
 	}
 	require.Equal(t, "mmvq8w_id", PathIDWholeWord.String())

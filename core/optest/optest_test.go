@@ -62,6 +62,30 @@ func TestHostAgainstReference(t *testing.T) {
 	for _, k := range dp.LoadedKernels() {
 		loaded[k] = true
 	}
+	// The one-column products of the whole-word kernels again with
+	// TERNION_MMVQ8WF (and only it): src1 quantized inside mmvq8wf's and
+	// mmvq8wf_id's blocks instead of by q8y.
+	t.Setenv(switches.DequantSlice.Name, "")
+	t.Setenv(switches.NoMMVQ8T.Name, "")
+	t.Setenv(switches.NoMMVQ8W.Name, "")
+	t.Setenv(switches.NoMMVT.Name, "")
+	t.Setenv(switches.NoFattnTC.Name, "")
+	t.Setenv(switches.MMVQ8WF.Name, "1")
+	wf, err := backend.Open("host", 0, backend.Options{})
+	require.NoError(t, err)
+	defer wf.Close()
+	for i, c := range cases {
+		if !wholeWordColumnCase(c) {
+			continue
+		}
+		t.Run(c.Name+"/mmvq8wf", func(t *testing.T) {
+			r := Check(c, wf, nil, uint64(9000+i))
+			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
+		})
+	}
+	for _, k := range wf.LoadedKernels() {
+		loaded[k] = true
+	}
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -97,6 +121,24 @@ func tensorCoreCase(c Case) bool {
 			cols == 1 && (a == tensor.Q5_K || a == tensor.Q6_K)
 	case a == tensor.F16 || a == tensor.BF16:
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
+	}
+	return false
+}
+
+// wholeWordColumnCase reports whether c is a MUL_MAT of one column or a
+// MUL_MAT_ID of one token of a format with mmvq8w kernels (q4_0, q8_0,
+// q4_K, q5_K, q6_K): the cases TERNION_MMVQ8WF changes.
+func wholeWordColumnCase(c Case) bool {
+	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID {
+		return false
+	}
+	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
+	if out == nil || out.Op() != c.Op {
+		return false
+	}
+	switch out.Src(0).Type() {
+	case tensor.Q4_0, tensor.Q8_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K:
+		return c.Op == graph.OpMulMatID || out.Src(1).Ne()[1] == 1
 	}
 	return false
 }
