@@ -42,56 +42,44 @@ func TestHostAgainstReference(t *testing.T) {
 	// tensor cores or cp.async (the host device takes mmvq8t, mmvq8w, mmvt
 	// and fattn_dect, as the H200 does); and with TERNION_DEQUANT_SLICE at
 	// 4 KiB, the quantized products of more than 8 columns in slices of k.
-	t.Setenv(switches.DequantSlice.Name, "4KiB")
-	t.Setenv(switches.NoMMVQ8T.Name, "1")
-	t.Setenv(switches.NoMMVQ8W.Name, "1")
-	t.Setenv(switches.NoMMVT.Name, "1")
-	t.Setenv(switches.NoFattnTC.Name, "1")
-	dp, err := backend.Open("host", 0, backend.Options{})
-	require.NoError(t, err)
-	defer dp.Close()
-	for i, c := range cases {
-		if !tensorCoreCase(c) {
-			continue
-		}
-		t.Run(c.Name+"/no-tensor-cores", func(t *testing.T) {
-			r := Check(c, dp, nil, uint64(5000+i))
-			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
-		})
-	}
-	for _, k := range dp.LoadedKernels() {
-		loaded[k] = true
-	}
+	rerun(t, cases, loaded, "no-tensor-cores", 5000, tensorCoreCase, map[string]string{switches.DequantSlice.Name: "4KiB",
+		switches.NoMMVQ8T.Name: "1", switches.NoMMVQ8W.Name: "1", switches.NoMMVT.Name: "1", switches.NoFattnTC.Name: "1"})
 	// The one-column products of the whole-word kernels again with
 	// TERNION_MMVQ8WF (and only it): src1 quantized inside mmvq8wf's and
 	// mmvq8wf_id's blocks instead of by q8y.
-	t.Setenv(switches.DequantSlice.Name, "")
-	t.Setenv(switches.NoMMVQ8T.Name, "")
-	t.Setenv(switches.NoMMVQ8W.Name, "")
-	t.Setenv(switches.NoMMVT.Name, "")
-	t.Setenv(switches.NoFattnTC.Name, "")
-	t.Setenv(switches.MMVQ8WF.Name, "1")
-	wf, err := backend.Open("host", 0, backend.Options{})
-	require.NoError(t, err)
-	defer wf.Close()
-	for i, c := range cases {
-		if !wholeWordColumnCase(c) {
-			continue
-		}
-		t.Run(c.Name+"/mmvq8wf", func(t *testing.T) {
-			r := Check(c, wf, nil, uint64(9000+i))
-			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
-		})
-	}
-	for _, k := range wf.LoadedKernels() {
-		loaded[k] = true
-	}
+	rerun(t, cases, loaded, "mmvq8wf", 9000, wholeWordColumnCase, map[string]string{switches.MMVQ8WF.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
 		if !k.Fixture {
 			assert.True(t, loaded[k.Name], "no op case launches kernel %s (family %s)", k.Name, k.Family)
 		}
+	}
+}
+
+// rerun checks the cases which returns true for on a host backend opened
+// with env set (and only it: the switches of earlier reruns are cleared),
+// as subtests named after the case and suffix (seeds from seed), and marks
+// the kernels they load in loaded.
+func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
+	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name} {
+		t.Setenv(name, env[name])
+	}
+	be, err := backend.Open("host", 0, backend.Options{})
+	require.NoError(t, err)
+	defer be.Close()
+	for i, c := range cases {
+		if !which(c) {
+			continue
+		}
+		t.Run(c.Name+"/"+suffix, func(t *testing.T) {
+			r := Check(c, be, nil, seed+uint64(i))
+			assert.Equal(t, Passed, r.Outcome(), "%s: %s (NMSE %g, seed %d)", c.Name, r.Reason, r.NMSE, r.Seed)
+		})
+	}
+	for _, k := range be.LoadedKernels() {
+		loaded[k] = true
 	}
 }
 
