@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# h200-pending.sh - the device runs that sessions 17 and 18 wrote down and could
+# not make (bench/README.md, "not measured"), in two parts that each fit the
+# device tool's 600 s a call when kernels/gen/cuda is carried (generated here
+# with TERNION_CUDA_ARCHS=90 TERNION_GEN_VENDORS=cuda go generate ./kernels;
+# nvcc 11.8 code, which the logs name) or, without it, generated on the device
+# (~150 s more). From the repo root on the device, carry [".gpu", "kernels/gen/cuda"]:
+#   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), carveout.cu, the n=1 A/B
+#   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
+# Logs go to $OUT (or ./out). Each step has a time limit; the part stops
+# starting steps near 560 s so that what ran comes back.
+set -uo pipefail
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+part=${1:-1}
+set --  # gpu-go-setup.sh reads $1 as a bundle path
+export TERNION_CUDA_ARCHS=${TERNION_CUDA_ARCHS:-90}
+. .gpu/gpu-go-setup.sh > /dev/null 2>&1 || { echo "no Go bundle in .gpu"; exit 1; }
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+left() { [ $(( $(date +%s) - T0 )) -lt "$1" ]; }
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; git log -1 --format='%H %s' 2>/dev/null
+  grep -m1 -o '"compiler"[^,]*' kernels/gen/cuda/manifest.json 2>/dev/null; } > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+if [ ! -f kernels/gen/cuda/quant.fatbin ]; then
+  ( time go generate ./kernels ) > "$OUT/generate.txt" 2>&1 || { tail -20 "$OUT/generate.txt"; exit 1; }
+fi
+go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
+echo "built at $(el) s"
+P1='MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),type_b=f32,(n_mats=128,n_used=8,b=0,)?m=(4096|768|14336),n=1,'
+perf() { timeout "$1" /tmp/tB ops perf -d cuda -v --time 200ms -p "$2" 2>&1 | grep "us/run" | sed -E 's/,bs=.*\)//; s/type_b=f32,//' | cut -c1-170; }
+case $part in
+1)
+  nvcc -O3 -arch=sm_90 -DTERNION_VENDOR_CUDA -I kernels -o /tmp/carveout bench/experiments/carveout.cu > "$OUT/carveout-build.txt" 2>&1 &
+  timeout 200 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
+  tail -1 "$OUT/test-all.txt"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"; echo "tested at $(el) s"
+  TERNION_MMVQ8WF=1 timeout 90 /tmp/tB ops test -d cuda --runs 2 -p 'MUL_MAT' > "$OUT/test-mulmat-mmvq8wf.txt" 2>&1
+  tail -1 "$OUT/test-mulmat-mmvq8wf.txt"; grep -m10 -E "FAIL|error" "$OUT/test-mulmat-mmvq8wf.txt"; echo "tested mmvq8wf at $(el) s"
+  wait
+  left 470 && { timeout 40 /tmp/carveout > "$OUT/carveout.txt" 2>&1; cat "$OUT/carveout.txt"; }
+  left 520 && { echo "== q8y + mmvq8w"; perf 40 "$P1"; } > "$OUT/perf-n1.txt"
+  left 540 && { echo "== TERNION_MMVQ8WF=1"; TERNION_MMVQ8WF=1 perf 40 "$P1"; } >> "$OUT/perf-n1.txt"
+  cat "$OUT/perf-n1.txt" ;;
+2)
+  go test -c -tags cuda -o /tmp/cudatest ./cuda/ > "$OUT/cudatest-build.txt" 2>&1 &
+  (nvcc -O3 -arch=sm_90 -o /tmp/pdl bench/experiments/pdl.cu
+   nvcc -O3 -arch=sm_90 -DTERNION_VENDOR_CUDA -I kernels -o /tmp/launchgap bench/experiments/launchgap.cu -lcuda) > "$OUT/exp-build.txt" 2>&1 &
+  timeout 300 /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases"
+  wait
+  left 480 && timeout 60 /tmp/cudatest -test.run XXX -test.bench 'ComputeChain1000|GraphReplay1000|QuantPair|DecodeLayers32' -test.benchtime 2s > "$OUT/bench.txt" 2>&1
+  grep -E "^Benchmark|^ok|FAIL" "$OUT/bench.txt"
+  left 530 && timeout 20 /tmp/pdl > "$OUT/pdl.txt" 2>&1; tail -6 "$OUT/pdl.txt"
+  left 550 && timeout 20 /tmp/launchgap kernels/gen/cuda/quant.fatbin > "$OUT/launchgap.txt" 2>&1; tail -3 "$OUT/launchgap.txt" ;;
+esac
+echo "done at $(el) s"
