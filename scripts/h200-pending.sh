@@ -6,6 +6,7 @@
 # nvcc 11.8 code, which the logs name) or, without it, generated on the device
 # (~150 s more). From the repo root on the device, carry [".gpu", "kernels/gen/cuda"]:
 #   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), carveout.cu, the n=1 A/B
+#                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
 # Logs go to $OUT (or ./out). Each step has a time limit; the part stops
 # starting steps near 560 s so that what ran comes back.
@@ -38,6 +39,8 @@ case $part in
   left 470 && { timeout 40 /tmp/carveout > "$OUT/carveout.txt" 2>&1; cat "$OUT/carveout.txt"; }
   left 520 && { echo "== q8y + mmvq8w"; perf 40 "$P1"; } > "$OUT/perf-n1.txt"
   left 540 && { echo "== TERNION_MMVQ8WF=1"; TERNION_MMVQ8WF=1 perf 40 "$P1"; } >> "$OUT/perf-n1.txt"
+  left 550 && { echo "== TERNION_CARVEOUT=100"; TERNION_CARVEOUT=100 perf 40 "$P1"; } >> "$OUT/perf-n1.txt"
+  left 560 && { echo "== TERNION_CARVEOUT=100 TERNION_MMVQ8WF=1"; TERNION_CARVEOUT=100 TERNION_MMVQ8WF=1 perf 40 "$P1"; } >> "$OUT/perf-n1.txt"
   cat "$OUT/perf-n1.txt" ;;
 2)
   go test -c -tags cuda -o /tmp/cudatest ./cuda/ > "$OUT/cudatest-build.txt" 2>&1 &

@@ -111,6 +111,11 @@ var (
 	NoPDL = boolSwitch(Switch{Name: "TERNION_NO_PDL",
 		Meaning: "launch every kernel plainly: no programmatic dependent launch (on NVIDIA arch 9.0 and later, kernels of at most one block a multiprocessor otherwise start while the kernel before them ends, and wait for it)",
 		ReadBy:  LayerGPU})
+	// Carveout sets the preferred shared-memory carveout of every kernel as
+	// it is loaded (CUDA).
+	Carveout = intSwitch(Switch{Name: "TERNION_CARVEOUT",
+		Meaning: "CUDA: the share of each multiprocessor's on-chip memory (in percent) every kernel prefers as shared memory, set as it is loaded: 100 keeps kernels of no and of ~150 KB shared memory on one configuration, so that the multiprocessor need not be reconfigured between them; -1 (the default) leaves it to the driver; not applied on HIP and MUSA (said in the log)",
+		ReadBy:  LayerGPU}, -1, -1, 100)
 	// NoVMM uses the legacy pool instead of the VMM pool; the GPU vendors
 	// already report VMM off in the device properties.
 	NoVMM = boolSwitch(Switch{Name: "TERNION_NO_VMM",

@@ -41,6 +41,9 @@ type device struct {
 	minGran uint64     // minimum VMM granularity (0 without VMM)
 	plan    kernelPlan // where the device's kernels come from (refined per family by planFamily)
 	pdl     bool       // kernels whose code allows it launch with programmatic dependent launch (pdlDevice)
+	// carveout is the preferred shared-memory carveout (percent) set on
+	// every kernel as it is loaded, -1 for none (carveoutDevice).
+	carveout int
 
 	mu       sync.Mutex         // guards the fields below
 	families map[string]*family // kernel families, by name, as they are first used
@@ -155,6 +158,14 @@ func (d *Driver) initDevice(i int) (*device, error) {
 	}
 	dv.plan = planKernels(a.cc, d.cfg.Image, d.cfg.ForceRTC)
 	dv.pdl = pdlDevice(vendor, a.cc, C.tn_pdl_available() != 0, d.driver, d.cfg.Env)
+	carveout, note, err := carveoutDevice(vendor, d.cfg.Env)
+	if err != nil {
+		return nil, ownError(d.vendor, "Open", i, vendorapi.ErrInvalidValue, "%v", err)
+	}
+	if note != "" {
+		d.log.Warn(d.vendor + ": " + note)
+	}
+	dv.carveout = carveout
 	if dv.plan.embedded {
 		dv.props.CompiledArchs = d.cfg.Image.Compiled()
 	}
@@ -172,6 +183,9 @@ func (d *Driver) initDevice(i int) (*device, error) {
 	}
 	if dv.pdl {
 		attrs = append(attrs, "pdl", true)
+	}
+	if dv.carveout >= 0 {
+		attrs = append(attrs, "carveout", dv.carveout)
 	}
 	d.log.Info(fmt.Sprintf("%s: device %d: %s, %s, compute capability %d.%d, VMM: %s, wave size %d", d.vendor, i,
 		dv.props.Name, a.name, major, minor, vmm, dv.props.WarpSize), attrs...)

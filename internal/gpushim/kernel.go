@@ -62,6 +62,11 @@ func (d *Driver) Kernel(dev int, name string) (vendorapi.Function, error) {
 		}
 		return vendorapi.Function{}, err
 	}
+	if dv.carveout >= 0 {
+		if err := d.fail(C.tn_func_set_carveout(C.int32_t(dev), raw, C.int32_t(dv.carveout)), dev); err != nil {
+			return vendorapi.Function{}, err
+		}
+	}
 	kinds := k.Kinds()
 	offsets, _ := vendorapi.Layout(kinds)
 	id := d.h.add(handle{kind: kindFunction, dev: dev, raw: uint64(raw), params: kinds, offsets: offsets, pdl: dv.pdl && fam.pdl})

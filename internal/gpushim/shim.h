@@ -150,6 +150,7 @@ tn_status tn_module_load(int32_t dev, const void *image, uint64_t *out);
 tn_status tn_module_unload(int32_t dev, uint64_t mod);
 tn_status tn_module_function(int32_t dev, uint64_t mod, const char *name, uint64_t *out);
 tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes);
+tn_status tn_func_set_carveout(int32_t dev, uint64_t f, int32_t percent);
 tn_status tn_launch(int32_t dev, uint64_t f, const uint32_t *dims, uint32_t smem, uint64_t s, const uint8_t *args,
                     const uint32_t *offsets, int32_t nargs, int32_t pdl);
 // tn_pdl_available says whether tn_launch can honour pdl (1) or launches

@@ -40,6 +40,20 @@ tn_status tn_func_set_max_dyn_smem(int32_t dev, uint64_t f, int32_t bytes) {
     return tn_ok();
 }
 
+// The preferred shared-memory carveout of f, in percent (CUDA; the Go side
+// calls it for no other vendor: carveoutDevice).
+tn_status tn_func_set_carveout(int32_t dev, uint64_t f, int32_t percent) {
+    TN_TRY(tn_use_device_ctx(dev));
+#if defined(TERNION_CUDA)
+    TN_DR(cuFuncSetAttribute, ((CUfunction)(uintptr_t)f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent));
+#else
+    (void)f;
+    (void)percent;
+    return tn_shim("cuFuncSetAttribute", "TERNION_NOT_SUPPORTED", "no shared-memory carveout on this vendor", TN_HINT_NOT_SUPPORTED);
+#endif
+    return tn_ok();
+}
+
 int32_t tn_pdl_available(void) {
 #if TN_PDL
     return TN_PTR(cuLaunchKernelEx) != NULL;

@@ -26,6 +26,9 @@ type vendorInfo struct {
 	// pdl: the vendor's kernels may be launched with programmatic dependent
 	// launch (CUDA; see pdlDevice).
 	pdl bool
+	// carveout: the vendor's kernels take a preferred shared-memory
+	// carveout (CUDA; see carveoutDevice).
+	carveout bool
 	// warpSize, when set, replaces the device's warp size (MUSA: 32, as the
 	// seed does for every MUSA arch).
 	warpSize int
@@ -50,7 +53,7 @@ type devArch struct {
 
 var (
 	// cudaVendor is NVIDIA's CUDA: versions like 12080 ("12.8").
-	cudaVendor = vendorInfo{name: "cuda", pdl: true, blasName: "cuBLAS", rtcName: "NVRTC", rtcFeature: "nvrtc",
+	cudaVendor = vendorInfo{name: "cuda", pdl: true, carveout: true, blasName: "cuBLAS", rtcName: "NVRTC", rtcFeature: "nvrtc",
 		version: cudaVersion, arch: nvidiaArch}
 	// hipVendor is AMD's HIP: versions like 50221153 ("5.2.21153"), gfx
 	// target ids, VMM only on request.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ternion/ternion/internal/gpushim"
 	"github.com/ternion/ternion/kernels"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 	"github.com/ternion/ternion/vendorapi/conformance"
 )
@@ -53,6 +54,7 @@ func Suite(t *testing.T, v Vendor) {
 		{"EmbeddedImage", func(t *testing.T) { EmbeddedImage(t, v) }},
 		{"NoKernel", func(t *testing.T) { NoKernel(t, v.Name) }},
 		{"FreshThreads", func(t *testing.T) { FreshThreads(t, v.Name) }},
+		{"Carveout", func(t *testing.T) { Carveout(t, v) }},
 	} {
 		t.Run(c.name, c.run)
 	}
@@ -202,6 +204,29 @@ func FreshThreads(t *testing.T, name string) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Carveout opens the driver with TERNION_CARVEOUT=100: on CUDA every kernel
+// is loaded with the largest shared-memory carveout preferred (the device's
+// log line says carveout=100) and still runs; elsewhere the log says the
+// switch is not applied.
+func Carveout(t *testing.T, v Vendor) {
+	OpenOrSkip(t, v.Name)
+	var logs bytes.Buffer
+	env := func(name string) (string, bool) { // this switch only: the others at their defaults
+		return "100", name == switches.Carveout.Name
+	}
+	d, err := gpushim.Open(gpushim.Config{Image: v.Image, Env: env, Logger: logger(&logs)})
+	require.NoError(t, err)
+	if _, err := d.Kernel(0, "scale_f32"); errors.Is(err, vendorapi.ErrNoKernel) {
+		t.Skipf("no kernels here (embedded or run-time compiled): %v", err)
+	}
+	scale(t, d, 0)
+	if v.Name == "cuda" {
+		assert.Contains(t, logs.String(), "carveout=100")
+	} else {
+		assert.Contains(t, logs.String(), switches.Carveout.Name+"=100 is not applied")
+	}
 }
 
 // scale runs scale_f32 on dev and checks the result.
