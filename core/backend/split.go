@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/split"
@@ -114,6 +115,7 @@ func (b *Backend) AllocSplit(ts ...*graph.Tensor) (*SplitBuffer, error) {
 		return nil, err
 	}
 	n := s.Devices()
+	splitEver.Store(true)
 	m := &SplitBuffer{be: b, split: s, bytes: make([]uint64, n)}
 	for i, t := range ts {
 		if why := CanSplit(t); why != "" {
@@ -354,9 +356,17 @@ func splitOf(t *graph.Tensor) (*SplitBuffer, *splitTensor) {
 	return m, nil
 }
 
+// splitEver is set once a split buffer has been made in this process: until
+// then no tensor can be placed in one, and readsSplit answers at once (the
+// capture policy asks it of every node of every Compute).
+var splitEver atomic.Bool
+
 // readsSplit reports whether node n reads a tensor in a split buffer (the
 // capture policy's IsSplit).
 func readsSplit(n *graph.Tensor) bool {
+	if !splitEver.Load() {
+		return false
+	}
 	for i := range graph.MaxSrc {
 		if s := n.Src(i); s != nil {
 			if m, _ := splitOf(s); m != nil {
