@@ -536,7 +536,7 @@ func mmvq8wIDHost(fused bool) func(k kernels.Kernel) (*hostKernel, error) {
 			buffers: func(a *vendorapi.Args) []buffer {
 				dst, s0 := a.TensorAt(0), a.TensorAt(1)
 				var bufs []buffer
-				ne11 := int64(1)
+				var ne11 int64
 				if fused {
 					bufs = f32Operands(a, f)
 					ne11 = a.TensorAt(2).Ne[1]

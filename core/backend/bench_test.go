@@ -19,28 +19,35 @@ func (nopLaunch) Launch(vendorapi.Function, vendorapi.Dim3, vendorapi.Dim3, uint
 	return nil
 }
 
-// chain1000 builds ComputeChain1000's graph (ADD, MUL, SCALE of one element
-// in turn, 1000 nodes) on be.
-func chain1000(b *testing.B, be *Backend) *graph.Graph {
+// chainGraph builds a chain of n one-element nodes on be: node i is
+// step(i, h, one) of the node before (a leaf 0 first) and a weight 1.
+func chainGraph(b *testing.B, be *Backend, n int, step func(i int, h, one *graph.Tensor) *graph.Tensor) *graph.Graph {
 	weights := graph.NewContext()
 	one := weights.FromFloats([]float32{1}, 1)
 	_, err := be.AllocTensors(one)
 	require.NoError(b, err)
 	ctx := graph.NewContext()
 	h := ctx.FromFloats([]float32{0}, 1)
-	for i := range 1000 {
-		switch i % 3 {
-		case 0:
-			h = h.Add(one)
-		case 1:
-			h = h.Mul(one)
-		default:
-			h = h.Scale(0.5)
-		}
+	for i := range n {
+		h = step(i, h, one)
 	}
 	g, err := ctx.Build(h)
 	require.NoError(b, err)
 	return g
+}
+
+// chain1000 builds ComputeChain1000's graph (ADD, MUL, SCALE of one element
+// in turn, 1000 nodes) on be.
+func chain1000(b *testing.B, be *Backend) *graph.Graph {
+	return chainGraph(b, be, 1000, func(i int, h, one *graph.Tensor) *graph.Tensor {
+		switch i % 3 {
+		case 0:
+			return h.Add(one)
+		case 1:
+			return h.Mul(one)
+		}
+		return h.Scale(0.5)
+	})
 }
 
 // BenchmarkComputeReplayOverhead is Compute's Go-side cost per node when
@@ -84,17 +91,7 @@ func BenchmarkComputeOverhead(b *testing.B) {
 	be, err := New(nopLaunch{d}, 0, o)
 	require.NoError(b, err)
 	defer be.Close()
-	weights := graph.NewContext()
-	one := weights.FromFloats([]float32{1}, 1)
-	_, err = be.AllocTensors(one)
-	require.NoError(b, err)
-	ctx := graph.NewContext()
-	h := ctx.FromFloats([]float32{0}, 1)
-	for range nodes {
-		h = h.Add(one)
-	}
-	g, err := ctx.Build(h)
-	require.NoError(b, err)
+	g := chainGraph(b, be, nodes, func(_ int, h, one *graph.Tensor) *graph.Tensor { return h.Add(one) })
 	require.NoError(b, be.Compute(g))
 	b.ResetTimer()
 	for b.Loop() {
