@@ -325,6 +325,15 @@ func useMMVQ8WF(nb0 int64, columnsAligned bool) bool {
 	return switches.On(nil, switches.MMVQ8WF) && nb0 == 4 && columnsAligned
 }
 
+// launchMMVQ8W launches kernel prefix+{at} of the whole-word family
+// (mmvq8w, mmvq8wf and their _id forms) on grid with args: blocks of the
+// format's warps, mmvq8wShared bytes of dynamic shared memory for k values
+// a row.
+func launchMMVQ8W(d Device, prefix string, at tensor.Type, k int64, grid vendorapi.Dim3, args *vendorapi.Args) error {
+	return launchShared(d, prefix+at.String(), grid, vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)},
+		uint32(mmvq8wShared(at, k)), args)
+}
+
 // mmvq8wUnitRows is the rows of one unit of an mmvq8w warp (quant.cu's
 // mmvq8w_rows) for src0 of type t, k values a row, rows rowBytes apart: a
 // row has fewer than 32 groups of 256 values and the rows are packed →
@@ -504,15 +513,15 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 
 // runMMVQ8 launches mmvq8wf_{q} (src1 quantized in its blocks) where
 // useMMVQ8W and useMMVQ8WF allow; otherwise it quantizes src1 (q8Columns)
-// and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where useMMVQ8WT allows, mmvq8t_{q} where
-// useMMVQ8T allows, else mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
+// and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where
+// useMMVQ8WT allows, mmvq8t_{q} where useMMVQ8T allows, else
+// mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
 func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	wholeWord := useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1])
 	if wholeWord && useMMVQ8WF(b.Nb[0], aligned(b, 16)) {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
-		return launchShared(d, "mmvq8wf_"+at.String(), grid, vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)},
-			uint32(mmvq8wShared(at, a.Ne[0])), args)
+		return launchMMVQ8W(d, "mmvq8wf_", at, a.Ne[0], grid, args)
 	}
 	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
@@ -522,8 +531,7 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	if wholeWord {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
-		block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
-		return launchShared(d, "mmvq8w_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
+		return launchMMVQ8W(d, "mmvq8w_", at, a.Ne[0], grid, args)
 	}
 	args = args.I32(int32(b.Ne[1])) // mmvq8wt's, mmvq8t's and mmvq8's ncols
 	if useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1]) {
@@ -785,8 +793,7 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 	if path == PathIDWholeWord && shape.MMVQ8WF {
 		grid := mmvq8wIDGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), dst.Ne[1], dst.Ne[2])
 		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d))
-		return launchShared(d, "mmvq8wf_id_"+at.String(), grid, vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)},
-			uint32(mmvq8wShared(at, a.Ne[0])), args)
+		return launchMMVQ8W(d, "mmvq8wf_id_", at, a.Ne[0], grid, args)
 	}
 	if path == PathIDFloat {
 		b, buf, err := mmvqSrc1(d, b)
@@ -808,9 +815,8 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 		return runGroupedMulMatID(d, at, dst, a, b, ids, yq, yd)
 	}
 	grid := mmvq8wIDGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), dst.Ne[1], dst.Ne[2])
-	block := vendorapi.Dim3{X: uint32(32 * mmvq8wFormats[at].warps)}
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).I32(int32(b.Ne[1])).Tensor(ids).Ptr(errorFlag(d))
-	return launchShared(d, "mmvq8w_id_"+at.String(), grid, block, uint32(mmvq8wShared(at, a.Ne[0])), args)
+	return launchMMVQ8W(d, "mmvq8w_id_", at, a.Ne[0], grid, args)
 }
 
 // groupMulMatID reports whether MUL_MAT_ID with nExperts experts, nUsed of
