@@ -668,11 +668,6 @@ extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * p
 }
 
 #if TERNION_SM80
-// Two halves in one register, lo first in memory order.
-static __device__ __forceinline__ ternion_u32 fattn_pack(ternion_f16 lo, ternion_f16 hi) {
-    return (ternion_u32)lo | ((ternion_u32)hi << 16);
-}
-
 // The shared-state-space address of p.
 static __device__ __forceinline__ ternion_u32 fattn_smem_addr(const void * p) {
     ternion_u32 a;
@@ -680,37 +675,100 @@ static __device__ __forceinline__ ternion_u32 fattn_smem_addr(const void * p) {
     return a;
 }
 
-// Starts copying rows t0..t0+63 of a K or V head (row stride nb1 bytes, D
-// halves a row) into s (rows of D+8 halves); rows at or past nkv read as zero.
-template <int D>
-static __device__ __forceinline__ void fattn_load_tile(ternion_f16 * s, const char * base, ternion_i64 nb1, ternion_i64 t0,
-                                                       ternion_i64 nkv) {
-    constexpr int C = D / 8;
-    for (int i = threadIdx.x; i < FATTN_TILE * C; i += FATTN_THREADS) {
-        const int r = i / C, c = i % C;
-        const bool in = t0 + r < nkv;
-        const char * g = base + (in ? (t0 + r) * nb1 : 0) + c * 16;
-        const ternion_u32 sa = fattn_smem_addr(s + r * (D + 8) + c * 8);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa), "l"(g), "r"(in ? 16 : 0));
+// The prefill kernel's mask tile: 64 query rows of FATTN_MMA_MS halves (64
+// positions and a 16-byte pad: the rows of a lane group's reads fall in
+// different banks).
+#define FATTN_MMA_MS (FATTN_TILE + 8)
+
+// A thread's share of copying a 64-row K or V tile of head size D: 16-byte
+// chunk c of rows r, r + RS, ... when the C = D/8 chunks of a row divide the
+// block's threads (EVEN), a strided loop otherwise.
+template <int D> struct fattn_mma_copy {
+    static constexpr int C = D / 8;
+    static constexpr bool EVEN = FATTN_THREADS % C == 0;
+    static constexpr int RS = EVEN ? FATTN_THREADS / C : 1;
+};
+
+// Starts copying rows t0..t0+63 of a K or V head (base: its row 0, rows nb1
+// bytes apart, D halves a row) to shared address s (rows of D+8 halves);
+// PARTIAL (the last tile): rows at or past nkv read as zero.
+template <int D, bool PARTIAL>
+static __device__ __forceinline__ void fattn_mma_tile(ternion_u32 s, const char * base, ternion_i64 nb1, ternion_i64 t0,
+                                                      ternion_i64 nkv) {
+    typedef fattn_mma_copy<D> cp;
+    constexpr int SD = D + 8;
+    if (cp::EVEN) {
+        const int r = threadIdx.x / cp::C, c = threadIdx.x % cp::C;
+        const char * g = base + (t0 + r) * nb1 + c * 16;
+        const ternion_u32 sa = s + (r * SD + c * 8) * 2;
+#pragma unroll
+        for (int i = 0; i < FATTN_TILE / cp::RS; i++) {
+            const bool in = !PARTIAL || t0 + r + i * cp::RS < nkv;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa + i * cp::RS * SD * 2), "l"(in ? g : base),
+                         "r"(in ? 16 : 0));
+            g += cp::RS * nb1;
+        }
+    } else {
+        for (int i = threadIdx.x; i < FATTN_TILE * cp::C; i += FATTN_THREADS) {
+            const int r = i / cp::C, c = i % cp::C;
+            const bool in = !PARTIAL || t0 + r < nkv;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s + (r * SD + c * 8) * 2),
+                         "l"(base + (in ? (t0 + r) * nb1 : 0) + c * 16), "r"(in ? 16 : 0));
+        }
     }
-    asm volatile("cp.async.commit_group;");
 }
 
+// Copies positions t0..t0+63 of mask rows 0..63 (mrow: row 0 at position 0,
+// rows nb1 bytes apart; rows at or past nrows and positions at or past nkv
+// read as zero) to shared memory at s (rows of FATTN_MMA_MS halves): 16-byte
+// cp.async pieces when the rows are 16-byte aligned (ASYNC), else loads and
+// stores.
+template <bool PARTIAL, bool ASYNC>
+static __device__ __forceinline__ void fattn_mma_mask(ternion_f16 * s, const char * mrow, ternion_i64 nb1, int nrows,
+                                                      ternion_i64 t0, ternion_i64 nkv) {
+    if (ASYNC) {
+        const int r = threadIdx.x / 8, c = threadIdx.x % 8; // 16 rows a pass
+        const ternion_i64 left = nkv - (t0 + c * 8);
+        const int bytes = !PARTIAL || left >= 8 ? 16 : (left > 0 ? (int)left * 2 : 0);
+        const char * g = mrow + r * nb1 + (t0 + c * 8) * 2;
+        const ternion_u32 sa = fattn_smem_addr(s + r * FATTN_MMA_MS + c * 8);
+#pragma unroll
+        for (int i = 0; i < 64 / 16; i++) {
+            const bool in = r + 16 * i < nrows && bytes > 0;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa + 16 * i * FATTN_MMA_MS * 2),
+                         "l"(in ? g : mrow), "r"(in ? bytes : 0));
+            g += 16 * nb1;
+        }
+    } else {
+        for (int i = threadIdx.x; i < 64 * FATTN_TILE; i += FATTN_THREADS) {
+            const int r = i / FATTN_TILE, j = i % FATTN_TILE;
+            s[r * FATTN_MMA_MS + j] = r < nrows && t0 + j < nkv ? ((const ternion_f16 *)(mrow + r * nb1))[t0 + j] : (ternion_f16)0;
+        }
+    }
+}
+
+static __device__ __forceinline__ void fattn_mma_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 static __device__ __forceinline__ void fattn_wait_tiles() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
-// Four 8×8 b16 matrices from shared memory: lane l gives the address of row
-// l%8 of matrix l/8 and receives, of matrix i, register r[i] = its row l/4,
-// columns 2(l%4) and 2(l%4)+1 (trans: column l/4, rows 2(l%4) and 2(l%4)+1).
-static __device__ __forceinline__ void fattn_ldsm_x4(ternion_u32 * r, const ternion_f16 * p) {
+// Four 8×8 b16 matrices from shared address p: lane l gives the address of
+// row l%8 of matrix l/8 and receives, of matrix i, register r[i] = its row
+// l/4, columns 2(l%4) and 2(l%4)+1 (trans: column l/4, rows 2(l%4) and
+// 2(l%4)+1).
+static __device__ __forceinline__ void fattn_ldsm_x4(ternion_u32 * r, ternion_u32 p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(fattn_smem_addr(p)));
+                 : "r"(p));
 }
-static __device__ __forceinline__ void fattn_ldsm_x4_trans(ternion_u32 * r, const ternion_f16 * p) {
+static __device__ __forceinline__ void fattn_ldsm_x4_trans(ternion_u32 * r, ternion_u32 p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(fattn_smem_addr(p)));
+                 : "r"(p));
 }
+
+// fattn_bool carries a compile-time flag into a generic lambda.
+template <bool B> struct fattn_bool {
+    static constexpr bool value = B;
+};
 #endif
 
 template <int D>
@@ -719,82 +777,152 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
                                                  float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 gqa,
                                                  ternion_u32 r3) {
 #if TERNION_SM80
-    constexpr int SD = D + 8; // shared row stride in halves (16-byte pad: conflict-free fragment loads)
+    typedef ternion_mma_type<ternion_f16> mma;
+    constexpr int SD = D + 8; // shared row stride in halves (16-byte pad: conflict-free ldmatrix)
     constexpr int BQ = 64;
     extern __shared__ __align__(16) ternion_f16 fattn_smem[];
     ternion_f16 * sQ = fattn_smem;
-    ternion_f16 * sK = sQ + BQ * SD;
-    ternion_f16 * sV = sK + FATTN_TILE * SD;
+    ternion_f16 * sM = sQ + (BQ + 2 * FATTN_TILE) * SD;
+    const ternion_u32 aQ = fattn_smem_addr(sQ), aK = aQ + BQ * SD * 2, aV = aK + FATTN_TILE * SD * 2;
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t = lane & 3;
     const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
     const ternion_u32 h = blockIdx.y, iq3 = blockIdx.z, ik2 = h / gqa, ik3 = iq3 / r3;
     const ternion_i64 nq = q.ne[1], nkv = k.ne[1], q0 = (ternion_i64)blockIdx.x * BQ;
-    const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h);
+    const int nrows = (int)(nq - q0 < BQ ? nq - q0 : BQ);
+    // Scores in log2 units: Q pre-scaled by log2(e) without a softcap, the
+    // softcap and the ALiBi slope scaled by it otherwise.
+    const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
+    const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
     const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
     const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
+    const char * mb = nullptr; // the mask row of query q0
+    if (mask.data != nullptr) {
+        mb = (const char *)mask.data + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3] +
+             q0 * mask.nb[1];
+    }
+    const bool masync = mb != nullptr && (((unsigned long long)mb | (unsigned long long)mask.nb[1]) & 15) == 0;
+    // K(t) and its mask tile, one commit group.
+    const auto loadK = [&](ternion_i64 t1) {
+        const bool partial = t1 + FATTN_TILE > nkv;
+        if (partial) {
+            fattn_mma_tile<D, true>(aK, kb, k.nb[1], t1, nkv);
+        } else {
+            fattn_mma_tile<D, false>(aK, kb, k.nb[1], t1, nkv);
+        }
+        if (masync) {
+            if (partial) {
+                fattn_mma_mask<true, true>(sM, mb, mask.nb[1], nrows, t1, nkv);
+            } else {
+                fattn_mma_mask<false, true>(sM, mb, mask.nb[1], nrows, t1, nkv);
+            }
+        } else if (mb != nullptr) {
+            fattn_mma_mask<true, false>(sM, mb, mask.nb[1], nrows, t1, nkv);
+        }
+        fattn_mma_commit();
+    };
 
-    fattn_load_tile<D>(sK, kb, k.nb[1], 0, nkv);
+    loadK(0);
     for (int i = tid; i < BQ * D; i += FATTN_THREADS) {
         const int r = i / D, c = i % D;
         float x = 0.0f;
-        if (q0 + r < nq) {
-            x = *(const float *)((const char *)q.data + (q0 + r) * q.nb[1] + h * q.nb[2] + iq3 * q.nb[3] + c * 4) * scale;
+        if (r < nrows) {
+            x = *(const float *)((const char *)q.data + (q0 + r) * q.nb[1] + h * q.nb[2] + iq3 * q.nb[3] + c * 4) * qs;
         }
         sQ[r * SD + c] = ternion_f32_to_f16(x);
     }
 
     // This thread's rows of the warp's 16: r0 + g and r0 + g + 8.
     const int r0 = warp * 16;
-    const ternion_i64 qa = q0 + r0 + g, qb = qa + 8;
-    const ternion_f16 * mrow[2] = {nullptr, nullptr};
-    if (mask.data != nullptr) {
-        const ternion_i64 off = (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3];
-        if (qa < nq) mrow[0] = (const ternion_f16 *)((const char *)mask.data + off + qa * mask.nb[1]);
-        if (qb < nq) mrow[1] = (const ternion_f16 *)((const char *)mask.data + off + qb * mask.nb[1]);
-    }
+    // ldmatrix addresses: the Q rows of A (matrices (r0.., kk), (r0+8.., kk),
+    // (r0.., kk+8), (r0+8.., kk+8)); the K rows of B for n-tiles n, n+1
+    // (matrices (n·8.., kk), (n·8.., kk+8), ((n+1)·8.., kk), ((n+1)·8.., kk+8));
+    // the V rows of B for d-tiles n, n+1, transposed (matrices (kk.., n·8),
+    // (kk+8.., n·8), (kk.., (n+1)·8), (kk+8.., (n+1)·8)).
+    const ternion_u32 lq = aQ + ((r0 + lrow + (lmat & 1) * 8) * SD + (lmat >> 1) * 8) * 2;
+    const ternion_u32 lk = aK + (((lmat >> 1) * 8 + lrow) * SD + (lmat & 1) * 8) * 2;
+    const ternion_u32 lv = aV + ((lrow + (lmat & 1) * 8) * SD + (lmat >> 1) * 8) * 2;
+    const ternion_f16 * mk = sM + (r0 + g) * FATTN_MMA_MS + 2 * t; // this thread's mask pairs, row g
+
     float o[D / 8][4];
 #pragma unroll
     for (int n = 0; n < D / 8; n++) {
         o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
     }
-    float mr[2] = {FATTN_NEG_INF, FATTN_NEG_INF}, lr[2] = {0.0f, 0.0f};
+    // Row maxima (log2 units; finite from the start, so no inf - inf) and
+    // this thread's share of the row sums (reduced over the quad at the end).
+    float mr[2] = {FATTN_DEC_EMPTY, FATTN_DEC_EMPTY}, lr[2] = {0.0f, 0.0f};
     fattn_wait_tiles();
     __syncthreads();
 
-    for (ternion_i64 t0 = 0; t0 < nkv; t0 += FATTN_TILE) {
-        fattn_load_tile<D>(sV, vb, v.nb[1], t0, nkv);
+    ternion_i64 t0 = 0;
+    const auto step = [&](auto partial_tag) {
+        constexpr bool PARTIAL = decltype(partial_tag)::value;
+        if (PARTIAL) {
+            fattn_mma_tile<D, true>(aV, vb, v.nb[1], t0, nkv);
+        } else {
+            fattn_mma_tile<D, false>(aV, vb, v.nb[1], t0, nkv);
+        }
+        fattn_mma_commit();
         // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 positions.
         float s[8][4];
 #pragma unroll
         for (int n = 0; n < 8; n++) {
             s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
         }
-#pragma unroll 4
-        for (int kk = 0; kk < D; kk += 16) {
-            // A: matrices (rows r0.., cols kk), (r0+8.., kk), (r0.., kk+8),
-            // (r0+8.., kk+8) = a0..a3. B of n-tiles n, n+1: matrices
-            // (kv n·8.., d kk), (n·8.., kk+8), ((n+1)·8.., kk), ((n+1)·8.., kk+8).
-            ternion_u32 a[4];
-            fattn_ldsm_x4(a, sQ + (r0 + lrow + (lmat & 1) * 8) * SD + kk + (lmat >> 1) * 8);
+        // Fragments one k-step ahead of the mma that use them (an ldmatrix
+        // result is not consumed by the next instruction).
+        ternion_u32 a[2][4], b[2][4][4];
+        const auto loadQK = [&](int kk, int buf) {
+            fattn_ldsm_x4(a[buf], lq + kk * 2);
 #pragma unroll
-            for (int n = 0; n < 8; n += 2) {
-                ternion_u32 b[4];
-                fattn_ldsm_x4(b, sK + (n * 8 + (lmat >> 1) * 8 + lrow) * SD + kk + (lmat & 1) * 8);
-                ternion_mma_type<ternion_f16>::mma16816(s[n], a, b[0], b[1]);
-                ternion_mma_type<ternion_f16>::mma16816(s[n + 1], a, b[2], b[3]);
+            for (int n = 0; n < 4; n++) {
+                fattn_ldsm_x4(b[buf][n], lk + (2 * n * 8 * SD + kk) * 2);
+            }
+        };
+        loadQK(0, 0);
+#pragma unroll
+        for (int ks = 0; ks < D / 16; ks++) {
+            if (ks + 1 < D / 16) {
+                loadQK((ks + 1) * 16, (ks + 1) % 2);
+            }
+#pragma unroll
+            for (int n = 0; n < 4; n++) {
+                mma::mma16816(s[2 * n], a[ks % 2], b[ks % 2][n][0], b[ks % 2][n][1]);
+                mma::mma16816(s[2 * n + 1], a[ks % 2], b[ks % 2][n][2], b[ks % 2][n][3]);
             }
         }
-        // Logits and the online softmax of rows g (e = 0, 1) and g + 8 (e = 2, 3).
+        // Logits of rows g (e = 0, 1) and g + 8 (e = 2, 3), positions
+        // n·8 + 2t + (e & 1) (each condition tested once a tile); the online
+        // softmax in log2 units.
+        if (softcap != 0.0f) {
+#pragma unroll
+            for (int n = 0; n < 8; n++) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    s[n][e] = sc2 * tanhf(s[n][e]);
+                }
+            }
+        }
+        if (mb != nullptr) {
+#pragma unroll
+            for (int n = 0; n < 8; n++) {
+                const ternion_u32 m01 = *(const ternion_u32 *)(mk + n * 8), m23 = *(const ternion_u32 *)(mk + 8 * FATTN_MMA_MS + n * 8);
+                s[n][0] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 & 0xffffu)), s[n][0]);
+                s[n][1] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 >> 16)), s[n][1]);
+                s[n][2] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 & 0xffffu)), s[n][2]);
+                s[n][3] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 >> 16)), s[n][3]);
+            }
+        }
         float mt[2] = {FATTN_NEG_INF, FATTN_NEG_INF};
 #pragma unroll
         for (int n = 0; n < 8; n++) {
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                const ternion_i64 j = t0 + n * 8 + 2 * t + (e & 1);
-                float x = j < nkv ? fattn_logit(s[n][e], softcap, mrow[e >> 1], j, slope) : FATTN_NEG_INF;
-                s[n][e] = x;
-                mt[e >> 1] = fmaxf(mt[e >> 1], x);
+                if (PARTIAL && t0 + n * 8 + 2 * t + (e & 1) >= nkv) {
+                    s[n][e] = FATTN_NEG_INF;
+                }
+                mt[e >> 1] = fmaxf(mt[e >> 1], s[n][e]);
             }
         }
         float f[2];
@@ -802,81 +930,85 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
         for (int i = 0; i < 2; i++) {
             mt[i] = fmaxf(mt[i], __shfl_xor_sync(0xffffffffu, mt[i], 1));
             mt[i] = fmaxf(mt[i], __shfl_xor_sync(0xffffffffu, mt[i], 2));
-            const float mnew = fmaxf(mr[i], mt[i]);
-            f[i] = mnew == FATTN_NEG_INF ? 1.0f : expf(mr[i] - mnew);
-            mr[i] = mnew;
+            const float mn = fmaxf(mr[i], mt[i]);
+            f[i] = fattn_exp2(mr[i] - mn);
+            mr[i] = mn;
         }
+        // P rounded to f16 as the A fragments of O += P·V (two n-tiles a k-step).
+        ternion_u32 pa[4][4];
         float sum[2] = {0.0f, 0.0f};
 #pragma unroll
         for (int n = 0; n < 8; n++) {
+            float p[4];
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                const float m = mr[e >> 1];
-                const float p = m == FATTN_NEG_INF ? 0.0f : expf(s[n][e] - m);
-                s[n][e] = p;
-                sum[e >> 1] += p;
+                p[e] = fattn_exp2(s[n][e] - mr[e >> 1]);
+                sum[e >> 1] += p[e];
             }
+            pa[n / 2][(n % 2) * 2] = mma::pack(p[0], p[1]);
+            pa[n / 2][(n % 2) * 2 + 1] = mma::pack(p[2], p[3]);
         }
+        lr[0] = lr[0] * f[0] + sum[0];
+        lr[1] = lr[1] * f[1] + sum[1];
+        // Rescale only when some row's maximum moved in this tile.
+        if (__any_sync(0xffffffffu, f[0] != 1.0f || f[1] != 1.0f)) {
 #pragma unroll
-        for (int i = 0; i < 2; i++) {
-            sum[i] += __shfl_xor_sync(0xffffffffu, sum[i], 1);
-            sum[i] += __shfl_xor_sync(0xffffffffu, sum[i], 2);
-            lr[i] = lr[i] * f[i] + sum[i];
-        }
-#pragma unroll
-        for (int n = 0; n < D / 8; n++) {
-            o[n][0] *= f[0];
-            o[n][1] *= f[0];
-            o[n][2] *= f[1];
-            o[n][3] *= f[1];
+            for (int n = 0; n < D / 8; n++) {
+                o[n][0] *= f[0];
+                o[n][1] *= f[0];
+                o[n][2] *= f[1];
+                o[n][3] *= f[1];
+            }
         }
         fattn_wait_tiles();
-        __syncthreads(); // V(t0) is in; every warp is done with K(t0)
-        if (t0 + FATTN_TILE < nkv) {
-            fattn_load_tile<D>(sK, kb, k.nb[1], t0 + FATTN_TILE, nkv);
+        __syncthreads(); // V(t0) is in; every warp is done with K(t0) and the mask tile
+        if (!PARTIAL && t0 + FATTN_TILE < nkv) {
+            loadK(t0 + FATTN_TILE);
         }
-        // O += P·V: P's accumulator tiles are the A fragments (two per k-step).
+        // O += P·V, V fragments two steps (k-step j, d-tiles 2i, 2i+1) ahead.
+        constexpr int NV = D / 16, STEPS = FATTN_TILE / 16 * NV;
+        ternion_u32 bv[3][4];
+        const auto loadV = [&](int idx) { fattn_ldsm_x4_trans(bv[idx % 3], lv + (16 * (idx / NV) * SD + (idx % NV) * 16) * 2); };
+        loadV(0);
+        loadV(1);
 #pragma unroll
-        for (int kk = 0; kk < FATTN_TILE; kk += 16) {
-            const int na = kk / 8;
-            ternion_u32 a[4];
-            a[0] = fattn_pack(ternion_f32_to_f16(s[na][0]), ternion_f32_to_f16(s[na][1]));
-            a[1] = fattn_pack(ternion_f32_to_f16(s[na][2]), ternion_f32_to_f16(s[na][3]));
-            a[2] = fattn_pack(ternion_f32_to_f16(s[na + 1][0]), ternion_f32_to_f16(s[na + 1][1]));
-            a[3] = fattn_pack(ternion_f32_to_f16(s[na + 1][2]), ternion_f32_to_f16(s[na + 1][3]));
-            // B of d-tiles n, n+1, transposed from V's rows: matrices (kv
-            // kk.., d n·8), (kk+8.., n·8), (kk.., (n+1)·8), (kk+8.., (n+1)·8).
-            const ternion_f16 * vl = sV + (kk + lrow + (lmat & 1) * 8) * SD + (lmat >> 1) * 8;
-#pragma unroll
-            for (int n = 0; n < D / 8; n += 2) {
-                ternion_u32 b[4];
-                fattn_ldsm_x4_trans(b, vl + n * 8);
-                ternion_mma_type<ternion_f16>::mma16816(o[n], a, b[0], b[1]);
-                ternion_mma_type<ternion_f16>::mma16816(o[n + 1], a, b[2], b[3]);
+        for (int idx = 0; idx < STEPS; idx++) {
+            if (idx + 2 < STEPS) {
+                loadV(idx + 2);
             }
+            const int j = idx / NV, n = (idx % NV) * 2;
+            mma::mma16816(o[n], pa[j], bv[idx % 3][0], bv[idx % 3][1]);
+            mma::mma16816(o[n + 1], pa[j], bv[idx % 3][2], bv[idx % 3][3]);
         }
         fattn_wait_tiles();
         __syncthreads(); // K(t0+64) is in; every warp is done with V(t0)
+    };
+    for (; t0 + FATTN_TILE <= nkv; t0 += FATTN_TILE) {
+        step(fattn_bool<false>());
+    }
+    if (t0 < nkv) {
+        step(fattn_bool<true>());
     }
 
     // Sinks, normalisation, and the permuted store.
-    const ternion_i64 qr[2] = {qa, qb};
 #pragma unroll
     for (int i = 0; i < 2; i++) {
-        float fs = 1.0f, l = lr[i];
+        float l = lr[i];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        float fs = 1.0f;
         if (sinks != nullptr) {
-            const float sink = sinks[h];
-            const float mn = fmaxf(mr[i], sink);
-            fs = expf(mr[i] - mn);
-            l = l * fs + expf(sink - mn);
+            const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(mr[i], sink);
+            fs = fattn_exp2(mr[i] - mn);
+            l = l * fs + fattn_exp2(sink - mn);
         }
         const float inv = l == 0.0f ? 0.0f : fs / l;
-        if (qr[i] < nq) {
-            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + qr[i] * dst.nb[2] + iq3 * dst.nb[3]);
+        const int r = r0 + g + 8 * i;
+        if (r < nrows) {
+            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + (q0 + r) * dst.nb[2] + iq3 * dst.nb[3]);
 #pragma unroll
             for (int n = 0; n < D / 8; n++) {
-                orow[n * 8 + 2 * t] = o[n][2 * i] * inv;
-                orow[n * 8 + 2 * t + 1] = o[n][2 * i + 1] * inv;
+                *(float2 *)(orow + n * 8 + 2 * t) = make_float2(o[n][2 * i] * inv, o[n][2 * i + 1] * inv);
             }
         }
     }

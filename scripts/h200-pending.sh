@@ -5,7 +5,7 @@
 # with TERNION_CUDA_ARCHS=90 TERNION_GEN_VENDORS=cuda go generate ./kernels;
 # nvcc 11.8 code, which the logs name) or, without it, generated on the device
 # (~150 s more). From the repo root on the device, carry [".gpu", "kernels/gen/cuda"]:
-#   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), carveout.cu, the n=1 A/B
+#   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), the FA prefill case, carveout.cu, the n=1 A/B
 #                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
 # Logs go to $OUT (or ./out). Each step has a time limit; the part stops
@@ -36,6 +36,7 @@ case $part in
   TERNION_MMVQ8WF=1 timeout 90 /tmp/tB ops test -d cuda --runs 2 -p 'MUL_MAT' > "$OUT/test-mulmat-mmvq8wf.txt" 2>&1
   tail -1 "$OUT/test-mulmat-mmvq8wf.txt"; grep -m10 -E "FAIL|error" "$OUT/test-mulmat-mmvq8wf.txt"; echo "tested mmvq8wf at $(el) s"
   wait
+  left 450 && { echo "== FLASH_ATTN_EXT prefill (fattn_mma)"; perf 30 'FLASH_ATTN_EXT\(hsk=256'; } > "$OUT/perf-fattn.txt"; cat "$OUT/perf-fattn.txt"
   left 470 && { timeout 40 /tmp/carveout > "$OUT/carveout.txt" 2>&1; cat "$OUT/carveout.txt"; }
   left 520 && { echo "== q8y + mmvq8w"; perf 40 "$P1"; } > "$OUT/perf-n1.txt"
   left 540 && { echo "== TERNION_MMVQ8WF=1"; TERNION_MMVQ8WF=1 perf 40 "$P1"; } >> "$OUT/perf-n1.txt"

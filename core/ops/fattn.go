@@ -417,8 +417,9 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 }
 
 // fattnMMAShared is the mma kernel's dynamic shared memory for head size
-// dim: the Q tile and one K and one V tile, 64 rows each of dim+8 halves.
-func fattnMMAShared(dim int64) uint32 { return uint32(3 * 64 * (dim + 8) * 2) }
+// dim: the Q tile and one K and one V tile, 64 rows each of dim+8 halves,
+// and the mask tile, 64 rows of 72 halves.
+func fattnMMAShared(dim int64) uint32 { return uint32((3*64*(dim+8) + 64*72) * 2) }
 
 func fattnRunMMA(d Device, c fattnCall) error {
 	dim := c.k.Ne[0]

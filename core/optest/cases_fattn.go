@@ -142,6 +142,10 @@ func fattnTests() []Case {
 	add(func(*fattnSpec) {}, fattnDefault(128, 1, [2]int64{16, 1}, 300, 1)) // GQA 16: dect r16 (or vec)
 	add(func(*fattnSpec) {}, fattnDefault(64, 2, [2]int64{12, 2}, 777, 1))  // GQA 12: dect r16 (or vec), batches, tail step
 	add(func(*fattnSpec) {}, fattnDefault(64, 4, [2]int64{1, 1}, 64, 8))    // one chunk, nb at the vec limit
+	// mma with 16-byte aligned mask rows (the mask tile by cp.async): a KV
+	// tail tile, a query tail, GQA; and head size 80 (K/V copied by a strided loop).
+	add(func(*fattnSpec) {}, fattnDefault(128, 2, [2]int64{2, 1}, 1000, 70))
+	add(func(*fattnSpec) {}, fattnDefault(80, 1, [2]int64{4, 1}, 256, 75))
 	for _, nb := range []int64{1, 32} {
 		add(func(s *fattnSpec) { s.sinks, s.maxBias = true, 8 }, fattnDefault(128, 4, [2]int64{1, 1}, 512, nb))
 		add(func(s *fattnSpec) { s.sinks = true }, fattnDefault(64, 4, [2]int64{1, 1}, 113, nb))
