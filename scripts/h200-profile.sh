@@ -4,7 +4,8 @@
 # /tmp/ternion (or it builds it). For each case: every kernel launch's
 # duration, DRAM bytes, registers, grid and occupancy, and for kernels
 # matching $DETAIL (a regex) the speed-of-light, memory, occupancy and
-# warp-stall sections. Logs go to $OUT/profile.log.
+# warp-stall sections, and with STALLS=1 the warps' stall reasons per issued
+# instruction and the pipes' utilisation. Logs go to $OUT/profile.log.
 #   bash scripts/h200-profile.sh 'CASE-REGEX' ['CASE-REGEX'...]
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -33,5 +34,15 @@ if rows:
     "$NCU" --clock-control none -k "regex:$DETAIL" --launch-skip 4 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
       /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>&1 | grep -v "^==PROF==" | tail -120
+    if [ "${STALLS:-0}" = 1 ]; then
+      S=smsp__average_warps_issue_stalled_
+      SM=""
+      for r in barrier long_scoreboard short_scoreboard mio_throttle math_pipe_throttle wait not_selected selected dispatch_stall lg_throttle no_instruction branch_resolving membar sleeping drain misc tex_throttle imc_miss; do
+        SM="$SM,${S}${r}_per_issue_active.ratio"
+      done
+      P="sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,gpu__time_duration.sum"
+      "$NCU" --clock-control none -k "regex:$DETAIL" --launch-skip 4 --launch-count 1 --metrics "${P}${SM}" \
+        /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>&1 | grep -E "^\s+(sm|smsp|l1tex|gpu)__" | sed -E "s/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//"
+    fi
   fi
 done 2>&1 | tee -a "$OUT/profile.log"
