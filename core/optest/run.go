@@ -316,10 +316,43 @@ func perfRepeats(target, work float64, nodes int) int {
 	return int(min(float64(perfGraphSize-nodes), math.Floor(target/work))) + 1
 }
 
+// perfMaxWarmUps bounds the computes Perf runs before it times: with GPU
+// graphs on, the policy runs a graph eager, captures it the second time and
+// replays it from the third.
+const perfMaxWarmUps = 3
+
+// warmUp runs the perf graph until its computes have settled (kernels
+// loaded, buffers grown, and the graph replayed or run eager twice in a row,
+// as the backend's graph policy decides), at most perfMaxWarmUps times, so
+// that no capture falls into the timed loop: test-backend-ops' warm-up
+// compute likewise leaves ggml-cuda's graph captured before it times.
+func warmUp(dev *backend.Backend, run func() error) error {
+	eager := 0
+	for range perfMaxWarmUps {
+		before := dev.GraphStats()
+		if err := run(); err != nil {
+			return err
+		}
+		after := dev.GraphStats()
+		switch {
+		case after.Replay > before.Replay:
+			return nil
+		case after.Eager > before.Eager:
+			if eager++; eager == 2 {
+				return nil
+			}
+		default:
+			eager = 0
+		}
+	}
+	return nil
+}
+
 // Perf times c on dev as test-backend-ops' perf mode does: the op repeated
 // in one graph until the graph moves about targetBytes (cases with FLOPs:
 // does about targetFLOPs), the graph computed again until at least minTime
-// has passed; the inputs are placed once beforehand.
+// has passed; the inputs are placed once beforehand and the graph warmed up
+// (warmUp) before the clock starts.
 func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTime time.Duration) PerfResult {
 	res := PerfResult{Case: c.Name}
 	g, out, err := build(c, 1)
@@ -366,7 +399,7 @@ func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTim
 		}
 		return dev.Synchronize()
 	}
-	if err := run(); err != nil { // warm up: kernels loaded, buffers grown
+	if err := warmUp(dev, run); err != nil {
 		res.Err = err.Error()
 		return res
 	}
