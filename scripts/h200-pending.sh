@@ -8,6 +8,8 @@
 #   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), the FA prefill case, carveout.cu, the n=1 A/B
 #                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
+#   bash scripts/h200-pending.sh 3    the goal cases (scripts/perf-goals.re), fattn_mma's stall reasons
+#                                     (Nsight Compute), every perf case while time is left
 # Logs go to $OUT (or ./out). Each step has a time limit; the part stops
 # starting steps near 560 s so that what ran comes back.
 set -uo pipefail
@@ -54,5 +56,17 @@ case $part in
   grep -E "^Benchmark|^ok|FAIL" "$OUT/bench.txt"
   left 530 && timeout 20 /tmp/pdl > "$OUT/pdl.txt" 2>&1; tail -6 "$OUT/pdl.txt"
   left 550 && timeout 20 /tmp/launchgap kernels/gen/cuda/quant.fatbin > "$OUT/launchgap.txt" 2>&1; tail -3 "$OUT/launchgap.txt" ;;
+3)
+  # Session 19: the goal cases with Perf's warm-up (no capture timed), the
+  # stall reasons of fattn_mma, then every perf case while time is left.
+  G=$(cat scripts/perf-goals.re)
+  timeout 150 /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
+  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
+  echo "goals at $(el) s"
+  cp /tmp/tB /tmp/ternion
+  left 300 && DETAIL=fattn_mma STALLS=1 timeout 120 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
+  grep -E "__|fattn" "$OUT/profile.log" | cut -c1-160 | head -60
+  left 320 && timeout $(( 560 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"
