@@ -65,8 +65,10 @@ case $part in
   echo "goals at $(el) s"
   cp /tmp/tB /tmp/ternion
   left 300 && DETAIL=fattn_mma STALLS=1 timeout 120 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
-  grep -E "__|fattn" "$OUT/profile.log" | cut -c1-160 | head -60
-  left 320 && timeout $(( 560 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  left 330 && timeout 90 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=64,hsv=64,nh=8,nr23=\[8,1\],kv=7680,nb=4' \
+    'SOFT_MAX\(type=f32,ne=\[8192,1,1,1\]' 'MUL_MAT_ID\(type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=1,' > /dev/null 2>&1
+  grep -E "__|fattn|=====|softmax|mmvq|q8y" "$OUT/profile.log" | cut -c1-160 | head -90
+  left 420 && timeout $(( 560 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"
