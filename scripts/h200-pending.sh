@@ -60,9 +60,13 @@ case $part in
   # Session 19: the goal cases with Perf's warm-up (no capture timed), the
   # stall reasons of fattn_mma, then every perf case while time is left.
   G=$(cat scripts/perf-goals.re)
+  go test -c -tags cuda -o /tmp/cudatest ./cuda/ > "$OUT/cudatest-build.txt" 2>&1 &
   timeout 150 /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
   grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
   echo "goals at $(el) s"
+  wait
+  timeout 40 /tmp/cudatest -test.run XXX -test.bench 'ComputeChain1000' -test.benchtime 2s -test.count 2 > "$OUT/bench.txt" 2>&1
+  grep -E "^Benchmark|^ok|FAIL" "$OUT/bench.txt"
   cp /tmp/tB /tmp/ternion
   left 300 && DETAIL=fattn_mma STALLS=1 timeout 120 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
   left 330 && timeout 90 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=64,hsv=64,nh=8,nr23=\[8,1\],kv=7680,nb=4' \
