@@ -372,19 +372,28 @@ func init() {
 			}
 		},
 	})
-	// fattn_mma_d{d}(dst, q, k, v, mask, sinks, scale, softcap, max_bias,
-	// m0, m1, n_head_log2, gqa, r3): 64 queries of one head a block.
+	// fattn_mma_d{d}, fattn_mma_w{w}_d{d}(dst, q, k, v, mask, sinks, scale,
+	// softcap, max_bias, m0, m1, n_head_log2, gqa, r3): 64 (16·w) queries of
+	// one head a block.
 	registerTemplate("fattn_mma", func(k kernels.Kernel) (*hostKernel, error) {
 		d, err := fattnDim(k)
 		if err != nil {
 			return nil, err
 		}
+		bq := uint32(64) // queries a block: 16 a warp, 4 warps unless axis w says
+		if w, ok := k.Bind["w"]; ok {
+			n, err := strconv.Atoi(w)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("kernel %s: warps %q has no host implementation", k.Name, w)
+			}
+			bq = uint32(16 * n)
+		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, d, false) },
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				c := fattnArgs(m, a, false)
-				for i := range uint32(64) {
-					iq1 := b.idx.X*64 + i
+				for i := range bq {
+					iq1 := b.idx.X*bq + i
 					if int64(iq1) >= c.q.Ne[1] {
 						break
 					}

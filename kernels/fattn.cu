@@ -18,14 +18,16 @@
 //     then P·V accumulated in registers. With one chunk the block writes the
 //     output; with several it writes its max, sum and unnormalised
 //     accumulator to a partial buffer that fattn_combine merges.
-//   - fattn_mma_d{D} (NVIDIA, arch >= 8.0): tensor-core prefill with
-//     mma.sync m16n8k16 (f16 in, f32 accumulate). Block (x, y, z) takes 64
-//     queries (16 per warp) of q head y, batch z; the Q tile (pre-scaled,
-//     f16) lives in shared memory, K and V tiles of 64 positions stream
-//     through shared memory with cp.async (V(i) loads while S = Q·K(i)ᵀ is
-//     computed, K(i+1) while P·V(i) is), the online softmax stays in
-//     registers. Elsewhere (older archs, HIP, MUSA) its body is empty and the
-//     planner never launches it.
+//   - fattn_mma_d{D}, fattn_mma_w8_d{D} (NVIDIA, arch >= 8.0): tensor-core
+//     prefill with mma.sync m16n8k16 (f16 in, f32 accumulate). Block (x, y,
+//     z) takes 16·W queries (W = 4 warps, or 8 for _w8: 16 queries a warp) of
+//     q head y, batch z; the Q tile (pre-scaled, f16) lives in shared memory,
+//     K and V tiles of 64 positions stream through shared memory with
+//     cp.async (V(i) loads while S = Q·K(i)ᵀ is computed, K(i+1) and its mask
+//     tile while P·V(i) is), the online softmax stays in registers. W = 8
+//     shares each K/V tile among twice the queries (half the L2 reads) at one
+//     block a multiprocessor. Elsewhere (older archs, HIP, MUSA) its body is
+//     empty and the planner never launches it.
 #include "vendor.h"
 
 #define FATTN_THREADS 128
@@ -675,27 +677,27 @@ static __device__ __forceinline__ ternion_u32 fattn_smem_addr(const void * p) {
     return a;
 }
 
-// The prefill kernel's mask tile: 64 query rows of FATTN_MMA_MS halves (64
-// positions and a 16-byte pad: the rows of a lane group's reads fall in
-// different banks).
+// The prefill kernel's mask tile: a row of FATTN_MMA_MS halves for each of
+// the block's queries (64 positions and a 16-byte pad: the rows of a lane
+// group's reads fall in different banks).
 #define FATTN_MMA_MS (FATTN_TILE + 8)
 
-// A thread's share of copying a 64-row K or V tile of head size D: 16-byte
-// chunk c of rows r, r + RS, ... when the C = D/8 chunks of a row divide the
-// block's threads (EVEN), a strided loop otherwise.
-template <int D> struct fattn_mma_copy {
+// A thread's share of copying a 64-row K or V tile of head size D with NT
+// threads: 16-byte chunk c of rows r, r + RS, ... when the C = D/8 chunks of
+// a row divide the threads (EVEN), a strided loop otherwise.
+template <int D, int NT> struct fattn_mma_copy {
     static constexpr int C = D / 8;
-    static constexpr bool EVEN = FATTN_THREADS % C == 0;
-    static constexpr int RS = EVEN ? FATTN_THREADS / C : 1;
+    static constexpr bool EVEN = NT % C == 0;
+    static constexpr int RS = EVEN ? NT / C : 1;
 };
 
 // Starts copying rows t0..t0+63 of a K or V head (base: its row 0, rows nb1
 // bytes apart, D halves a row) to shared address s (rows of D+8 halves);
 // PARTIAL (the last tile): rows at or past nkv read as zero.
-template <int D, bool PARTIAL>
+template <int D, int NT, bool PARTIAL>
 static __device__ __forceinline__ void fattn_mma_tile(ternion_u32 s, const char * base, ternion_i64 nb1, ternion_i64 t0,
                                                       ternion_i64 nkv) {
-    typedef fattn_mma_copy<D> cp;
+    typedef fattn_mma_copy<D, NT> cp;
     constexpr int SD = D + 8;
     if (cp::EVEN) {
         const int r = threadIdx.x / cp::C, c = threadIdx.x % cp::C;
@@ -709,7 +711,7 @@ static __device__ __forceinline__ void fattn_mma_tile(ternion_u32 s, const char 
             g += cp::RS * nb1;
         }
     } else {
-        for (int i = threadIdx.x; i < FATTN_TILE * cp::C; i += FATTN_THREADS) {
+        for (int i = threadIdx.x; i < FATTN_TILE * cp::C; i += NT) {
             const int r = i / cp::C, c = i % cp::C;
             const bool in = !PARTIAL || t0 + r < nkv;
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s + (r * SD + c * 8) * 2),
@@ -718,29 +720,29 @@ static __device__ __forceinline__ void fattn_mma_tile(ternion_u32 s, const char 
     }
 }
 
-// Copies positions t0..t0+63 of mask rows 0..63 (mrow: row 0 at position 0,
+// Copies positions t0..t0+63 of mask rows 0..BQ-1 (mrow: row 0 at position 0,
 // rows nb1 bytes apart; rows at or past nrows and positions at or past nkv
 // read as zero) to shared memory at s (rows of FATTN_MMA_MS halves): 16-byte
 // cp.async pieces when the rows are 16-byte aligned (ASYNC), else loads and
 // stores.
-template <bool PARTIAL, bool ASYNC>
+template <int BQ, int NT, bool PARTIAL, bool ASYNC>
 static __device__ __forceinline__ void fattn_mma_mask(ternion_f16 * s, const char * mrow, ternion_i64 nb1, int nrows,
                                                       ternion_i64 t0, ternion_i64 nkv) {
     if (ASYNC) {
-        const int r = threadIdx.x / 8, c = threadIdx.x % 8; // 16 rows a pass
+        const int r = threadIdx.x / 8, c = threadIdx.x % 8; // NT/8 rows a pass
         const ternion_i64 left = nkv - (t0 + c * 8);
         const int bytes = !PARTIAL || left >= 8 ? 16 : (left > 0 ? (int)left * 2 : 0);
         const char * g = mrow + r * nb1 + (t0 + c * 8) * 2;
         const ternion_u32 sa = fattn_smem_addr(s + r * FATTN_MMA_MS + c * 8);
 #pragma unroll
-        for (int i = 0; i < 64 / 16; i++) {
-            const bool in = r + 16 * i < nrows && bytes > 0;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa + 16 * i * FATTN_MMA_MS * 2),
+        for (int i = 0; i < BQ / (NT / 8); i++) {
+            const bool in = r + NT / 8 * i < nrows && bytes > 0;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa + NT / 8 * i * FATTN_MMA_MS * 2),
                          "l"(in ? g : mrow), "r"(in ? bytes : 0));
-            g += 16 * nb1;
+            g += NT / 8 * nb1;
         }
     } else {
-        for (int i = threadIdx.x; i < 64 * FATTN_TILE; i += FATTN_THREADS) {
+        for (int i = threadIdx.x; i < BQ * FATTN_TILE; i += NT) {
             const int r = i / FATTN_TILE, j = i % FATTN_TILE;
             s[r * FATTN_MMA_MS + j] = r < nrows && t0 + j < nkv ? ((const ternion_f16 *)(mrow + r * nb1))[t0 + j] : (ternion_f16)0;
         }
@@ -771,7 +773,7 @@ template <bool B> struct fattn_bool {
 };
 #endif
 
-template <int D>
+template <int D, int W>
 static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                  ternion_tensor mask, const float * sinks, float scale, float softcap,
                                                  float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 gqa,
@@ -779,7 +781,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 #if TERNION_SM80
     typedef ternion_mma_type<ternion_f16> mma;
     constexpr int SD = D + 8; // shared row stride in halves (16-byte pad: conflict-free ldmatrix)
-    constexpr int BQ = 64;
+    constexpr int BQ = 16 * W, NT = 32 * W; // queries and threads a block
     extern __shared__ __align__(16) ternion_f16 fattn_smem[];
     ternion_f16 * sQ = fattn_smem;
     ternion_f16 * sM = sQ + (BQ + 2 * FATTN_TILE) * SD;
@@ -801,29 +803,37 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
         mb = (const char *)mask.data + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3] +
              q0 * mask.nb[1];
     }
-    const bool masync = mb != nullptr && (((unsigned long long)mb | (unsigned long long)mask.nb[1]) & 15) == 0;
+    // The mask tile lives in shared memory when the launch gave room for it
+    // (core/ops fattnMMAShared: always up to head size 128; a device of 99
+    // KiB a block has none at 256); else (GM) each thread reads its mask
+    // values from global memory.
+    constexpr bool GM = D > 128;
+    ternion_u32 dsmem;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dsmem));
+    const bool mtile = mb != nullptr && (!GM || dsmem >= (ternion_u32)(((BQ + 2 * FATTN_TILE) * SD + BQ * FATTN_MMA_MS) * 2));
+    const bool masync = mtile && (((unsigned long long)mb | (unsigned long long)mask.nb[1]) & 15) == 0;
     // K(t) and its mask tile, one commit group.
     const auto loadK = [&](ternion_i64 t1) {
         const bool partial = t1 + FATTN_TILE > nkv;
         if (partial) {
-            fattn_mma_tile<D, true>(aK, kb, k.nb[1], t1, nkv);
+            fattn_mma_tile<D, NT, true>(aK, kb, k.nb[1], t1, nkv);
         } else {
-            fattn_mma_tile<D, false>(aK, kb, k.nb[1], t1, nkv);
+            fattn_mma_tile<D, NT, false>(aK, kb, k.nb[1], t1, nkv);
         }
         if (masync) {
             if (partial) {
-                fattn_mma_mask<true, true>(sM, mb, mask.nb[1], nrows, t1, nkv);
+                fattn_mma_mask<BQ, NT, true, true>(sM, mb, mask.nb[1], nrows, t1, nkv);
             } else {
-                fattn_mma_mask<false, true>(sM, mb, mask.nb[1], nrows, t1, nkv);
+                fattn_mma_mask<BQ, NT, false, true>(sM, mb, mask.nb[1], nrows, t1, nkv);
             }
-        } else if (mb != nullptr) {
-            fattn_mma_mask<true, false>(sM, mb, mask.nb[1], nrows, t1, nkv);
+        } else if (mtile) {
+            fattn_mma_mask<BQ, NT, true, false>(sM, mb, mask.nb[1], nrows, t1, nkv);
         }
         fattn_mma_commit();
     };
 
     loadK(0);
-    for (int i = tid; i < BQ * D; i += FATTN_THREADS) {
+    for (int i = tid; i < BQ * D; i += NT) {
         const int r = i / D, c = i % D;
         float x = 0.0f;
         if (r < nrows) {
@@ -843,6 +853,16 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
     const ternion_u32 lk = aK + (((lmat >> 1) * 8 + lrow) * SD + (lmat & 1) * 8) * 2;
     const ternion_u32 lv = aV + ((lrow + (lmat & 1) * 8) * SD + (lmat >> 1) * 8) * 2;
     const ternion_f16 * mk = sM + (r0 + g) * FATTN_MMA_MS + 2 * t; // this thread's mask pairs, row g
+    // Without the tile: this thread's mask rows r0 + g and r0 + g + 8 (none past nrows).
+    const ternion_f16 * mg[2] = {nullptr, nullptr};
+    if (GM && mb != nullptr && !mtile) {
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            if (r0 + g + 8 * i < nrows) {
+                mg[i] = (const ternion_f16 *)(mb + (r0 + g + 8 * i) * mask.nb[1]);
+            }
+        }
+    }
 
     float o[D / 8][4];
 #pragma unroll
@@ -859,9 +879,9 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
     const auto step = [&](auto partial_tag) {
         constexpr bool PARTIAL = decltype(partial_tag)::value;
         if (PARTIAL) {
-            fattn_mma_tile<D, true>(aV, vb, v.nb[1], t0, nkv);
+            fattn_mma_tile<D, NT, true>(aV, vb, v.nb[1], t0, nkv);
         } else {
-            fattn_mma_tile<D, false>(aV, vb, v.nb[1], t0, nkv);
+            fattn_mma_tile<D, NT, false>(aV, vb, v.nb[1], t0, nkv);
         }
         fattn_mma_commit();
         // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 positions.
@@ -904,7 +924,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
                 }
             }
         }
-        if (mb != nullptr) {
+        if (mtile) {
 #pragma unroll
             for (int n = 0; n < 8; n++) {
                 const ternion_u32 m01 = *(const ternion_u32 *)(mk + n * 8), m23 = *(const ternion_u32 *)(mk + 8 * FATTN_MMA_MS + n * 8);
@@ -912,6 +932,18 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
                 s[n][1] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 >> 16)), s[n][1]);
                 s[n][2] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 & 0xffffu)), s[n][2]);
                 s[n][3] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 >> 16)), s[n][3]);
+            }
+        } else if (GM && mb != nullptr) {
+#pragma unroll
+            for (int n = 0; n < 8; n++) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const ternion_i64 j = t0 + n * 8 + 2 * t + (e & 1);
+                    const ternion_f16 * m = mg[e >> 1];
+                    if (m != nullptr && (!PARTIAL || j < nkv)) {
+                        s[n][e] = fmaf(slope, ternion_f16_to_f32(m[j]), s[n][e]);
+                    }
+                }
             }
         }
         float mt[2] = {FATTN_NEG_INF, FATTN_NEG_INF};

@@ -8,7 +8,8 @@
 #   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), the FA prefill case, carveout.cu, the n=1 A/B
 #                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
-#   bash scripts/h200-pending.sh 3    the goal cases (scripts/perf-goals.re), fattn_mma's stall reasons
+#   bash scripts/h200-pending.sh 3    FLASH_ATTN_EXT tests and the prefill A/B of 4 and 8 warps, the goal
+#                                     cases (scripts/perf-goals.re), the chain, fattn_mma's stall reasons
 #                                     (Nsight Compute), every perf case while time is left
 # Logs go to $OUT (or ./out). Each step has a time limit; the part stops
 # starting steps near 560 s so that what ran comes back.
@@ -57,10 +58,21 @@ case $part in
   left 530 && timeout 20 /tmp/pdl > "$OUT/pdl.txt" 2>&1; tail -6 "$OUT/pdl.txt"
   left 550 && timeout 20 /tmp/launchgap kernels/gen/cuda/quant.fatbin > "$OUT/launchgap.txt" 2>&1; tail -3 "$OUT/launchgap.txt" ;;
 3)
-  # Session 19: the goal cases with Perf's warm-up (no capture timed), the
-  # stall reasons of fattn_mma, then every perf case while time is left.
+  # Session 19: FLASH_ATTN_EXT tested and its prefill timed with 4 and 8
+  # warps a block (TERNION_FATTN_MMA8), the goal cases with Perf's warm-up (no
+  # capture timed), the chain, fattn_mma's stall reasons (Nsight Compute),
+  # then every perf case while time is left.
   G=$(cat scripts/perf-goals.re)
   go test -c -tags cuda -o /tmp/cudatest ./cuda/ > "$OUT/cudatest-build.txt" 2>&1 &
+  timeout 60 /tmp/tB ops test -d cuda --runs 2 -p FLASH_ATTN_EXT > "$OUT/test-fattn.txt" 2>&1
+  TERNION_FATTN_MMA8=1 timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT\(hsk=256' > "$OUT/test-fattn-mma8.txt" 2>&1
+  for f in test-fattn test-fattn-mma8; do echo "$f: $(tail -1 "$OUT/$f.txt")"; grep -m5 -E "FAIL|error" "$OUT/$f.txt"; done
+  for i in 1 2; do
+    echo "== 4 warps"; perf 30 'FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
+    echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 'FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
+  done > "$OUT/perf-fattn.txt" 2>&1
+  sed -E 's/FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000,nb=512,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16,permute=\[0,1,2,3\]\)/FA prefill/' "$OUT/perf-fattn.txt"
+  echo "fattn at $(el) s"
   timeout 150 /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
   grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
   echo "goals at $(el) s"
@@ -68,11 +80,12 @@ case $part in
   timeout 40 /tmp/cudatest -test.run XXX -test.bench 'ComputeChain1000' -test.benchtime 2s -test.count 2 > "$OUT/bench.txt" 2>&1
   grep -E "^Benchmark|^ok|FAIL" "$OUT/bench.txt"
   cp /tmp/tB /tmp/ternion
-  left 300 && DETAIL=fattn_mma STALLS=1 timeout 120 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
-  left 330 && timeout 90 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=64,hsv=64,nh=8,nr23=\[8,1\],kv=7680,nb=4' \
+  left 330 && DETAIL=fattn_mma STALLS=1 timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
+  left 400 && TERNION_FATTN_MMA8=1 DETAIL=fattn_mma STALLS=1 timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
+  left 460 && timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=64,hsv=64,nh=8,nr23=\[8,1\],kv=7680,nb=4' \
     'SOFT_MAX\(type=f32,ne=\[8192,1,1,1\]' 'MUL_MAT_ID\(type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=1,' > /dev/null 2>&1
-  grep -E "__|fattn|=====|softmax|mmvq|q8y" "$OUT/profile.log" | cut -c1-160 | head -90
-  left 420 && timeout $(( 560 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  grep -E "__|fattn|=====|softmax|mmvq|q8y" "$OUT/profile.log" | cut -c1-160 | head -120
+  left 500 && timeout $(( 565 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"

@@ -106,6 +106,11 @@ var (
 	NoFattnTC = boolSwitch(Switch{Name: "TERNION_NO_FATTN_TC",
 		Meaning: "one-query FLASH_ATTN_EXT uses the SIMT decode kernel (fattn_dec, the path of devices without mma.sync) or the vector kernel instead of the tensor-core decode kernel (fattn_dect)",
 		ReadBy:  LayerCore})
+	// FattnMMA8 runs head-256 FLASH_ATTN_EXT prefill on the 8-warp mma
+	// kernel; opt-in until measured on a GPU.
+	FattnMMA8 = boolSwitch(Switch{Name: "TERNION_FATTN_MMA8",
+		Meaning: "FLASH_ATTN_EXT prefill of head size 256 on the tensor cores uses 8 warps and 128 queries a block (fattn_mma_w8: each K/V tile shared by twice the queries, one block a multiprocessor) instead of 4 warps and 64 queries (two blocks a multiprocessor); off until measured on a GPU",
+		ReadBy:  LayerCore})
 	// NoPDL launches every kernel plainly, without programmatic dependent
 	// launch.
 	NoPDL = boolSwitch(Switch{Name: "TERNION_NO_PDL",

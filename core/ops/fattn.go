@@ -96,7 +96,7 @@ func fattnChoose(nq, gqa, dim, dimV int64, p vendorapi.Props) fattnPath {
 	if nq <= fattnVecMaxQ {
 		return fattnVec
 	}
-	if mma {
+	if mma && fattnMMAFits(dim, p) {
 		return fattnMMA
 	}
 	return fattnVec
@@ -416,14 +416,50 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 	return fattnRunDecode(d, c, name, grid, chunk, shared)
 }
 
-// fattnMMAShared is the mma kernel's dynamic shared memory for head size
-// dim: the Q tile and one K and one V tile, 64 rows each of dim+8 halves,
-// and the mask tile, 64 rows of 72 halves.
-func fattnMMAShared(dim int64) uint32 { return uint32((3*64*(dim+8) + 64*72) * 2) }
+// fattnMMAShared is the dynamic shared memory of the mma kernel with warps
+// warps (16 queries each) for head size dim on a device of optin bytes a
+// block: the Q tile (a row of dim+8 halves a query), one K and one V tile
+// (64 such rows each), and the mask tile (a row of 72 halves a query),
+// which above head size 128 only where it fits (the kernel reads the mask
+// from global memory without it: at 256, 4 warps, on the 99 KiB of sm_86
+// and sm_89; up to 128 the kernel always has it, 61 KiB in all).
+func fattnMMAShared(dim, warps int64, optin int) uint32 {
+	bq := 16 * warps
+	tiles := (bq + 2*64) * (dim + 8) * 2
+	if withMask := tiles + bq*72*2; dim <= 128 || withMask <= int64(optin) {
+		return uint32(withMask)
+	}
+	return uint32(tiles)
+}
+
+// fattnMMAFits reports whether the 4-warp mma kernel's tiles fit a block's
+// opt-in shared memory on a device of props p (every arch with mma.sync has
+// room for head sizes up to 256).
+func fattnMMAFits(dim int64, p vendorapi.Props) bool {
+	return int(fattnMMAShared(dim, 4, p.SharedMemPerBlockOptin)) <= p.SharedMemPerBlockOptin
+}
+
+// fattnMMAWarps is the mma kernel's warps a block for head size dim: 8
+// (fattn_mma_w8, built for 256) under TERNION_FATTN_MMA8 when the device's
+// opt-in shared memory holds its tiles with the mask tile, else 4.
+func fattnMMAWarps(dim int64, p vendorapi.Props, env switches.Lookup) int64 {
+	bq := int64(16 * 8)
+	full := ((bq+2*64)*(dim+8) + bq*72) * 2
+	if dim == 256 && switches.On(env, switches.FattnMMA8) && full <= int64(p.SharedMemPerBlockOptin) {
+		return 8
+	}
+	return 4
+}
 
 func fattnRunMMA(d Device, c fattnCall) error {
 	dim := c.k.Ne[0]
-	grid := vendorapi.Dim3{X: uint32((c.q.Ne[1] + 63) / 64), Y: uint32(c.q.Ne[2]), Z: uint32(c.q.Ne[3])}
-	return launchShared(d, fmt.Sprintf("fattn_mma_d%d", dim), grid, vendorapi.Dim3{X: 128}, fattnMMAShared(dim),
+	warps := fattnMMAWarps(dim, d.Props(), nil)
+	bq := 16 * warps
+	name := fmt.Sprintf("fattn_mma_d%d", dim)
+	if warps != 4 {
+		name = fmt.Sprintf("fattn_mma_w%d_d%d", warps, dim)
+	}
+	grid := vendorapi.Dim3{X: uint32((c.q.Ne[1] + bq - 1) / bq), Y: uint32(c.q.Ne[2]), Z: uint32(c.q.Ne[3])}
+	return launchShared(d, name, grid, vendorapi.Dim3{X: uint32(32 * warps)}, fattnMMAShared(dim, warps, d.Props().SharedMemPerBlockOptin),
 		c.args(d, false, 0, 0))
 }

@@ -20,6 +20,7 @@ func TestFlashAttnChoose(t *testing.T) {
 	rtx := ccProps(arch.NVIDIA(8, 6), all...)
 	rtx.SharedMemPerBlockOptin = 99 << 10
 	host := vendorapi.Props{SharedMemPerBlockOptin: 228 << 10}
+	optin := func(p vendorapi.Props, n int) vendorapi.Props { p.SharedMemPerBlockOptin = n; return p }
 	cases := []struct {
 		name    string
 		nq, gqa int64
@@ -45,8 +46,10 @@ func TestFlashAttnChoose(t *testing.T) {
 		{"2 queries take the vector kernel", 2, 4, 128, h200, false, fattnVec},
 		{"8 queries stay on the vector kernel", 8, 4, 128, h200, false, fattnVec},
 		{"9 queries take the tensor cores", 9, 4, 128, h200, false, fattnMMA},
-		{"prefill on Ampere", 512, 4, 128, ccProps(arch.Ampere, all...), false, fattnMMA},
-		{"NVRTC build (no compiled list)", 512, 4, 128, ccProps(arch.Hopper), false, fattnMMA},
+		{"prefill on Ampere", 512, 4, 128, optin(ccProps(arch.Ampere, all...), 163<<10), false, fattnMMA},
+		{"NVRTC build (no compiled list)", 512, 4, 128, optin(ccProps(arch.Hopper), 227<<10), false, fattnMMA},
+		{"prefill at 256 on sm_86 (99 KiB): tensor cores, mask from global memory", 512, 4, 256, rtx, false, fattnMMA},
+		{"prefill where the K/V tiles do not fit (48 KiB): vector kernel", 512, 4, 256, optin(rtx, 48<<10), false, fattnVec},
 		{"Turing has no m16n8k16", 512, 4, 128, ccProps(arch.Turing, all...), false, fattnVec},
 		{"Hopper running sm_75 code only", 512, 4, 128, ccProps(arch.Hopper, arch.Turing), false, fattnVec},
 		{"AMD CDNA3", 512, 4, 128, ccProps(arch.CDNA3), false, fattnVec},
@@ -250,4 +253,38 @@ func TestFlashAttnDectQuant(t *testing.T) {
 	k64 := k
 	k64.Ne[0] = 64
 	assert.False(t, fattnDectQuant(fattnCall{k: k64, v: k64}, tensor.Q8_0, tensor.Q8_0), "head size 64")
+}
+
+// TestFlashAttnMMAWarps checks the prefill kernel's block size: 4 warps
+// unless TERNION_FATTN_MMA8 asks for 8 at head size 256 and the device's
+// opt-in shared memory holds their tiles; and the shared memory of each
+// (the Q and mask tiles a row a query, K and V 64 rows; no mask tile where
+// it does not fit).
+func TestFlashAttnMMAWarps(t *testing.T) {
+	on := func(k string) (string, bool) { return "1", k == switches.FattnMMA8.Name }
+	off := func(string) (string, bool) { return "", false }
+	h200 := vendorapi.Props{SharedMemPerBlockOptin: 232448}
+	sm86 := vendorapi.Props{SharedMemPerBlockOptin: 101376}
+	for _, c := range []struct {
+		name   string
+		dim    int64
+		p      vendorapi.Props
+		env    switches.Lookup
+		warps  int64
+		shared uint32
+		fits   bool
+	}{
+		{"default: 4 warps", 256, h200, off, 4, (192*264 + 64*72) * 2, true},
+		{"switch on, head 256: 8 warps", 256, h200, on, 8, (256*264 + 128*72) * 2, true},
+		{"switch on, head 128: built for 256 only", 128, h200, on, 4, (192*136 + 64*72) * 2, true},
+		{"99 KiB (sm_86, sm_89), head 256: 4 warps, mask from global memory", 256, sm86, on, 4, 192 * 264 * 2, true},
+		{"99 KiB, head 128: the mask tile fits", 128, sm86, off, 4, (192*136 + 64*72) * 2, true},
+		{"48 KiB, head 256: not even the K/V tiles", 256, vendorapi.Props{SharedMemPerBlockOptin: 48 << 10}, off, 4, 192 * 264 * 2, false},
+		{"48 KiB, head 128: up to 128 the mask tile always comes along, so no fit", 128, vendorapi.Props{SharedMemPerBlockOptin: 48 << 10}, off, 4, (192*136 + 64*72) * 2, false},
+	} {
+		w := fattnMMAWarps(c.dim, c.p, c.env)
+		assert.Equal(t, c.warps, w, c.name)
+		assert.Equal(t, c.shared, fattnMMAShared(c.dim, w, c.p.SharedMemPerBlockOptin), c.name)
+		assert.Equal(t, c.fits, fattnMMAFits(c.dim, c.p), c.name)
+	}
 }

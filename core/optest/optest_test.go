@@ -2,6 +2,7 @@ package optest
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,6 +49,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// TERNION_MMVQ8WF (and only it): src1 quantized inside mmvq8wf's and
 	// mmvq8wf_id's blocks instead of by q8y.
 	rerun(t, cases, loaded, "mmvq8wf", 9000, wholeWordColumnCase, map[string]string{switches.MMVQ8WF.Name: "1"})
+	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
+	// a block on fattn_mma_w8.
+	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -63,7 +67,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -111,6 +115,19 @@ func tensorCoreCase(c Case) bool {
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
 	}
 	return false
+}
+
+// fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
+// 256 and more than 8 queries (the mma kernels' cases): the ones
+// TERNION_FATTN_MMA8 changes.
+func fattnPrefill256Case(c Case) bool {
+	if c.Op != graph.OpFlashAttnExt || !strings.HasPrefix(c.Name, "FLASH_ATTN_EXT(hsk=256,hsv=256,") {
+		return false
+	}
+	_, rest, _ := strings.Cut(c.Name, ",nb=")
+	nb, _, _ := strings.Cut(rest, ",")
+	n, err := strconv.Atoi(nb)
+	return err == nil && n > 8
 }
 
 // wholeWordColumnCase reports whether c is a MUL_MAT of one column or a
