@@ -246,12 +246,16 @@ func fattnDimRows(k kernels.Kernel) (int64, int, error) {
 }
 
 // fattnRows returns the row count (axis r) of template kernel k.
-func fattnRows(k kernels.Kernel) (int, error) {
-	rows, err := strconv.Atoi(k.Bind["r"])
-	if err != nil || rows <= 0 {
-		return 0, fmt.Errorf("kernel %s: rows %q has no host implementation", k.Name, k.Bind["r"])
+func fattnRows(k kernels.Kernel) (int, error) { return fattnAxis(k, "r", "rows") }
+
+// fattnAxis returns the positive count that axis (its meaning what) binds
+// in template kernel k.
+func fattnAxis(k kernels.Kernel, axis, what string) (int, error) {
+	n, err := strconv.Atoi(k.Bind[axis])
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("kernel %s: %s %q has no host implementation", k.Name, what, k.Bind[axis])
 	}
-	return rows, nil
+	return n, nil
 }
 
 // fattnVecDims returns the K and V head sizes of a fattn_vec kernel: axis
@@ -381,12 +385,12 @@ func init() {
 			return nil, err
 		}
 		bq := uint32(64) // queries a block: 16 a warp, 4 warps unless axis w says
-		if w, ok := k.Bind["w"]; ok {
-			n, err := strconv.Atoi(w)
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("kernel %s: warps %q has no host implementation", k.Name, w)
+		if _, ok := k.Bind["w"]; ok {
+			w, err := fattnAxis(k, "w", "warps")
+			if err != nil {
+				return nil, err
 			}
-			bq = uint32(16 * n)
+			bq = uint32(16 * w)
 		}
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, d, false) },

@@ -416,18 +416,25 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 	return fattnRunDecode(d, c, name, grid, chunk, shared)
 }
 
-// fattnMMAShared is the dynamic shared memory of the mma kernel with warps
-// warps (16 queries each) for head size dim on a device of optin bytes a
-// block: the Q tile (a row of dim+8 halves a query), one K and one V tile
-// (64 such rows each), and the mask tile (a row of 72 halves a query),
-// which above head size 128 only where it fits (the kernel reads the mask
-// from global memory without it: at 256, 4 warps, on the 99 KiB of sm_86
-// and sm_89; up to 128 the kernel always has it, 61 KiB in all).
-func fattnMMAShared(dim, warps int64, optin int) uint32 {
+// fattnMMABytes is the shared memory of the mma kernel with warps warps (16
+// queries each) for head size dim: its tiles (Q, a row of dim+8 halves a
+// query; one K and one V tile of 64 such rows) and its mask tile (a row of
+// 72 halves a query).
+func fattnMMABytes(dim, warps int64) (tiles, mask int64) {
 	bq := 16 * warps
-	tiles := (bq + 2*64) * (dim + 8) * 2
-	if withMask := tiles + bq*72*2; dim <= 128 || withMask <= int64(optin) {
-		return uint32(withMask)
+	return (bq + 2*64) * (dim + 8) * 2, bq * 72 * 2
+}
+
+// fattnMMAShared is the dynamic shared memory the mma kernel with warps
+// warps is launched with for head size dim on a device of optin bytes a
+// block: its tiles and the mask tile, which above head size 128 only where
+// it fits (the kernel reads the mask from global memory without it: at 256,
+// 4 warps, on the 99 KiB of sm_86 and sm_89; up to 128 the kernel always has
+// it, 61 KiB in all).
+func fattnMMAShared(dim, warps int64, optin int) uint32 {
+	tiles, mask := fattnMMABytes(dim, warps)
+	if dim <= 128 || tiles+mask <= int64(optin) {
+		return uint32(tiles + mask)
 	}
 	return uint32(tiles)
 }
@@ -443,9 +450,8 @@ func fattnMMAFits(dim int64, p vendorapi.Props) bool {
 // (fattn_mma_w8, built for 256) under TERNION_FATTN_MMA8 when the device's
 // opt-in shared memory holds its tiles with the mask tile, else 4.
 func fattnMMAWarps(dim int64, p vendorapi.Props, env switches.Lookup) int64 {
-	bq := int64(16 * 8)
-	full := ((bq+2*64)*(dim+8) + bq*72) * 2
-	if dim == 256 && switches.On(env, switches.FattnMMA8) && full <= int64(p.SharedMemPerBlockOptin) {
+	tiles, mask := fattnMMABytes(dim, 8)
+	if dim == 256 && switches.On(env, switches.FattnMMA8) && tiles+mask <= int64(p.SharedMemPerBlockOptin) {
 		return 8
 	}
 	return 4
