@@ -1316,18 +1316,40 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         const ternion_u32 sV = sK + geo::TILE;
 
         // S: positions 0-7 (sc[0]) and 8-15 (sc[1]) of the step; c0, c1 are
-        // row g, c2, c3 row g + 8.
-        float sc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+        // row g, c2, c3 row g + 8. Even and odd k-steps accumulate apart
+        // (two chains of KS/2 dependent mma, not one of KS), K fragments
+        // are loaded PD k-steps ahead of the mma that use them, and the
+        // first PD V fragments before the softmax (at head size 256 the
+        // accumulators leave no registers for either: one chain, PD = 0).
+        constexpr int PD = D > 128 ? 0 : 2, NP = D > 128 ? 1 : 2;
+        float sc[2][4], sp[NP][2][4] = {};
+        ternion_u32 kf[PD + 1][4], vf[PD + 1][4];
+        const auto loadK = [&](int ks) { fattn_ldsm_x4(kf[ks % (PD + 1)], sK + kof[ks % 4] + (ks / 4) * 128); };
+        const auto loadV = [&](int i) { fattn_ldsm_x4_trans(vf[i % (PD + 1)], sV + vof[i % 4] + (i / 4) * 128); };
+#pragma unroll
+        for (int ks = 0; ks < PD; ks++) {
+            loadK(ks);
+        }
 #pragma unroll
         for (int ks = 0; ks < KS; ks++) {
+            if (ks + PD < KS) {
+                loadK(ks + PD);
+            }
             const ternion_u32 a[4] = {qa[ks][0][0], H > 1 ? qa[ks][H - 1][0] : 0u, qa[ks][0][1],
                                       H > 1 ? qa[ks][H - 1][1] : 0u};
-            ternion_u32 b[4];
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                         : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
-                         : "r"(sK + kof[ks % 4] + (ks / 4) * 128));
-            mma::mma16816(sc[0], a, b[0], b[1]);
-            mma::mma16816(sc[1], a, b[2], b[3]);
+            mma::mma16816(sp[ks % NP][0], a, kf[ks % (PD + 1)][0], kf[ks % (PD + 1)][1]);
+            mma::mma16816(sp[ks % NP][1], a, kf[ks % (PD + 1)][2], kf[ks % (PD + 1)][3]);
+        }
+#pragma unroll
+        for (int i = 0; i < PD; i++) {
+            loadV(i);
+        }
+#pragma unroll
+        for (int x = 0; x < 2; x++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                sc[x][e] = NP > 1 ? sp[0][x][e] + sp[NP - 1][x][e] : sp[0][x][e];
+            }
         }
 
         // Logits and the online softmax of each row: this lane holds
@@ -1381,16 +1403,16 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
                 }
             }
         }
-        // O += P·V; B of d-tiles n, n+1 transposed from V's rows: matrices
-        // (pos 0-7, d n·8), (8-15, n·8), (0-7, (n+1)·8), (8-15, (n+1)·8).
+        // O += P·V; B of d-tiles 2i, 2i+1 transposed from V's rows: matrices
+        // (pos 0-7, d 2i·8), (8-15, 2i·8), (0-7, (2i+1)·8), (8-15, (2i+1)·8),
+        // PD ahead of their mma.
 #pragma unroll
-        for (int n = 0; n < D / 8; n += 2) {
-            ternion_u32 b[4];
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                         : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
-                         : "r"(sV + vof[(n / 2) % 4] + (n / 8) * 128));
-            mma::mma16816(o[n], pa, b[0], b[1]);
-            mma::mma16816(o[n + 1], pa, b[2], b[3]);
+        for (int i = 0; i < D / 16; i++) {
+            if (i + PD < D / 16) {
+                loadV(i + PD);
+            }
+            mma::mma16816(o[2 * i], pa, vf[i % (PD + 1)][0], vf[i % (PD + 1)][1]);
+            mma::mma16816(o[2 * i + 1], pa, vf[i % (PD + 1)][2], vf[i % (PD + 1)][3]);
         }
         __syncwarp(); // every lane is done with this stage before it is refilled
     }

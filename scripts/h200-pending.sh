@@ -9,8 +9,9 @@
 #                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
 #   bash scripts/h200-pending.sh 3    FLASH_ATTN_EXT tests and the prefill A/B of 4 and 8 warps, the goal
-#                                     cases (scripts/perf-goals.re), the chain, fattn_mma's stall reasons
-#                                     (Nsight Compute), every perf case while time is left
+#                                     cases (scripts/perf-goals.re), the chain, fattn_mma's and the decode
+#                                     goal's fattn_dect stall reasons (Nsight Compute), every perf case
+#                                     while time is left
 # Logs go to $OUT (or ./out). Each step has a time limit; the part stops
 # starting steps near 560 s so that what ran comes back.
 set -uo pipefail
@@ -81,7 +82,7 @@ case $part in
   grep -E "^Benchmark|^ok|FAIL" "$OUT/bench.txt"
   cp /tmp/tB /tmp/ternion
   left 330 && DETAIL=fattn_mma STALLS=1 timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
-  left 400 && TERNION_FATTN_MMA8=1 DETAIL=fattn_mma STALLS=1 timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=256' > /dev/null 2>&1
+  left 400 && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16' > /dev/null 2>&1
   left 460 && timeout 80 bash scripts/h200-profile.sh 'FLASH_ATTN_EXT\(hsk=64,hsv=64,nh=8,nr23=\[8,1\],kv=7680,nb=4' \
     'SOFT_MAX\(type=f32,ne=\[8192,1,1,1\]' 'MUL_MAT_ID\(type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=1,' > /dev/null 2>&1
   grep -E "__|fattn|=====|softmax|mmvq|q8y" "$OUT/profile.log" | cut -c1-160 | head -120
@@ -89,3 +90,6 @@ case $part in
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"
+# The device tool brings back at most 8 files from $OUT: pack them when there are more.
+n=$(ls "$OUT" | wc -l)
+if [ "$n" -gt 8 ]; then (cd "$OUT" && tar czf logs.tgz --remove-files $(ls | grep -v '^logs.tgz$')); fi
