@@ -1066,29 +1066,55 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 #define FATTN_DECT_WARPS 4
 #define FATTN_DECT_NS 3
 
+// FATTN_DECT_PAD: code for sm_90 and later keeps a tile's f16 rows D·2 + 16
+// bytes apart (16 bytes of padding: the bulk copy engine writes whole rows
+// and cannot swizzle); older code swizzles rows of D·2 bytes, so that head
+// size 128 fits sm_86's 99 KiB (core's fattnDectShared counts the same).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FATTN_DECT_PAD 1
+#else
+#define FATTN_DECT_PAD 0
+#endif
+
 // KV is the K/V format: 0 f16, 1 q8_0, 2 q4_0 (read as stored and expanded
 // to f16 in shared memory).
 template <int D, int KV = 0> struct fattn_dect_geometry {
     static_assert(D == 64 || D == 128 || D == 256, "fattn_dect: head size 64, 128 or 256");
-    static constexpr int CH = D / 8;        // 16-byte chunks a row
-    static constexpr int RP = 32 / CH;      // rows one warp-wide copy covers
-    static constexpr int PASSES = 16 / RP;  // copies a 16-row tile takes
-    static constexpr int TILE = 16 * D * 2; // bytes of a K or V tile
-    static constexpr int STAGE = 2 * TILE;  // the K tile, then the V tile
+    static constexpr int CH = D / 8;         // 16-byte chunks a row
+    static constexpr int RP = 32 / CH;       // rows one warp-wide copy covers
+    static constexpr int PASSES = 16 / RP;   // copies a 16-row tile takes
+    static constexpr int RS = D * 2 + 16 * FATTN_DECT_PAD; // bytes a row takes in shared memory
+    static constexpr int TILE = 16 * RS;     // bytes of a K or V tile
+    static constexpr int STAGE = 2 * TILE;   // the K tile, then the V tile
     // Quantized K/V (D a multiple of 128, so rows are 8-byte multiples): raw
     // rows of D/32 blocks of BB bytes, a raw stage of K then V tiles, and
     // the 8-byte copies a raw tile takes.
     static constexpr int BB = KV == 2 ? 18 : 34, NB = D / 32, RB = NB * BB, RTILE = 16 * RB, RSTAGE = 2 * RTILE,
                          RCOPIES = RTILE / 8;
     // Shared memory a warp: the ring (f16 tiles, or raw tiles plus the f16
-    // tiles they are expanded to).
+    // tiles they are expanded to). The block's FATTN_DECT_WARPS rings are
+    // followed by each warp's FATTN_DECT_NS 8-byte mbarriers (BARS bytes in
+    // all; the bulk copies complete on them).
     static constexpr int WARP = KV == 0 ? FATTN_DECT_NS * STAGE : FATTN_DECT_NS * RSTAGE + STAGE;
+    static constexpr int BARS = FATTN_DECT_WARPS * FATTN_DECT_NS * 8;
 };
 
+// FATTN_DECT_BULK: fattn_dect's f16 K/V stages are filled by the bulk copy
+// engine (cp.async.bulk, one row a lane, completing on an mbarrier: sm_90
+// and PTX 8.0, so nvcc or NVRTC 12 and later), else by 16-byte cp.async.
+#if TERNION_SM80 && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+#define FATTN_DECT_BULK 1
+#else
+#define FATTN_DECT_BULK 0
+#endif
+
 #if TERNION_SM80
-// Byte offset of 16-byte chunk ch of row r in a swizzled tile of D halves a row.
+// Byte offset of 16-byte chunk ch of row r in a tile of D halves a row:
+// rows padded (FATTN_DECT_PAD) or chunks XOR-swizzled by row, either way
+// the 8 rows an ldmatrix reads at one chunk fall in 8 different bank
+// groups, and chunk ch + 8c of a row sits 128·c bytes after chunk ch.
 template <int D> static __device__ __forceinline__ ternion_u32 fattn_dect_off(int r, int ch) {
-    return (ternion_u32)(r * D * 2 + ((ch ^ (r & 7)) << 4));
+    return (ternion_u32)(r * fattn_dect_geometry<D>::RS + (FATTN_DECT_PAD ? ch << 4 : (ch ^ (r & 7)) << 4));
 }
 
 // Starts copying step s (rows 16s..16s+15 of the chunk) of K and V into the
@@ -1114,6 +1140,49 @@ static __device__ __forceinline__ void fattn_dect_copy(ternion_u32 sa, const cha
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
 }
+
+#if FATTN_DECT_BULK
+// Starts copying step s (rows 16s..16s+15 of the chunk) of K and V into the
+// stage at shared address sa with the bulk copy engine: lane l < 16 copies
+// K row l, lane l >= 16 V row l - 16 (D·2 bytes, completing on the mbarrier
+// at bar, which lane 0 first arms with the bytes to come); kb/vb point at
+// the chunk's first row; rows at or past nrow are zeroed by their lane.
+template <int D>
+static __device__ __forceinline__ void fattn_dect_bulk(ternion_u32 sa, ternion_u32 bar, const char * kb, const char * vb,
+                                                       ternion_i64 knb, ternion_i64 vnb, int s, int nrow, int lane) {
+    typedef fattn_dect_geometry<D> geo;
+    const int r = lane & 15, j = s * 16 + r;
+    if (lane == 0) {
+        const int rows = nrow - s * 16 < 16 ? nrow - s * 16 : 16;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(2 * rows * D * 2) : "memory");
+    }
+    __syncwarp();
+    const ternion_u32 dst = sa + (lane >> 4) * geo::TILE + r * geo::RS;
+    if (j < nrow) {
+        const char * src = lane < 16 ? kb + (ternion_i64)j * knb : vb + (ternion_i64)j * vnb;
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); // this stage's earlier reads come first
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                     "l"(src), "r"(D * 2), "r"(bar)
+                     : "memory");
+    } else {
+#pragma unroll
+        for (int c = 0; c < geo::CH; c++) {
+            asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};" ::"r"(dst + 16 * c), "r"(0u) : "memory");
+        }
+    }
+}
+
+// Waits until the mbarrier at bar has completed the phase of the given parity.
+static __device__ __forceinline__ void fattn_mbar_wait(ternion_u32 bar, ternion_u32 parity) {
+    ternion_u32 done;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (done == 0u);
+}
+#endif
 
 // Quantized K/V: starts copying step s of K and V as raw rows (8-byte
 // pieces) into the raw stage at shared address sa; kb/vb point at the
@@ -1217,7 +1286,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     constexpr int W = FATTN_DECT_WARPS, NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
     static_assert(R == 8 || R == 16, "fattn_dect: 8 or 16 rows");
     static_assert(KV == 0 || D % 128 == 0, "fattn_dect, quantized K/V: rows of a multiple of 8 bytes (D a multiple of 128)");
-    constexpr bool Q = KV != 0;
+    constexpr bool Q = KV != 0, BULK = !Q && FATTN_DECT_BULK;
     extern __shared__ __align__(16) unsigned char fattn_dect_smem[];
 
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, g = lane >> 2, t = lane & 3;
@@ -1227,16 +1296,35 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     const ternion_i64 nkv = k.ne[1], c0 = (ternion_i64)blockIdx.x * chunk;
     const int nrow = (int)(nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
     const int nsteps = (nrow + 15) / 16;
-    // f16: this lane's chunk of its copy row; quantized: the chunk's first row.
-    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + (Q ? 0 : rr)) * k.nb[1] + (Q ? 0 : cc * 16);
-    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + (Q ? 0 : rr)) * v.nb[1] + (Q ? 0 : cc * 16);
+    // f16 by cp.async: this lane's chunk of its copy row; else the chunk's
+    // first row.
+    constexpr bool ROW = Q || BULK;
+    const char * kl = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3] + (c0 + (ROW ? 0 : rr)) * k.nb[1] + (ROW ? 0 : cc * 16);
+    const char * vl = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3] + (c0 + (ROW ? 0 : rr)) * v.nb[1] + (ROW ? 0 : cc * 16);
     // The warp's ring of NS stages (f16 tiles, or raw quantized tiles
     // followed by the f16 tiles they expand to).
     constexpr int STAGE = Q ? geo::RSTAGE : geo::STAGE;
     const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * geo::WARP;
+    const ternion_u32 bars = fattn_smem_addr(fattn_dect_smem) + W * geo::WARP + w * NS * 8; // this warp's mbarriers
+    if (BULK) {
+#if FATTN_DECT_BULK
+        if (lane == 0) {
+#pragma unroll
+            for (int st = 0; st < NS; st++) {
+                asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bars + 8 * st), "r"(1) : "memory");
+            }
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        __syncwarp();
+#endif
+    }
     const auto copy = [&](int st, int s) {
         if (Q) {
             fattn_dect_copy_raw<D, KV>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
+        } else if (BULK) {
+#if FATTN_DECT_BULK
+            fattn_dect_bulk<D>(ring + st * STAGE, bars + 8 * st, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
+#endif
         } else {
             fattn_dect_copy<D>(ring + st * STAGE, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
         }
@@ -1281,9 +1369,8 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     }
 
     // ldmatrix offsets in a stage: K chunk 2ks + (lmat & 1) of row
-    // (lmat >> 1)·8 + lrow is kof[ks % 4] + (ks / 4)·128 (the swizzle only
-    // permutes chunks within each group of 8), V chunk n + (lmat >> 1) of row
-    // lrow + (lmat & 1)·8 is vof[(n / 2) % 4] + (n / 8)·128.
+    // (lmat >> 1)·8 + lrow is kof[ks % 4] + (ks / 4)·128, V chunk n +
+    // (lmat >> 1) of row lrow + (lmat & 1)·8 is vof[(n / 2) % 4] + (n / 8)·128.
     ternion_u32 kof[4], vof[4];
 #pragma unroll
     for (int c = 0; c < 4; c++) {
@@ -1304,7 +1391,13 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         for (int hh = 0; hh < H; hh++) {
             fattn_dect_mask(mkn[hh], mrow[hh], s + W, t, nrow);
         }
-        asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");
+        if (BULK) {
+#if FATTN_DECT_BULK
+            fattn_mbar_wait(bars + 8 * (i % NS), (ternion_u32)(i / NS) & 1u);
+#endif
+        } else {
+            asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");
+        }
         __syncwarp();
         ternion_u32 sK = ring + (i % NS) * STAGE;
         if (Q) {

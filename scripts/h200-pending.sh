@@ -8,6 +8,9 @@
 #   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), the FA prefill case, carveout.cu, the n=1 A/B
 #                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
+#   bash scripts/h200-pending.sh 4    fattn_dect's bulk copies (fattn rebuilt by the device's nvcc from
+#                                     .gpu/fattn.unit.cu, which must be carried) against the cp.async build,
+#                                     the prefill A/B, the goals, the decode goal's readings, every perf case
 #   bash scripts/h200-pending.sh 3    FLASH_ATTN_EXT tests and the prefill A/B of 4 and 8 warps, the goal
 #                                     cases (scripts/perf-goals.re), the chain, fattn_mma's and the decode
 #                                     goal's fattn_dect stall reasons (Nsight Compute), every perf case
@@ -31,7 +34,10 @@ fi
 go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
 echo "built at $(el) s"
 P1='MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),type_b=f32,(n_mats=128,n_used=8,b=0,)?m=(4096|768|14336),n=1,'
-perf() { timeout "$1" /tmp/tB ops perf -d cuda -v --time 200ms -p "$2" 2>&1 | grep "us/run" | sed -E 's/,bs=.*\)//; s/type_b=f32,//' | cut -c1-170; }
+# perf SECONDS REGEX [BINARY]: the matching perf cases, one short line each
+# (the name without its default-valued tail, then runs, µs/run and rate).
+perf() { timeout "$1" "${3:-/tmp/tB}" ops perf -d cuda -v --time 200ms -p "$2" 2>&1 | grep "us/run" |
+  sed -E 's/,bs=.*\)//; s/type_b=f32,//; s/mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,//; s/,?permute=\[0,1,2,3\]//; s/  +/ /g' | cut -c1-200; }
 case $part in
 1)
   nvcc -O3 -arch=sm_90 -DTERNION_VENDOR_CUDA -I kernels -o /tmp/carveout bench/experiments/carveout.cu > "$OUT/carveout-build.txt" 2>&1 &
@@ -87,6 +93,51 @@ case $part in
     'SOFT_MAX\(type=f32,ne=\[8192,1,1,1\]' 'MUL_MAT_ID\(type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=1,' > /dev/null 2>&1
   grep -E "__|fattn|=====|softmax|mmvq|q8y" "$OUT/profile.log" | cut -c1-160 | head -120
   left 500 && timeout $(( 565 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
+4)
+  # Session 20: fattn_dect's f16 stages filled by the bulk copy engine
+  # (FATTN_DECT_BULK, PTX 8.0: the fattn family rebuilt here by the device's
+  # nvcc from .gpu/fattn.unit.cu) against the carried nvcc 11.8 build (16-byte
+  # cp.async into the same padded rows): tests and the decode cases of both
+  # builds, the prefill A/B of 4 and 8 warps, the goals, the decode goal's
+  # Nsight Compute readings, then every perf case while time is left.
+  cp /tmp/tB /tmp/tA
+  NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  ( time "$NV" -fatbin -O3 -I kernels --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
+      -o /tmp/fattn13.fatbin .gpu/fattn.unit.cu ) > "$OUT/fattn13-build.txt" 2>&1
+  tail -4 "$OUT/fattn13-build.txt"; "$NV" --version | tail -2 >> "$OUT/env.txt"
+  if [ -s /tmp/fattn13.fatbin ]; then
+    cp /tmp/fattn13.fatbin kernels/gen/cuda/fattn.fatbin && go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
+  else
+    echo "no bulk build: /tmp/tB is the cp.async build"
+  fi
+  echo "built bulk at $(el) s"
+  for b in A B; do
+    timeout 60 /tmp/t$b ops test -d cuda --runs 2 -p FLASH_ATTN_EXT > "$OUT/test-fattn-$b.txt" 2>&1
+    echo "t$b FLASH_ATTN_EXT: $(tail -1 "$OUT/test-fattn-$b.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-$b.txt"
+  done
+  D='FLASH_ATTN_EXT.*nb=1,'
+  for i in 1 2; do
+    echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
+    echo "== bulk copies (device nvcc)"; perf 40 "$D" /tmp/tB
+  done > "$OUT/perf-decode.txt" 2>&1
+  grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384" "$OUT/perf-decode.txt"
+  echo "decode at $(el) s"
+  F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
+  for i in 1 2; do
+    echo "== 4 warps"; perf 30 "$F"
+    echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 "$F"
+  done > "$OUT/perf-fattn.txt" 2>&1
+  cat "$OUT/perf-fattn.txt"
+  G=$(cat scripts/perf-goals.re)
+  timeout 150 /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
+  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
+  echo "goals at $(el) s"
+  cp /tmp/tB /tmp/ternion
+  DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
+  left 330 && DETAIL=fattn_dect STALLS=1 timeout 90 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
+  grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" | cut -c1-160 | head -40
+  left 480 && timeout $(( 565 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"

@@ -21,12 +21,13 @@ DETAIL=${DETAIL:-^$}
 for c in "${cases[@]}"; do
   echo "===== $c"
   "$NCU" --clock-control none --metrics "$M" --launch-skip 4 --launch-count 4 --csv --page raw \
-    /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>/dev/null | python3 -c '
-import csv, sys
+    /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>/dev/null | M="$M" python3 -c '
+import csv, os, sys
 rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
 if rows:
     head, units = rows[0], rows[1]
-    keep = [i for i, h in enumerate(head) if h in ("Kernel Name", "Grid Size", "Block Size") or "__" in h]
+    want = ("Kernel Name", "Grid Size", "Block Size") + tuple(os.environ["M"].split(","))
+    keep = [i for i, h in enumerate(head) if h in want]
     for r in [head] + rows[2:]:
         print("  ".join(r[i] for i in keep))
 ' 

@@ -35,14 +35,26 @@ const (
 var fattnDectMaxGQA = map[int64]int64{64: 16, 128: 16, 256: 8}
 
 // fattnDectShared is fattn_dect's dynamic shared memory for head size dim
-// and K/V type kv: 4 warps × 3 stages × a 16-row K and V tile; for q8_0 or
-// q4_0 K and V, 3 stages of raw 16-row tiles (dim/32 blocks a row) and one
-// f16 K and V tile a warp.
-func fattnDectShared(dim int64, kv tensor.Type) int {
-	if kv.IsQuantized() {
-		return 4 * (3*2*16*int(dim/32*kv.BlockBytes()) + 2*16*int(dim)*2)
+// and K/V type kv on a device of compute capability cc: 4 warps × 3 stages
+// × a 16-row K and V tile; for q8_0 or q4_0 K and V, 3 stages of raw 16-row
+// tiles (dim/32 blocks a row) and one f16 K and V tile a warp; then 3
+// mbarriers (8 bytes) a warp. Code for sm_90 and later keeps f16 rows
+// dim·2 + 16 bytes apart (16 bytes of padding keep ldmatrix free of bank
+// conflicts where the bulk copy engine, which cannot swizzle, fills them);
+// older code swizzles rows of dim·2 bytes (so head size 128 still fits
+// sm_86's 99 KiB). A device of cc >= 9.0 runs code of that arch or newer,
+// or PTX of an older arch that needs less than counted here.
+func fattnDectShared(dim int64, kv tensor.Type, cc arch.CC) int {
+	const warps, stages = 4, 3
+	row := int(dim) * 2
+	if cc == 0 || cc.IsNVIDIA() && cc >= arch.Hopper {
+		row += 16
 	}
-	return 4 * 3 * 2 * 16 * int(dim) * 2
+	bars := warps * stages * 8
+	if kv.IsQuantized() {
+		return warps*(stages*2*16*int(dim/32*kv.BlockBytes())+2*16*row) + bars
+	}
+	return warps*stages*2*16*row + bars
 }
 
 // fattnDectQuant reports whether the tensor-core decode kernel reads K and
@@ -86,7 +98,7 @@ func fattnChoose(nq, gqa, dim, dimV int64, p vendorapi.Props) fattnPath {
 		return fattnVec
 	}
 	mma := p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs)
-	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim, tensor.F16) <= p.SharedMemPerBlockOptin &&
+	if nq == 1 && mma && gqa <= fattnDectMaxGQA[dim] && fattnDectShared(dim, tensor.F16, p.CC) <= p.SharedMemPerBlockOptin &&
 		!switches.On(nil, switches.NoFattnTC) {
 		return fattnDect
 	}
@@ -406,7 +418,7 @@ func fattnDectMaxOcc(kv tensor.Type) int {
 // stored: q8_0, q4_0) and the combine.
 func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) error {
 	dim := c.k.Ne[0]
-	shared := fattnDectShared(dim, kv)
+	shared := fattnDectShared(dim, kv, p.CC)
 	r, grid, chunk := fattnDectGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin, shared,
 		fattnDectMaxOcc(kv))
 	name := fmt.Sprintf("fattn_dect_d%d_r%d", dim, r)

@@ -79,25 +79,26 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 		name                     string
 		dim, gqa, nhkv, ne3, nkv int64
 		kv                       tensor.Type
+		cc                       arch.CC
 		sms, optin               int
 		r                        int64
 		grid                     vendorapi.Dim3
 		chunk                    int64
 	}{
-		{"speed goal: 2 blocks a multiprocessor", 128, 4, 8, 1, 16384, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
-		{"head size 64: 4 blocks", 64, 8, 8, 1, 7680, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 60, Y: 8, Z: 1}, 128},
-		{"head size 256: 1 block", 256, 8, 2, 1, 10000, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 53, Y: 2, Z: 1}, 192},
-		{"GQA 12 takes 16 rows", 128, 12, 4, 2, 1000, tensor.F16, 132, 227 << 10, 16, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
-		{"sm_86's shared memory: 1 block", 128, 4, 8, 1, 16384, tensor.F16, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
-		{"one tile is one chunk", 64, 2, 4, 1, 64, tensor.F16, 132, 227 << 10, 8, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
-		{"at most 256 chunks", 64, 1, 1, 1, 1 << 20, tensor.F16, 1000, 227 << 10, 8, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
-		{"q8_0 K/V: 83 KiB, 2 blocks", 128, 4, 8, 1, 16384, tensor.Q8_0, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
-		{"q8_0 K/V on sm_86: 1 block", 128, 4, 8, 1, 16384, tensor.Q8_0, 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
-		{"q4_0 K/V: 59 KiB, but registers for 2 blocks", 128, 4, 8, 1, 16384, tensor.Q4_0, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
+		{"speed goal: 2 blocks a multiprocessor", 128, 4, 8, 1, 16384, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
+		{"head size 64: 4 blocks", 64, 8, 8, 1, 7680, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 60, Y: 8, Z: 1}, 128},
+		{"head size 256: 1 block", 256, 8, 2, 1, 10000, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 53, Y: 2, Z: 1}, 192},
+		{"GQA 12 takes 16 rows", 128, 12, 4, 2, 1000, tensor.F16, arch.Hopper, 132, 227 << 10, 16, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
+		{"sm_86's shared memory: 1 block", 128, 4, 8, 1, 16384, tensor.F16, arch.NVIDIA(8, 6), 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
+		{"one tile is one chunk", 64, 2, 4, 1, 64, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 1, Y: 4, Z: 1}, 64},
+		{"at most 256 chunks", 64, 1, 1, 1, 1 << 20, tensor.F16, arch.Hopper, 1000, 227 << 10, 8, vendorapi.Dim3{X: 256, Y: 1, Z: 1}, 4096},
+		{"q8_0 K/V: 83 KiB, 2 blocks", 128, 4, 8, 1, 16384, tensor.Q8_0, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
+		{"q8_0 K/V on sm_86: 1 block", 128, 4, 8, 1, 16384, tensor.Q8_0, arch.NVIDIA(8, 6), 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
+		{"q4_0 K/V: 59 KiB, but registers for 2 blocks", 128, 4, 8, 1, 16384, tensor.Q4_0, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, grid, chunk := fattnDectGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin, fattnDectShared(c.dim, c.kv),
+			r, grid, chunk := fattnDectGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin, fattnDectShared(c.dim, c.kv, c.cc),
 				fattnDectMaxOcc(c.kv))
 			assert.Equal(t, c.r, r)
 			assert.Equal(t, c.grid, grid)
@@ -107,6 +108,29 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 			assert.Less(t, int64(grid.X-1)*chunk, c.nkv, "no chunk is empty")
 		})
 	}
+}
+
+func TestFlashAttnDectShared(t *testing.T) {
+	cases := []struct {
+		name string
+		dim  int64
+		kv   tensor.Type
+		cc   arch.CC
+		want int
+	}{
+		{"f16 128 on sm_90: padded rows", 128, tensor.F16, arch.Hopper, 4*3*2*16*(256+16) + 96},
+		{"f16 128 on sm_86: swizzled rows fit 99 KiB", 128, tensor.F16, arch.NVIDIA(8, 6), 4*3*2*16*256 + 96},
+		{"f16 256 on sm_90", 256, tensor.F16, arch.Hopper, 4*3*2*16*(512+16) + 96},
+		{"q8_0 128 on sm_90: raw stages and one padded f16 stage", 128, tensor.Q8_0, arch.Hopper, 4*(3*2*16*4*34+2*16*(256+16)) + 96},
+		{"q4_0 128 on sm_80", 128, tensor.Q4_0, arch.Ampere, 4*(3*2*16*4*18+2*16*256) + 96},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, fattnDectShared(c.dim, c.kv, c.cc))
+		})
+	}
+	assert.LessOrEqual(t, fattnDectShared(128, tensor.F16, arch.NVIDIA(8, 6)), 99<<10, "head size 128 fits sm_86")
+	assert.LessOrEqual(t, 2*(fattnDectShared(128, tensor.F16, arch.Hopper)+1024), 228<<10, "two blocks a multiprocessor on sm_90")
 }
 
 func TestFlashAttnVecGeometry(t *testing.T) {
