@@ -1264,13 +1264,14 @@ static __device__ __forceinline__ void fattn_dect_expand(ternion_u32 raw, ternio
     }
 }
 
-// The mask values (f32, 0 without a mask or past nrow) of this lane's four
-// positions 2t, 2t+1, 8+2t, 9+2t of step s.
-static __device__ __forceinline__ void fattn_dect_mask(float (&mk)[4], const ternion_f16 * mrow, int s, int t, int nrow) {
+// Loads the mask values (f16 as stored, 0 without a mask or past nrow) of
+// this lane's four positions 2t, 2t+1, 8+2t, 9+2t of step s; converted
+// where they are used, steps later, so that nothing waits for the load.
+static __device__ __forceinline__ void fattn_dect_mask(ternion_f16 (&mk)[4], const ternion_f16 * mrow, int s, int t, int nrow) {
 #pragma unroll
     for (int e = 0; e < 4; e++) {
         const int j = s * 16 + (e >> 1) * 8 + 2 * t + (e & 1);
-        mk[e] = mrow != nullptr && j < nrow ? ternion_f16_to_f32(mrow[j]) : 0.0f;
+        mk[e] = mrow != nullptr && j < nrow ? mrow[j] : (ternion_f16)0;
     }
 }
 #endif
@@ -1344,7 +1345,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     // gqa repeat the last head with Q zero and write nothing).
     const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
     ternion_u32 qa[KS][H][2];
-    float sl[H], mk[H][4], m[H], l[H];
+    float sl[H], m[H], l[H];
     const ternion_f16 * mrow[H];
 #pragma unroll
     for (int hh = 0; hh < H; hh++) {
@@ -1358,7 +1359,6 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         }
         sl[hh] = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
         mrow[hh] = fattn_mask_row(mask, 0, h, iq3, c0);
-        fattn_dect_mask(mk[hh], mrow[hh], w, t, nrow);
         m[hh] = FATTN_DEC_EMPTY;
         l[hh] = 0.0f;
     }
@@ -1378,18 +1378,21 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         vof[c] = fattn_dect_off<D>(lrow + (lmat & 1) * 8, 2 * c + (lmat >> 1));
     }
 
-    int i = 0;
-    for (int s = w; s < nsteps; s += W, i++) {
+    // Step s, the warp's i-th (its stage i % NS, a compile-time constant
+    // below): mkc holds its mask values as stored, mkn receives those of
+    // step s + (NS - 1)·W. The loop runs the step NS times an iteration, so
+    // that a mask load has NS - 1 steps to land before its values are used
+    // (as K and V have) and no register is copied for it.
+    const auto step = [&](int s, int i, const ternion_f16 (&mkc)[H][4], ternion_f16 (&mkn)[H][4]) {
         const int sn = s + (NS - 1) * W;
         if (sn < nsteps) {
             copy((i + NS - 1) % NS, sn);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
         }
-        float mkn[H][4];
 #pragma unroll
         for (int hh = 0; hh < H; hh++) {
-            fattn_dect_mask(mkn[hh], mrow[hh], s + W, t, nrow);
+            fattn_dect_mask(mkn[hh], mrow[hh], sn, t, nrow);
         }
         if (BULK) {
 #if FATTN_DECT_BULK
@@ -1418,7 +1421,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         float sc[2][4], sp[NP][2][4] = {};
         ternion_u32 kf[PD + 1][4], vf[PD + 1][4];
         const auto loadK = [&](int ks) { fattn_ldsm_x4(kf[ks % (PD + 1)], sK + kof[ks % 4] + (ks / 4) * 128); };
-        const auto loadV = [&](int i) { fattn_ldsm_x4_trans(vf[i % (PD + 1)], sV + vof[i % 4] + (i / 4) * 128); };
+        const auto loadV = [&](int n2) { fattn_ldsm_x4_trans(vf[n2 % (PD + 1)], sV + vof[n2 % 4] + (n2 / 4) * 128); };
 #pragma unroll
         for (int ks = 0; ks < PD; ks++) {
             loadK(ks);
@@ -1434,8 +1437,8 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             mma::mma16816(sp[ks % NP][1], a, kf[ks % (PD + 1)][2], kf[ks % (PD + 1)][3]);
         }
 #pragma unroll
-        for (int i = 0; i < PD; i++) {
-            loadV(i);
+        for (int n2 = 0; n2 < PD; n2++) {
+            loadV(n2);
         }
 #pragma unroll
         for (int x = 0; x < 2; x++) {
@@ -1459,7 +1462,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
                     x[e] = sc2 * tanhf(x[e]);
                 }
                 const int j = s * 16 + (e >> 1) * 8 + 2 * t + (e & 1);
-                x[e] = j < nrow ? x[e] + sl[hh] * mk[hh][e] : FATTN_NEG_INF;
+                x[e] = j < nrow ? x[e] + sl[hh] * ternion_f16_to_f32(mkc[hh][e]) : FATTN_NEG_INF;
                 mx = fmaxf(mx, x[e]);
             }
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
@@ -1475,10 +1478,6 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             l[hh] = l[hh] * f[hh] + ((p[0] + p[1]) + (p[2] + p[3]));
             pa[hh] = mma::pack(p[0], p[1]);
             pa[hh + 2] = mma::pack(p[2], p[3]);
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                mk[hh][e] = mkn[hh][e];
-            }
         }
         // Rescale only when some row's maximum moved in this step.
         bool moved = f[0] != 1.0f;
@@ -1496,18 +1495,36 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
                 }
             }
         }
-        // O += P·V; B of d-tiles 2i, 2i+1 transposed from V's rows: matrices
-        // (pos 0-7, d 2i·8), (8-15, 2i·8), (0-7, (2i+1)·8), (8-15, (2i+1)·8),
+        // O += P·V; B of d-tiles 2·n2, 2·n2+1 transposed from V's rows:
+        // matrices (pos 0-7, d-tile 2·n2), (8-15, 2·n2), (0-7, 2·n2+1), (8-15, 2·n2+1),
         // PD ahead of their mma.
 #pragma unroll
-        for (int i = 0; i < D / 16; i++) {
-            if (i + PD < D / 16) {
-                loadV(i + PD);
+        for (int n2 = 0; n2 < D / 16; n2++) {
+            if (n2 + PD < D / 16) {
+                loadV(n2 + PD);
             }
-            mma::mma16816(o[2 * i], pa, vf[i % (PD + 1)][0], vf[i % (PD + 1)][1]);
-            mma::mma16816(o[2 * i + 1], pa, vf[i % (PD + 1)][2], vf[i % (PD + 1)][3]);
+            mma::mma16816(o[2 * n2], pa, vf[n2 % (PD + 1)][0], vf[n2 % (PD + 1)][1]);
+            mma::mma16816(o[2 * n2 + 1], pa, vf[n2 % (PD + 1)][2], vf[n2 % (PD + 1)][3]);
         }
         __syncwarp(); // every lane is done with this stage before it is refilled
+    };
+    static_assert(NS == 3, "fattn_dect: the step loop is unrolled for 3 stages");
+    ternion_f16 mk[NS][H][4]; // the mask values of steps s, s + W, s + 2W
+#pragma unroll
+    for (int hh = 0; hh < H; hh++) {
+        fattn_dect_mask(mk[0][hh], mrow[hh], w, t, nrow);
+        fattn_dect_mask(mk[1][hh], mrow[hh], w + W, t, nrow);
+    }
+    for (int s = w, i = 0; s < nsteps; s += NS * W, i += NS) {
+        step(s, i, mk[0], mk[2]);
+        if (s + W >= nsteps) {
+            break;
+        }
+        step(s + W, i + 1, mk[1], mk[0]);
+        if (s + 2 * W >= nsteps) {
+            break;
+        }
+        step(s + 2 * W, i + 2, mk[2], mk[1]);
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
 
