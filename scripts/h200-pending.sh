@@ -135,9 +135,11 @@ case $part in
   echo "goals at $(el) s"
   cp /tmp/tB /tmp/ternion
   DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
-  left 330 && DETAIL=fattn_dect STALLS=1 timeout 90 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
+  # END (s, default 420) bounds the part: the session's device time is short.
+  END=${END:-420}
+  left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" | cut -c1-160 | head -40
-  left 480 && timeout $(( 565 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"
