@@ -53,11 +53,11 @@ var fattnFamily = Family{Name: "fattn",
 
 // fattnDectDoc documents the tensor-core decode kernels (r16 only for head
 // sizes up to 128: at 256 its Q fragments and accumulators would spill).
-const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage cp.async ring of 16-position K/V tiles (dynamic shared memory 768·{d} bytes); one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
+const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage ring of 16-position K/V tiles (filled by the bulk copy engine where built for sm_90 by nvcc or NVRTC 12 and later, else by 16-byte cp.async) and mask values loaded two steps ahead; dynamic shared memory 96·(2·{d}+16) + 96 bytes on sm_90 (rows padded by 16 bytes, then the warps' mbarriers), 768·{d} + 96 below (rows swizzled), as core/ops' fattnDectShared counts; one chunk writes dst, several write partials for fattn_dec_combine; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
 
 // fattnDectQ8Doc documents the tensor-core decode kernels for quantized K
 // and V.
-const fattnDectQ8Doc = "fattn_dect_d{d}_r{r} for {kv} K and V read as they are stored: each warp's ring holds raw 16-row tiles (8-byte cp.async pieces; K/V data and strides multiples of 8 bytes), expanded in shared memory to f16 (exactly rounded d·(q - zero point)) before the same mma steps; dynamic shared memory 4·(3·2·16·{d}/32·block bytes + 2·16·{d}·2) bytes; an empty body below sm_80 and off NVIDIA"
+const fattnDectQ8Doc = "fattn_dect_d{d}_r{r} for {kv} K and V read as they are stored: each warp's ring holds raw 16-row tiles (8-byte cp.async pieces; K/V data and strides multiples of 8 bytes), expanded in shared memory to f16 (exactly rounded d·(q - zero point)) before the same mma steps; dynamic shared memory 4·(3·2·16·{d}/32·block bytes + 2·16·row bytes) + 96 bytes (row 2·{d}+16 on sm_90, 2·{d} below); an empty body below sm_80 and off NVIDIA"
 
 // headSizeAxis is the head-size axis "d" of the values ds.
 func headSizeAxis(ds ...int) Axis {
