@@ -19,7 +19,9 @@ func init() {
 // SOFT_MAX's plan: rows of up to softmaxRegVecs vectors a thread step run
 // in registers (softmax_rows) unless they are long (over softmaxLongRow
 // elements) and too few to fill the device (under softmaxRowsPerSM rows a
-// multiprocessor); those, and longer rows, are split into chunks of a
+// multiprocessor) but not tiny (over softmaxTiny elements in all: below,
+// the split's second launch costs more than one block a row takes, e.g.
+// [8192,1]); those, and longer rows, are split into chunks of a
 // multiple of softmaxChunkUnit elements over softmaxSplitThreads-thread
 // blocks, about softmaxBlocksPerSM blocks a multiprocessor (on an H200,
 // [131072,16] gets chunks of 4096, the fastest measured). Vectorised rows
@@ -37,6 +39,7 @@ const (
 	softmaxMaxGridY     = 65535
 	softmaxWideThreads  = 512
 	softmaxWideK        = 2
+	softmaxTiny         = 32 * 1024
 )
 
 func softmaxSupports(n *graph.Tensor, _ vendorapi.Props) string {
@@ -97,7 +100,8 @@ type softmaxPlan struct {
 func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int) softmaxPlan {
 	p := softmaxPlan{vec: vec}
 	per := (ne0 + vec - 1) / vec
-	if per > softmaxRegVecs || (ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1))) {
+	few := ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1)) && ne0*nrows > softmaxTiny
+	if per > softmaxRegVecs || few {
 		p.split = true
 		units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
 		want := (softmaxBlocksPerSM*int64(max(sms, 1)) + nrows - 1) / nrows
