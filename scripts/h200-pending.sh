@@ -117,26 +117,27 @@ case $part in
     echo "t$b FLASH_ATTN_EXT: $(tail -1 "$OUT/test-fattn-$b.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-$b.txt"
   done
   D='FLASH_ATTN_EXT.*nb=1,'
-  for i in 1 2; do
+  for i in $(seq ${ROUNDS:-2}); do
     echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
     echo "== bulk copies (device nvcc)"; perf 40 "$D" /tmp/tB
   done > "$OUT/perf-decode.txt" 2>&1
   grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384" "$OUT/perf-decode.txt"
   echo "decode at $(el) s"
   F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
-  for i in 1 2; do
+  for i in $(seq ${ROUNDS:-2}); do
     echo "== 4 warps"; perf 30 "$F"
     echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 "$F"
   done > "$OUT/perf-fattn.txt" 2>&1
   cat "$OUT/perf-fattn.txt"
+  # END (s, default 420) bounds the part: the session's device time is short.
+  END=${END:-420}
   G=$(cat scripts/perf-goals.re)
-  timeout 150 /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
+  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
   grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
   echo "goals at $(el) s"
   cp /tmp/tB /tmp/ternion
   DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
-  # END (s, default 420) bounds the part: the session's device time is short.
-  END=${END:-420}
+
   left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" | cut -c1-160 | head -40
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
