@@ -1102,7 +1102,10 @@ template <int D, int KV = 0> struct fattn_dect_geometry {
 // FATTN_DECT_BULK: fattn_dect's f16 K/V stages are filled by the bulk copy
 // engine (cp.async.bulk, one row a lane, completing on an mbarrier: sm_90
 // and PTX 8.0, so nvcc or NVRTC 12 and later), else by 16-byte cp.async.
-#if TERNION_SM80 && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+// Only where the build defines TERNION_FATTN_BULK (scripts/h200-pending.sh
+// 4 does) until a device run has tested it: bench/README.md, session 20.
+#if TERNION_SM80 && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12 && \
+    defined(TERNION_FATTN_BULK)
 #define FATTN_DECT_BULK 1
 #else
 #define FATTN_DECT_BULK 0

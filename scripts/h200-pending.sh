@@ -103,7 +103,7 @@ case $part in
   # Nsight Compute readings, then every perf case while time is left.
   cp /tmp/tB /tmp/tA
   NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  ( time "$NV" -fatbin -O3 -I kernels --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
+  ( time "$NV" -fatbin -O3 -I kernels -DTERNION_FATTN_BULK --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
       -o /tmp/fattn13.fatbin .gpu/fattn.unit.cu ) > "$OUT/fattn13-build.txt" 2>&1
   tail -4 "$OUT/fattn13-build.txt"; "$NV" --version | tail -2 >> "$OUT/env.txt"
   if [ -s /tmp/fattn13.fatbin ]; then
