@@ -142,6 +142,14 @@ case $part in
   grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" | cut -c1-160 | head -40
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
+5)
+  # The shortest check of the default build (carried nvcc 11.8 fatbins):
+  # FLASH_ATTN_EXT and SOFT_MAX tested, the one-query decode cases and the
+  # tiny SOFT_MAX row timed.
+  timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX' > "$OUT/test-fattn-softmax.txt" 2>&1
+  echo "FLASH_ATTN_EXT|SOFT_MAX: $(tail -1 "$OUT/test-fattn-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-softmax.txt"
+  perf 40 'FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]' > "$OUT/perf-decode.txt" 2>&1
+  cat "$OUT/perf-decode.txt" ;;
 esac
 echo "done at $(el) s"
 # The device tool brings back at most 8 files from $OUT: pack them when there are more.
