@@ -1053,10 +1053,11 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 // halves of the fragments skipped; R = 16: row g and g + 8 of each lane).
 // Block (x, y, z) = KV chunk x of chunk positions, kv head y, batch z; its 4
 // warps walk their own 16-position steps w, w+4, ... with their own online
-// softmax and their own ring of FATTN_DECT_NS cp.async stages (a 16-row K
-// tile then a 16-row V tile, 16-byte chunks XOR-swizzled by row so ldmatrix
-// reads are conflict-free; a lane waits for its own copies, then __syncwarp,
-// so no block barrier runs in the KV loop). S = Q·Kᵀ by mma.sync m16n8k16
+// softmax and their own ring of FATTN_DECT_NS stages (a 16-row K tile then a
+// 16-row V tile, rows padded or swizzled as fattn_dect_off says so ldmatrix
+// reads are conflict-free; filled by cp.async, a lane waiting for its own
+// copies, or by bulk copies on a warp's mbarrier, then __syncwarp, so no
+// block barrier runs in the KV loop). S = Q·Kᵀ by mma.sync m16n8k16
 // with Q pre-scaled (log2 units without a softcap) in f16 A fragments held in
 // registers; P rounded to f16 stays in registers as the A fragment of O +=
 // P·V, V read by ldmatrix.trans. The block merges its warps at the end and
@@ -1093,10 +1094,9 @@ template <int D, int KV = 0> struct fattn_dect_geometry {
                          RCOPIES = RTILE / 8;
     // Shared memory a warp: the ring (f16 tiles, or raw tiles plus the f16
     // tiles they are expanded to). The block's FATTN_DECT_WARPS rings are
-    // followed by each warp's FATTN_DECT_NS 8-byte mbarriers (BARS bytes in
-    // all; the bulk copies complete on them).
+    // followed by each warp's FATTN_DECT_NS 8-byte mbarriers (the bulk
+    // copies complete on them).
     static constexpr int WARP = KV == 0 ? FATTN_DECT_NS * STAGE : FATTN_DECT_NS * RSTAGE + STAGE;
-    static constexpr int BARS = FATTN_DECT_WARPS * FATTN_DECT_NS * 8;
 };
 
 // FATTN_DECT_BULK: fattn_dect's f16 K/V stages are filled by the bulk copy

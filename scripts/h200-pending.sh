@@ -8,15 +8,18 @@
 #   bash scripts/h200-pending.sh 1    tests of every op (and under TERNION_MMVQ8WF), the FA prefill case, carveout.cu, the n=1 A/B
 #                                     (q8y + mmvq8w, TERNION_MMVQ8WF=1, TERNION_CARVEOUT=100, both)
 #   bash scripts/h200-pending.sh 2    every perf case, the Compute benchmarks, pdl.cu, launchgap.cu
-#   bash scripts/h200-pending.sh 4    fattn_dect's bulk copies (fattn rebuilt by the device's nvcc from
-#                                     .gpu/fattn.unit.cu, which must be carried) against the cp.async build,
-#                                     the prefill A/B, the goals, the decode goal's readings, every perf case
 #   bash scripts/h200-pending.sh 3    FLASH_ATTN_EXT tests and the prefill A/B of 4 and 8 warps, the goal
 #                                     cases (scripts/perf-goals.re), the chain, fattn_mma's and the decode
 #                                     goal's fattn_dect stall reasons (Nsight Compute), every perf case
 #                                     while time is left
-# Logs go to $OUT (or ./out). Each step has a time limit; the part stops
-# starting steps near 560 s so that what ran comes back.
+#   bash scripts/h200-pending.sh 4    fattn_dect's bulk copies (fattn rebuilt by the device's nvcc from
+#                                     .gpu/fattn.unit.cu, which must be carried) against the cp.async build,
+#                                     the prefill A/B, the goals, the decode goal's readings, every perf case
+#   bash scripts/h200-pending.sh 5    the shortest check: FLASH_ATTN_EXT and SOFT_MAX tested, the decode
+#                                     cases and SOFT_MAX [8192,1] timed
+# Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
+# starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
+# (default 2) sets its A/B rounds, so that what ran comes back.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 part=${1:-1}
