@@ -116,15 +116,15 @@ case $part in
   fi
   echo "built bulk at $(el) s"
   for b in A B; do
-    timeout 60 /tmp/t$b ops test -d cuda --runs 2 -p FLASH_ATTN_EXT > "$OUT/test-fattn-$b.txt" 2>&1
+    timeout 60 /tmp/t$b ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX' > "$OUT/test-fattn-$b.txt" 2>&1
     echo "t$b FLASH_ATTN_EXT: $(tail -1 "$OUT/test-fattn-$b.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-$b.txt"
   done
-  D='FLASH_ATTN_EXT.*nb=1,'
+  D='FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]'
   for i in $(seq ${ROUNDS:-2}); do
     echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
     echo "== bulk copies (device nvcc)"; perf 40 "$D" /tmp/tB
   done > "$OUT/perf-decode.txt" 2>&1
-  grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384" "$OUT/perf-decode.txt"
+  grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|SOFT_MAX" "$OUT/perf-decode.txt"
   echo "decode at $(el) s"
   F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
   for i in $(seq ${ROUNDS:-2}); do
