@@ -484,13 +484,14 @@ func rowSets(n int64) mmvq8RowMap {
 	}
 }
 
-// warpRows maps warp wg of the grid to its units wg, wg + nw, … of
-// wholeWordUnitRows rows each (mmvq8w, mmvq8w_id).
+// warpRows maps warp wg of the grid (warp w of block b: wg = w·grid.X +
+// b) to its units wg, wg + nw, … of wholeWordUnitRows rows each (mmvq8w,
+// mmvq8w_id).
 func warpRows(_ kernels.Kernel, f *quant.Format, b block, s0 vendorapi.TensorDesc) iter.Seq[int64] {
 	warps := int64(b.dim.X) / 32
 	nw, ru, ne1 := int64(b.grid.X)*warps, wholeWordUnitRows(f, s0), s0.Ne[1]
 	return func(yield func(int64) bool) {
-		for wg := int64(b.idx.X) * warps; wg < int64(b.idx.X+1)*warps; wg++ {
+		for wg := int64(b.idx.X); wg < nw; wg += int64(b.grid.X) {
 			for u := wg; u*ru < ne1; u += nw {
 				for row := u * ru; row < min(u*ru+ru, ne1); row++ {
 					if !yield(row) {

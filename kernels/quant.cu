@@ -1191,9 +1191,11 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
 // 16-byte shared load phase read 8 different bank groups. The 4-bit
 // formats multiply their high nibbles in place (q & 0xf0f0f0f0 as unsigned
 // bytes) and shift the sum right by 4, exact since it is a multiple of 16.
-// Warp wg of the grid takes units wg, wg + nw, … (nw the grid's warps), so
-// a grid of at most one block a multiprocessor covers any m (and launches
-// early, programmatic dependent launch, while q8y ends). A unit is one row
+// Warp wg of the grid takes units wg, wg + nw, … (nw the grid's warps; warp
+// w of block b is wg = w·gridDim.x + b, so that a grid of more warps than
+// units keeps every block busy), so a grid of at most one block a
+// multiprocessor covers any m (and launches early, programmatic dependent
+// launch, while q8y ends). A unit is one row
 // when a row has 32 groups or more, or its rows are not packed; otherwise
 // 32 / groups consecutive rows (one contiguous copy), so that short rows
 // (k = 2048: 8 groups) keep all 32 lanes busy: lane l takes group l % groups
@@ -1568,7 +1570,8 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
 // bytes long starting 16-byte aligned) by one src1 column, batched over
 // dims 2 and 3 (i02 = i12 / r2): mmvq8w_rows over column (i12, i13) (ycol,
 // dcol: q8y's; yf: src1's f32 values, or null), warp wg of the grid's (at
-// most the multiprocessors, ne12, ne13) from blockIdx.x·WARPS + warp.
+// most the multiprocessors, ne12, ne13) warp·gridDim.x + blockIdx.x, so that
+// units fewer than the grid's warps spread over every block.
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_col(ternion_tensor dst, ternion_tensor src0, const signed char * ycol, const float4 * dcol,
                                                   const float * yf, ternion_fastdiv r2, ternion_fastdiv r3) {
@@ -1576,7 +1579,7 @@ static __device__ __forceinline__ void mmvq8w_col(ternion_tensor dst, ternion_te
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
     mmvq8w_rows<Q>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], src0.ne[0], ycol, dcol,
-                   yf, (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3], dst.nb[0], (ternion_i64)blockIdx.x * W + threadIdx.x / 32,
+                   yf, (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3], dst.nb[0], (ternion_i64)(threadIdx.x / 32) * gridDim.x + blockIdx.x,
                    (ternion_i64)gridDim.x * W);
 }
 
@@ -1615,7 +1618,7 @@ static __device__ __forceinline__ void mmvq8w_pair(ternion_tensor dst, ternion_t
     const ternion_u32 e = blockIdx.y, t = blockIdx.z;
     const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);
     char * out = (char *)dst.data + e * dst.nb[1] + t * dst.nb[2];
-    const ternion_i64 wg = (ternion_i64)blockIdx.x * W + threadIdx.x / 32, nw = (ternion_i64)gridDim.x * W;
+    const ternion_i64 wg = (ternion_i64)(threadIdx.x / 32) * gridDim.x + blockIdx.x, nw = (ternion_i64)gridDim.x * W;
     if (expert < 0 || expert >= src0.ne[2]) {
         TERNION_GRID_WAIT();
         for (ternion_i64 row = wg; threadIdx.x % 32 == 0 && row < src0.ne[1]; row += nw) *(float *)(out + row * dst.nb[0]) = __int_as_float(0x7fc00000);

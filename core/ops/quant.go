@@ -349,11 +349,13 @@ func mmvq8wUnitRows(t tensor.Type, k, rowBytes int64) int64 {
 // mmvq8wGrid is the grid of mmvq8w for m rows of k values rowBytes apart
 // on a device of sms multiprocessors: at most one block a multiprocessor
 // (its warps loop over the units of rows), so the launch may start early
-// while q8y ends.
+// while q8y ends, and at most a block a unit: units fewer than the
+// multiprocessors' warps spread over as many blocks as there are units
+// (the kernel deals units to warps block by block), so that every
+// multiprocessor streams a share of the rows.
 func mmvq8wGrid(t tensor.Type, m, k, rowBytes, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	w, ru := mmvq8wFormats[t].warps, mmvq8wUnitRows(t, k, rowBytes)
-	units := (m + ru - 1) / ru
-	return vendorapi.Dim3{X: uint32(max(1, min((units+w-1)/w, sms))), Y: uint32(ne12), Z: uint32(ne13)}
+	units := (m + mmvq8wUnitRows(t, k, rowBytes) - 1) / mmvq8wUnitRows(t, k, rowBytes)
+	return vendorapi.Dim3{X: uint32(max(1, min(units, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
 // mmvq8wIDGrid is the grid of mmvq8w_id for nUsed × nTokens pairs of m

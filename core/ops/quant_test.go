@@ -234,7 +234,7 @@ func TestUseMMVQ8WF(t *testing.T) {
 
 // TestMMVQ8WGeometry pins mmvq8w's shared memory (src1's 3·k/2 bytes, then
 // warps × 2 slots × 32 groups) and grid (at most one block a
-// multiprocessor, at least one).
+// multiprocessor and one a unit, at least one).
 func TestMMVQ8WGeometry(t *testing.T) {
 	require.Equal(t, int64(3*14336/2+16*2*32*144), mmvq8wShared(tensor.Q4_0, 14336))
 	require.Equal(t, int64(3*14336/2+8*2*32*272), mmvq8wShared(tensor.Q8_0, 14336))
@@ -242,12 +242,13 @@ func TestMMVQ8WGeometry(t *testing.T) {
 	require.Equal(t, int64(3*14336/2+8*2*32*210), mmvq8wShared(tensor.Q6_K, 14336))
 	require.Equal(t, int64(3*14336/2+16*2*32*176), mmvq8wShared(tensor.Q5_K, 14336))
 	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 14336, packedRow(tensor.Q4_0, 14336), 132, 1, 1))
-	require.Equal(t, vendorapi.Dim3{X: 2, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 14336, packedRow(tensor.Q8_0, 14336), 132, 3, 2))
+	// 16 rows of one unit each: 16 blocks, one row a block.
+	require.Equal(t, vendorapi.Dim3{X: 16, Y: 3, Z: 2}, mmvq8wGrid(tensor.Q8_0, 16, 14336, packedRow(tensor.Q8_0, 14336), 132, 3, 2))
 	require.Equal(t, vendorapi.Dim3{X: 1, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 1, 4096, packedRow(tensor.Q4_K, 4096), 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 2, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_K, 2200, 4096, packedRow(tensor.Q4_K, 4096), 2, 1, 1))
-	// k 4096, 16 groups a row: units of 2 rows, 4096 rows → 2048 units of
-	// 16 warps a block → 128 blocks; a padded row stays one row a unit.
-	require.Equal(t, vendorapi.Dim3{X: 128, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, packedRow(tensor.Q4_0, 4096), 132, 1, 1))
+	// k 4096, 16 groups a row: units of 2 rows, 4096 rows → 2048 units, a
+	// block a multiprocessor; a padded row stays one row a unit.
+	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, packedRow(tensor.Q4_0, 4096), 132, 1, 1))
 	require.Equal(t, vendorapi.Dim3{X: 132, Y: 1, Z: 1}, mmvq8wGrid(tensor.Q4_0, 4096, 4096, packedRow(tensor.Q4_0, 4096)+16, 132, 1, 1))
 }
 
@@ -281,8 +282,9 @@ func TestMMVQ8WUnitRows(t *testing.T) {
 // / pairs blocks (at least one), pairs along y (slots) and z (tokens).
 func TestMMVQ8WIDGrid(t *testing.T) {
 	// The goal case: q4_0 m=768 k=2048, 8 slots, one token: 192 units of 4
-	// rows, 12 blocks of 16 warps, within 132 / 8 = 16.
-	require.Equal(t, vendorapi.Dim3{X: 12, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 1))
+	// rows over 132 / 8 = 16 blocks a pair (12 units a block: 128
+	// multiprocessors busy, where 12 blocks of 16 units left 36 idle).
+	require.Equal(t, vendorapi.Dim3{X: 16, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 1))
 	require.Equal(t, vendorapi.Dim3{X: 4, Y: 8, Z: 4}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 4))
 	require.Equal(t, vendorapi.Dim3{X: 1, Y: 8, Z: 32}, mmvq8wIDGrid(tensor.Q4_0, 768, 2048, packedRow(tensor.Q4_0, 2048), 132, 8, 32))
 	require.Equal(t, vendorapi.Dim3{X: 16, Y: 8, Z: 1}, mmvq8wIDGrid(tensor.Q8_0, 2048, 7168, packedRow(tensor.Q8_0, 7168), 132, 8, 1))
