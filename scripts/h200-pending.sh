@@ -18,6 +18,9 @@
 #                                     the prefill A/B, the goals, the decode goal's readings, every perf case
 #   bash scripts/h200-pending.sh 5    the shortest check: FLASH_ATTN_EXT and SOFT_MAX tested, the decode
 #                                     cases and SOFT_MAX [8192,1] timed
+#   bash scripts/h200-pending.sh 6    part 4 (the folded merge, the bulk copies, the prefill A/B, goals,
+#                                     the decode's readings) with the one-column products against a
+#                                     baseline build (.gpu/base.patch reverted, .gpu/base/'s quant family)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
 # (default 2) sets its A/B rounds, so that what ran comes back.
@@ -157,6 +160,68 @@ case $part in
   echo "FLASH_ATTN_EXT|SOFT_MAX: $(tail -1 "$OUT/test-fattn-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-softmax.txt"
   perf 40 'FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]' > "$OUT/perf-decode.txt" 2>&1
   cat "$OUT/perf-decode.txt" ;;
+6)
+  # Session 21: part 4's A/Bs plus mmvq8w's unit spreading against its
+  # baseline: /tmp/tQ is built with .gpu/base.patch reverted and the
+  # quant family (and manifest) of .gpu/base/ (nvcc 11.8, the tree before
+  # the change), /tmp/tA is the default build, /tmp/tB the bulk-copy fattn.
+  cp /tmp/tB /tmp/tA
+  if [ -f .gpu/base.patch ] && [ -f .gpu/base/quant.fatbin ]; then
+    cp -r kernels/gen/cuda /tmp/gen-new
+    if git apply -R .gpu/base.patch; then
+      cp .gpu/base/quant.fatbin .gpu/base/manifest.json kernels/gen/cuda/ && go build -tags cuda -o /tmp/tQ ./cmd/ternion
+      git apply .gpu/base.patch
+    fi
+    rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
+  fi
+  echo "built baseline at $(el) s: $(ls /tmp/tQ 2>/dev/null)"
+  NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  ( time "$NV" -fatbin -O3 -I kernels -DTERNION_FATTN_BULK --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
+      -o /tmp/fattn13.fatbin .gpu/fattn.unit.cu ) > "$OUT/fattn13-build.txt" 2>&1 &
+  timeout 120 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX|MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K).*,n=1,' > "$OUT/test-A.txt" 2>&1
+  echo "tA FLASH_ATTN_EXT|SOFT_MAX|one-column MUL_MAT: $(tail -1 "$OUT/test-A.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-A.txt"
+  TERNION_NO_FATTN_FOLD=1 timeout 40 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-A-nofold.txt" 2>&1
+  echo "tA TERNION_NO_FATTN_FOLD=1 one query: $(tail -1 "$OUT/test-A-nofold.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-A-nofold.txt"
+  wait
+  tail -4 "$OUT/fattn13-build.txt"; "$NV" --version | tail -2 >> "$OUT/env.txt"
+  if [ -s /tmp/fattn13.fatbin ]; then
+    cp /tmp/fattn13.fatbin kernels/gen/cuda/fattn.fatbin && go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
+    timeout 60 /tmp/tB ops test -d cuda --runs 2 -p FLASH_ATTN_EXT > "$OUT/test-B.txt" 2>&1
+    echo "tB FLASH_ATTN_EXT: $(tail -1 "$OUT/test-B.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-B.txt"
+  else
+    echo "no bulk build: /tmp/tB is the cp.async build"
+  fi
+  echo "tested at $(el) s"
+  D='FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]'
+  for i in $(seq ${ROUNDS:-2}); do
+    echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
+    echo "== bulk copies (device nvcc)"; perf 40 'FLASH_ATTN_EXT.*nb=1,' /tmp/tB
+    echo "== cp.async, TERNION_NO_FATTN_FOLD=1"; TERNION_NO_FATTN_FOLD=1 perf 40 'FLASH_ATTN_EXT.*nb=1,' /tmp/tA
+  done > "$OUT/perf-decode.txt" 2>&1
+  grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|SOFT_MAX" "$OUT/perf-decode.txt"
+  echo "decode at $(el) s"
+  if [ -x /tmp/tQ ]; then
+    for i in $(seq ${ROUNDS:-2}); do
+      echo "== units spread (default)"; perf 40 "$P1" /tmp/tA
+      echo "== baseline (16 units a block)"; perf 40 "$P1" /tmp/tQ
+    done > "$OUT/perf-n1.txt" 2>&1
+    cat "$OUT/perf-n1.txt"
+  fi
+  echo "n1 at $(el) s"
+  END=${END:-480}
+  F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
+  left $(( END - 150 )) && { echo "== 4 warps"; perf 30 "$F" /tmp/tA; echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 "$F" /tmp/tA; } > "$OUT/perf-fattn.txt" 2>&1
+  cat "$OUT/perf-fattn.txt" 2>/dev/null
+  G=$(cat scripts/perf-goals.re)
+  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) /tmp/tA ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
+  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
+  echo "goals at $(el) s"
+  cp /tmp/tA /tmp/ternion
+  DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
+  left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
+  grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
+  left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"
 # The device tool brings back at most 8 files from $OUT: pack them when there are more.
