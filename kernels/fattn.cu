@@ -7,12 +7,9 @@
 // Four paths, chosen by core/ops (fattnChoose):
 //   - fattn_dect_d{D}_r{R} (NVIDIA, arch >= 8.0; D = 64, 128, 256): one
 //     query on the tensor cores, GQA ratio <= R; see the comment above
-//     fattn_dect.
+//     fattn_dect. Partials merged by fattn_dec_combine.
 //   - fattn_dec_d{D}_r{R} (any vendor): one query, GQA ratio <= R; see the
-//     comment above fattn_dec. The partials of both one-query kernels are
-//     merged by the last block of each tile (kv head, batch) to finish, which
-//     it finds on the device's tile counters (fattn_dec_fold), or, without
-//     counters, by fattn_dec_combine.
+//     comment above fattn_dec. Partials merged by fattn_dec_combine.
 //   - fattn_vec_d{D}_r{R} (any vendor): flash-decoding. Block (x, y, z) takes
 //     KV chunk x, R query rows (GQA heads × query columns of one kv head) of
 //     row group y, kv head and batch z. 128 threads in groups of G lanes, each
@@ -424,91 +421,11 @@ static __device__ __forceinline__ void fattn_dec_load(uint4 (&kd)[FATTN_DEC_U], 
     }
 }
 
-// fattn_dec_fold: a split one-query launch's merge without
-// fattn_dec_combine. Every thread of a block calls it after the block
-// wrote its partials (rows h0 … h0 + rows − 1 of batch iq3); with
-// counters (one zeroed word a tile: kv head y, batch z) the last block of
-// the tile to get there merges the tile's partials into dst as
-// fattn_dec_combine does and returns the word to zero for the next launch
-// (a replay's included). Without counters, or with one chunk, it does
-// nothing.
-template <int R, int D>
-static __device__ __forceinline__ void fattn_dec_fold(ternion_tensor dst, const float * part, const float * sinks,
-                                                      unsigned int * counters, ternion_u32 h0, ternion_u32 rows, ternion_u32 iq3,
-                                                      ternion_u32 n_head, ternion_u32 nrows) {
-    __shared__ float sMS[R][2];
-    __shared__ int sLast;
-    if (counters == nullptr || gridDim.x == 1) {
-        return;
-    }
-    __threadfence(); // this block's partials are visible to the device before it counts
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned int * ctr = counters + blockIdx.y + gridDim.y * blockIdx.z;
-        const int last = atomicAdd(ctr, 1u) == gridDim.x - 1;
-        if (last) {
-            *ctr = 0u; // every block of the tile has counted
-        }
-        sLast = last;
-    }
-    __syncthreads();
-    if (!sLast) {
-        return;
-    }
-    __threadfence();
-    // (M, 1/S) of each row: warp w takes rows w, w + 4, …, its lanes the
-    // chunks; the partials are read through L2 (ternion_ld_cg), where the
-    // other blocks wrote them.
-    const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, nw = (int)blockDim.x / 32;
-    const ternion_u32 nchunks = gridDim.x;
-    const ternion_i64 stride = (ternion_i64)nrows * (D + 2);
-    const float * base = part + ((ternion_i64)iq3 * n_head + h0) * (D + 2);
-    for (ternion_u32 r = (ternion_u32)w; r < rows; r += (ternion_u32)nw) {
-        const float * p = base + r * (D + 2);
-        float M = FATTN_DEC_EMPTY, S = 0.0f;
-        for (ternion_u32 c = (ternion_u32)lane; c < nchunks; c += 32) {
-            const float2 ms = ternion_ld_cg2(p + c * stride);
-            fattn_merge_ms(M, S, ms.x, ms.y);
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float Mo = TERNION_SHFL_XOR(M, o), So = TERNION_SHFL_XOR(S, o);
-            fattn_merge_ms(M, S, Mo, So);
-        }
-        if (sinks != nullptr) {
-            fattn_merge_ms(M, S, sinks[h0 + r] * FATTN_LOG2E, 1.0f);
-        }
-        if (lane == 0) {
-            sMS[r][0] = M;
-            sMS[r][1] = S == 0.0f ? 0.0f : 1.0f / S;
-        }
-    }
-    __syncthreads();
-    // The weighted sums: a thread a pair of dims of a row, the chunks'
-    // loads unrolled so that several are in flight.
-    for (int i = tid; i < (int)rows * (D / 2); i += (int)blockDim.x) {
-        const int r = i / (D / 2), d = 2 * (i % (D / 2));
-        const float * p = base + r * (D + 2);
-        const float M = sMS[r][0];
-        float ox = 0.0f, oy = 0.0f;
-#pragma unroll 8
-        for (ternion_u32 c = 0; c < nchunks; c++) {
-            const float f = exp2f(ternion_ld_cg(p + c * stride) - M);
-            const float2 a = ternion_ld_cg2(p + c * stride + 2 + d); // (D + 2)·4-byte rows: 8-byte aligned
-            ox += f * a.x;
-            oy += f * a.y;
-        }
-        float * orow = (float *)((char *)dst.data + (h0 + r) * dst.nb[1] + iq3 * dst.nb[3]);
-        orow[d] = ox * sMS[r][1];
-        orow[d + 1] = oy * sMS[r][1];
-    }
-}
-
 template <int D, int R>
 static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                  ternion_tensor mask, const float * sinks, float * part, float scale,
                                                  float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
-                                                 ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters) {
+                                                 ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
     typedef fattn_dec_geometry<D> geo;
     constexpr int C = geo::C, G = geo::G, RW = geo::RW, SR = geo::SR, U = FATTN_DEC_U, W = FATTN_DEC_WARPS;
     __shared__ float sAcc[W][D];
@@ -692,7 +609,6 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
         }
         __syncthreads();
     }
-    fattn_dec_fold<R, D>(dst, part, sinks, counters, ik2 * gqa, gqa < (ternion_u32)R ? gqa : (ternion_u32)R, iq3, n_head, nrows);
 }
 
 // Merges the nchunks partials of fattn_dec: block (x, y) = output row x =
@@ -1367,7 +1283,7 @@ template <int D, int R, int KV>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
-                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters) {
+                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
 #if TERNION_SM80
     typedef fattn_dect_geometry<D, KV> geo;
     typedef ternion_mma_type<ternion_f16> mma;
@@ -1671,6 +1587,5 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             }
         }
     }
-    fattn_dec_fold<R, D>(dst, part, sinks, counters, ik2 * gqa, rows, iq3, n_head, nrows);
 #endif
 }

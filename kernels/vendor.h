@@ -75,29 +75,6 @@ struct ternion_ptr {
     template <typename T> __device__ __forceinline__ operator T *() const { return (T *)p; }
 };
 
-// Loads of what other blocks of the running grid wrote (ordered by their
-// __threadfence and an atomic this block saw): through L2 on NVIDIA
-// (ld.global.cg: a multiprocessor's L1 is not coherent), volatile
-// elsewhere. ternion_ld_cg2 loads p[0], p[1] (p 8-byte aligned).
-static __device__ __forceinline__ float ternion_ld_cg(const float * p) {
-#if defined(TERNION_VENDOR_CUDA)
-    float v;
-    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
-    return v;
-#else
-    return *(const volatile float *)p;
-#endif
-}
-static __device__ __forceinline__ float2 ternion_ld_cg2(const float * p) {
-#if defined(TERNION_VENDOR_CUDA)
-    float2 v;
-    asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p));
-    return v;
-#else
-    return make_float2(((const volatile float *)p)[0], ((const volatile float *)p)[1]);
-#endif
-}
-
 // n / f.d for n < 2^31 (ggml's fastdiv).
 static __device__ __forceinline__ ternion_u32 ternion_fastdiv_div(ternion_u32 n, ternion_fastdiv f) {
     return (__umulhi(n, f.mp) + n) >> f.l;

@@ -14,7 +14,6 @@
 #                                     while time is left
 #   bash scripts/h200-pending.sh 4    fattn_dect's bulk copies (fattn rebuilt by the device's nvcc from
 #                                     .gpu/fattn.unit.cu, which must be carried) against the cp.async build,
-#                                     and the folded merge against TERNION_NO_FATTN_FOLD,
 #                                     the prefill A/B, the goals, the decode goal's readings, every perf case
 #   bash scripts/h200-pending.sh 5    the shortest check: FLASH_ATTN_EXT and SOFT_MAX tested, the decode
 #                                     cases and SOFT_MAX [8192,1] timed
@@ -123,13 +122,10 @@ case $part in
     timeout 60 /tmp/t$b ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX' > "$OUT/test-fattn-$b.txt" 2>&1
     echo "t$b FLASH_ATTN_EXT: $(tail -1 "$OUT/test-fattn-$b.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-$b.txt"
   done
-  TERNION_NO_FATTN_FOLD=1 timeout 40 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-fattn-nofold.txt" 2>&1
-  echo "tA TERNION_NO_FATTN_FOLD=1 one query: $(tail -1 "$OUT/test-fattn-nofold.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-nofold.txt"
   D='FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]'
   for i in $(seq ${ROUNDS:-2}); do
     echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
     echo "== bulk copies (device nvcc)"; perf 40 "$D" /tmp/tB
-    echo "== cp.async, TERNION_NO_FATTN_FOLD=1"; TERNION_NO_FATTN_FOLD=1 perf 40 'FLASH_ATTN_EXT.*nb=1,' /tmp/tA
   done > "$OUT/perf-decode.txt" 2>&1
   grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|SOFT_MAX" "$OUT/perf-decode.txt"
   echo "decode at $(el) s"

@@ -106,11 +106,6 @@ var (
 	NoFattnTC = boolSwitch(Switch{Name: "TERNION_NO_FATTN_TC",
 		Meaning: "one-query FLASH_ATTN_EXT uses the SIMT decode kernel (fattn_dec, the path of devices without mma.sync) or the vector kernel instead of the tensor-core decode kernel (fattn_dect)",
 		ReadBy:  LayerCore})
-	// NoFattnFold merges split one-query FLASH_ATTN_EXT in the separate
-	// combine kernel.
-	NoFattnFold = boolSwitch(Switch{Name: "TERNION_NO_FATTN_FOLD",
-		Meaning: "one-query FLASH_ATTN_EXT split over KV chunks merges the chunks in a separate kernel (fattn_dec_combine) instead of in the last block of each kv head to finish (which counts on a zeroed device word a kv head)",
-		ReadBy:  LayerCore})
 	// FattnMMA8 runs head-256 FLASH_ATTN_EXT prefill on the 8-warp mma
 	// kernel; opt-in until measured on a GPU.
 	FattnMMA8 = boolSwitch(Switch{Name: "TERNION_FATTN_MMA8",

@@ -52,10 +52,6 @@ func TestHostAgainstReference(t *testing.T) {
 	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
 	// a block on fattn_mma_w8.
 	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
-	// The one-query attention cases again with TERNION_NO_FATTN_FOLD: the
-	// KV chunks merged by fattn_dec_combine instead of by each tile's last
-	// block.
-	rerun(t, cases, loaded, "no-fattn-fold", 13000, fattnDecodeCase, map[string]string{switches.NoFattnFold.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -71,7 +67,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoFattnFold.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -119,16 +115,6 @@ func tensorCoreCase(c Case) bool {
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
 	}
 	return false
-}
-
-// fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
-// cases TERNION_NO_FATTN_FOLD changes).
-func fattnDecodeCase(c Case) bool {
-	if c.Op != graph.OpFlashAttnExt {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	return out != nil && out.Op() == c.Op && out.Src(0).Ne()[1] == 1
 }
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
