@@ -19,7 +19,10 @@
 #                                     cases and SOFT_MAX [8192,1] timed
 #   bash scripts/h200-pending.sh 6    part 4 (the folded merge, the bulk copies, the prefill A/B, goals,
 #                                     the decode's readings) with the one-column products against a
-#                                     baseline build (.gpu/base.patch reverted, .gpu/base/'s quant family)
+#                                     baseline build (.gpu/base.patch reverted, .gpu/base/'s quant family);
+#                                     the fold and its TERNION_NO_FATTN_FOLD were reverted after it ran
+#   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
+#                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
 # (default 2) sets its A/B rounds, so that what ran comes back.
@@ -216,6 +219,52 @@ case $part in
   DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
   left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
+  left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
+7)
+  # Session 21 (second run): fattn_dect built by the device's nvcc with
+  # 16-byte cp.async (/tmp/tC) and with bulk copies (/tmp/tB), against the
+  # carried nvcc 11.8 build (/tmp/tA), each with TERNION_FATTN_DEC_WAVES 1
+  # and 2 (3 for tA); the goals; the decode goal's readings at 2 waves.
+  cp /tmp/tB /tmp/tA
+  NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  for v in C B; do
+    def=""; [ $v = B ] && def="-DTERNION_FATTN_BULK"
+    ( time "$NV" -fatbin -O3 -I kernels $def --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
+        -o /tmp/fattn13$v.fatbin .gpu/fattn.unit.cu ) > "$OUT/fattn13$v-build.txt" 2>&1 &
+  done
+  timeout 120 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX|MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K).*,n=1,' > "$OUT/test-A.txt" 2>&1
+  echo "tA FLASH_ATTN_EXT|SOFT_MAX|one-column MUL_MAT: $(tail -1 "$OUT/test-A.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-A.txt"
+  TERNION_FATTN_DEC_WAVES=2 timeout 40 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-A-waves2.txt" 2>&1
+  echo "tA TERNION_FATTN_DEC_WAVES=2 one query: $(tail -1 "$OUT/test-A-waves2.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-A-waves2.txt"
+  wait
+  "$NV" --version | tail -2 >> "$OUT/env.txt"
+  cp kernels/gen/cuda/fattn.fatbin /tmp/fattn118.fatbin
+  for v in C B; do
+    tail -3 "$OUT/fattn13$v-build.txt"
+    [ -s /tmp/fattn13$v.fatbin ] && cp /tmp/fattn13$v.fatbin kernels/gen/cuda/fattn.fatbin && go build -tags cuda -o /tmp/t$v ./cmd/ternion
+  done
+  cp /tmp/fattn118.fatbin kernels/gen/cuda/fattn.fatbin
+  [ -x /tmp/tB ] && { timeout 60 /tmp/tB ops test -d cuda --runs 2 -p FLASH_ATTN_EXT > "$OUT/test-B.txt" 2>&1
+    echo "tB FLASH_ATTN_EXT: $(tail -1 "$OUT/test-B.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-B.txt"; }
+  echo "tested at $(el) s"
+  D='FLASH_ATTN_EXT\(hsk=(128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|64,hsv=64,nh=8,nr23=\[8,1\],kv=7680|128,hsv=128,nh=8,nr23=\[1,1\],kv=16384),nb=1,'
+  for i in $(seq ${ROUNDS:-2}); do
+    for w in 1 2 3; do echo "== tA nvcc 11.8 cp.async, waves $w"; TERNION_FATTN_DEC_WAVES=$w perf 30 "$D" /tmp/tA; done
+    for w in 1 2; do echo "== tC nvcc 13 cp.async, waves $w"; TERNION_FATTN_DEC_WAVES=$w perf 30 "$D" /tmp/tC; done
+    for w in 1 2; do echo "== tB nvcc 13 bulk, waves $w"; TERNION_FATTN_DEC_WAVES=$w perf 30 "$D" /tmp/tB; done
+  done > "$OUT/perf-decode.txt" 2>&1
+  grep -E "==|FLASH" "$OUT/perf-decode.txt" | sed -E 's/FLASH_ATTN_EXT\(//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
+  echo "decode at $(el) s"
+  END=${END:-480}
+  G=$(cat scripts/perf-goals.re)
+  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) /tmp/tA ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
+  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
+  echo "goals at $(el) s"
+  cp /tmp/tA /tmp/ternion
+  DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
+  left $(( END - 100 )) && TERNION_FATTN_DEC_WAVES=2 DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
+  grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac

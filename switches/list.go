@@ -106,6 +106,11 @@ var (
 	NoFattnTC = boolSwitch(Switch{Name: "TERNION_NO_FATTN_TC",
 		Meaning: "one-query FLASH_ATTN_EXT uses the SIMT decode kernel (fattn_dec, the path of devices without mma.sync) or the vector kernel instead of the tensor-core decode kernel (fattn_dect)",
 		ReadBy:  LayerCore})
+	// FattnDecWaves sets how many waves of blocks the tensor-core decode
+	// kernel's KV chunks make.
+	FattnDecWaves = intSwitch(Switch{Name: "TERNION_FATTN_DEC_WAVES",
+		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) splits the KV sequence into chunks for this many waves of blocks: 1 (the default) fills every multiprocessor once; more makes shorter chunks, a multiprocessor taking the next block as one ends (more partials to merge)",
+		ReadBy:  LayerCore}, 1, 1, 8)
 	// FattnMMA8 runs head-256 FLASH_ATTN_EXT prefill on the 8-warp mma
 	// kernel; opt-in until measured on a GPU.
 	FattnMMA8 = boolSwitch(Switch{Name: "TERNION_FATTN_MMA8",

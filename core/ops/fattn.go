@@ -391,15 +391,16 @@ func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chu
 // chunk length (a multiple of 64). Chunks split the sequence so that one
 // wave of blocks fills every multiprocessor at the occupancy its shared
 // memory allows (a multiprocessor has about optin + 1 KiB, 1 KiB of it
-// reserved a block; at most maxOcc blocks), at most fattnDecMaxChunks of
-// them.
-func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared, maxOcc int) (r int64, grid vendorapi.Dim3, chunk int64) {
+// reserved a block; at most maxOcc blocks), or waves such waves
+// (TERNION_FATTN_DEC_WAVES: shorter chunks, a multiprocessor taking the
+// next block as one ends), at most fattnDecMaxChunks of them.
+func fattnDectGeometry(gqa, nhkv, ne3, nkv int64, sms, optin, shared, maxOcc, waves int) (r int64, grid vendorapi.Dim3, chunk int64) {
 	r = 8
 	if gqa > 8 {
 		r = 16
 	}
 	occ := int64(min(max((optin+1024)/(shared+1024), 1), maxOcc))
-	nchunks, chunk := fattnChunks(nkv, nhkv*ne3, occ*int64(max(sms, 1)), fattnDecMaxChunks)
+	nchunks, chunk := fattnChunks(nkv, nhkv*ne3, occ*int64(max(sms, 1))*int64(max(waves, 1)), fattnDecMaxChunks)
 	return r, vendorapi.Dim3{X: uint32(nchunks), Y: uint32(nhkv), Z: uint32(ne3)}, chunk
 }
 
@@ -419,8 +420,12 @@ func fattnDectMaxOcc(kv tensor.Type) int {
 func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) error {
 	dim := c.k.Ne[0]
 	shared := fattnDectShared(dim, kv, p.CC)
+	waves, _, err := switches.Get(nil, switches.FattnDecWaves)
+	if err != nil {
+		return err
+	}
 	r, grid, chunk := fattnDectGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin, shared,
-		fattnDectMaxOcc(kv))
+		fattnDectMaxOcc(kv), waves)
 	name := fmt.Sprintf("fattn_dect_d%d_r%d", dim, r)
 	if kv.IsQuantized() {
 		name += "_" + kv.String()

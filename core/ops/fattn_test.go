@@ -99,7 +99,7 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r, grid, chunk := fattnDectGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin, fattnDectShared(c.dim, c.kv, c.cc),
-				fattnDectMaxOcc(c.kv))
+				fattnDectMaxOcc(c.kv), 1)
 			assert.Equal(t, c.r, r)
 			assert.Equal(t, c.grid, grid)
 			assert.Equal(t, c.chunk, chunk)
@@ -107,6 +107,23 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 			assert.GreaterOrEqual(t, int64(grid.X)*chunk, c.nkv, "the chunks cover the sequence")
 			assert.Less(t, int64(grid.X-1)*chunk, c.nkv, "no chunk is empty")
 		})
+	}
+}
+
+// TestFlashAttnDectWaves: TERNION_FATTN_DEC_WAVES splits the decode goal's
+// sequence (2 blocks a multiprocessor, 8 kv heads, 132 multiprocessors) for
+// that many waves: 32, 64, 86 chunks of 512, 256, 192 positions (whole
+// 64-position tiles), and for 8 waves the most, 256 chunks of 64.
+func TestFlashAttnDectWaves(t *testing.T) {
+	shared := fattnDectShared(128, tensor.F16, arch.Hopper)
+	for _, c := range []struct {
+		waves  int
+		chunks uint32
+		chunk  int64
+	}{{1, 32, 512}, {2, 64, 256}, {3, 86, 192}, {8, 256, 64}} {
+		_, grid, chunk := fattnDectGeometry(4, 8, 1, 16384, 132, 227<<10, shared, fattnDectMaxOcc(tensor.F16), c.waves)
+		assert.Equal(t, c.chunks, grid.X, "%d waves", c.waves)
+		assert.Equal(t, c.chunk, chunk, "%d waves", c.waves)
 	}
 }
 
