@@ -23,6 +23,7 @@
 #                                     the fold and its TERNION_NO_FATTN_FOLD were reverted after it ran
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
+#   bash scripts/h200-pending.sh 8    the split SOFT_MAX tested and timed against a baseline build (short)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
 # (default 2) sets its A/B rounds, so that what ran comes back.
@@ -267,6 +268,27 @@ case $part in
   grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
+8)
+  # Session 21 (third run, short): the split SOFT_MAX with 4 vectors a
+  # thread in flight (/tmp/tB, the default build) against the tree before
+  # it (/tmp/tQ: .gpu/base.patch reverted, .gpu/base's softmax family):
+  # SOFT_MAX tested, its cases timed.
+  if [ -f .gpu/base.patch ] && [ -f .gpu/base/softmax.fatbin ]; then
+    cp -r kernels/gen/cuda /tmp/gen-new
+    if git apply -R .gpu/base.patch; then
+      cp .gpu/base/softmax.fatbin .gpu/base/manifest.json kernels/gen/cuda/ && go build -tags cuda -o /tmp/tQ ./cmd/ternion
+      git apply .gpu/base.patch
+    fi
+    rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
+  fi
+  timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-softmax.txt" 2>&1
+  echo "tB SOFT_MAX: $(tail -1 "$OUT/test-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-softmax.txt"
+  S='SOFT_MAX\(type=f32,ne=\[(131072,16|8192,16|131072,1|4096,4096,5|8192,1),'
+  for i in $(seq ${ROUNDS:-2}); do
+    echo "== 4 vectors a thread (default)"; perf 30 "$S" /tmp/tB
+    [ -x /tmp/tQ ] && { echo "== before"; perf 30 "$S" /tmp/tQ; }
+  done > "$OUT/perf-softmax.txt" 2>&1
+  cat "$OUT/perf-softmax.txt" ;;
 esac
 echo "done at $(el) s"
 # The device tool brings back at most 8 files from $OUT: pack them when there are more.
