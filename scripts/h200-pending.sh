@@ -48,6 +48,34 @@ P1='MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),type_b=f32,(n_mats=128,n_us
 # (the name without its default-valued tail, then runs, µs/run and rate).
 perf() { timeout "$1" "${3:-/tmp/tB}" ops perf -d cuda -v --time 200ms -p "$2" 2>&1 | grep "us/run" |
   sed -E 's/,bs=.*\)//; s/type_b=f32,//; s/mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,//; s/,?permute=\[0,1,2,3\]//; s/  +/ /g' | cut -c1-200; }
+# goals BIN: the goal cases (scripts/perf-goals.re) timed by BIN, stopping
+# by END - 20 s.
+goals() {
+  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) "$1" ops perf -d cuda -v --time 300ms -p "$(cat scripts/perf-goals.re)" > "$OUT/perf-goals.txt" 2>&1
+  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
+  echo "goals at $(el) s"
+}
+# decode_profile BIN: Nsight Compute's readings of the decode goal's
+# fattn_dect under BIN (h200-profile.sh runs /tmp/ternion), if started by
+# END - 100 s.
+decode_profile() {
+  cp "$1" /tmp/ternion
+  local dg='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
+  left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$dg" > /dev/null 2>&1
+  grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
+}
+# build_baseline FAMILY: /tmp/tQ built from the tree with .gpu/base.patch
+# reverted and FAMILY's code object (and the manifest) from .gpu/base/;
+# the working tree and kernels/gen/cuda are restored afterwards.
+build_baseline() {
+  { [ -f .gpu/base.patch ] && [ -f ".gpu/base/$1.fatbin" ]; } || return 0
+  cp -r kernels/gen/cuda /tmp/gen-new
+  if git apply -R .gpu/base.patch; then
+    cp ".gpu/base/$1.fatbin" .gpu/base/manifest.json kernels/gen/cuda/ && go build -tags cuda -o /tmp/tQ ./cmd/ternion
+    git apply .gpu/base.patch
+  fi
+  rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
+}
 case $part in
 1)
   nvcc -O3 -arch=sm_90 -DTERNION_VENDOR_CUDA -I kernels -o /tmp/carveout bench/experiments/carveout.cu > "$OUT/carveout-build.txt" 2>&1 &
@@ -141,15 +169,8 @@ case $part in
   cat "$OUT/perf-fattn.txt"
   # END (s, default 420) bounds the part: the session's device time is short.
   END=${END:-420}
-  G=$(cat scripts/perf-goals.re)
-  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) /tmp/tB ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
-  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
-  echo "goals at $(el) s"
-  cp /tmp/tB /tmp/ternion
-  DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
-
-  left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
-  grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" | cut -c1-160 | head -40
+  goals /tmp/tB
+  decode_profile /tmp/tB
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 5)
@@ -166,14 +187,7 @@ case $part in
   # quant family (and manifest) of .gpu/base/ (nvcc 11.8, the tree before
   # the change), /tmp/tA is the default build, /tmp/tB the bulk-copy fattn.
   cp /tmp/tB /tmp/tA
-  if [ -f .gpu/base.patch ] && [ -f .gpu/base/quant.fatbin ]; then
-    cp -r kernels/gen/cuda /tmp/gen-new
-    if git apply -R .gpu/base.patch; then
-      cp .gpu/base/quant.fatbin .gpu/base/manifest.json kernels/gen/cuda/ && go build -tags cuda -o /tmp/tQ ./cmd/ternion
-      git apply .gpu/base.patch
-    fi
-    rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
-  fi
+  build_baseline quant
   echo "built baseline at $(el) s: $(ls /tmp/tQ 2>/dev/null)"
   NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   ( time "$NV" -fatbin -O3 -I kernels -DTERNION_FATTN_BULK --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
@@ -212,14 +226,8 @@ case $part in
   F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
   left $(( END - 150 )) && { echo "== 4 warps"; perf 30 "$F" /tmp/tA; echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 "$F" /tmp/tA; } > "$OUT/perf-fattn.txt" 2>&1
   cat "$OUT/perf-fattn.txt" 2>/dev/null
-  G=$(cat scripts/perf-goals.re)
-  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) /tmp/tA ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
-  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
-  echo "goals at $(el) s"
-  cp /tmp/tA /tmp/ternion
-  DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
-  left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
-  grep -E "fattn|Duration|DRAM Throughput|Memory Throughput|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
+  goals /tmp/tA
+  decode_profile /tmp/tA
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 7)
@@ -258,14 +266,8 @@ case $part in
   grep -E "==|FLASH" "$OUT/perf-decode.txt" | sed -E 's/FLASH_ATTN_EXT\(//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
   echo "decode at $(el) s"
   END=${END:-480}
-  G=$(cat scripts/perf-goals.re)
-  left $(( END - 60 )) && timeout $(( END - 20 - $(el) )) /tmp/tA ops perf -d cuda -v --time 300ms -p "$G" > "$OUT/perf-goals.txt" 2>&1
-  grep us/run "$OUT/perf-goals.txt" | awk -F'):' '{print substr($1,1,90) " |" $NF}' | sed 's/  */ /g'
-  echo "goals at $(el) s"
-  cp /tmp/tA /tmp/ternion
-  DG='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
-  left $(( END - 100 )) && TERNION_FATTN_DEC_WAVES=2 DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$DG" > /dev/null 2>&1
-  grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
+  goals /tmp/tA
+  TERNION_FATTN_DEC_WAVES=2 decode_profile /tmp/tA
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 8)
@@ -273,14 +275,7 @@ case $part in
   # thread in flight (/tmp/tB, the default build) against the tree before
   # it (/tmp/tQ: .gpu/base.patch reverted, .gpu/base's softmax family):
   # SOFT_MAX tested, its cases timed.
-  if [ -f .gpu/base.patch ] && [ -f .gpu/base/softmax.fatbin ]; then
-    cp -r kernels/gen/cuda /tmp/gen-new
-    if git apply -R .gpu/base.patch; then
-      cp .gpu/base/softmax.fatbin .gpu/base/manifest.json kernels/gen/cuda/ && go build -tags cuda -o /tmp/tQ ./cmd/ternion
-      git apply .gpu/base.patch
-    fi
-    rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
-  fi
+  build_baseline softmax
   timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-softmax.txt" 2>&1
   echo "tB SOFT_MAX: $(tail -1 "$OUT/test-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-softmax.txt"
   S='SOFT_MAX\(type=f32,ne=\[(131072,16|8192,16|131072,1|4096,4096,5|8192,1),'
