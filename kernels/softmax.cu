@@ -187,9 +187,11 @@ static __device__ __forceinline__ void softmax_w_batch(const softmax_row<MT> & r
     }
 #pragma unroll
     for (int u = 0; u < U; u++) {
+        if (j + u * bd < j1) {
 #pragma unroll
-        for (int e = 0; e < V; e++) {
-            w[u][e] = softmax_mask_traits<MT>::has ? w[u][e] * scale + r.slope * mv[u][e] : w[u][e] * scale;
+            for (int e = 0; e < V; e++) {
+                w[u][e] = softmax_mask_traits<MT>::has ? w[u][e] * scale + r.slope * mv[u][e] : w[u][e] * scale;
+            }
         }
     }
 }
