@@ -24,6 +24,8 @@
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 #   bash scripts/h200-pending.sh 8    the split SOFT_MAX tested and timed against a baseline build (short)
+#   bash scripts/h200-pending.sh 9    part 8, then every op tested, the goals and every perf case (the next
+#                                     H200 run; .gpu/base as for part 8)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
 # (default 2) sets its A/B rounds, so that what ran comes back.
@@ -75,6 +77,19 @@ build_baseline() {
     git apply .gpu/base.patch
   fi
   rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
+}
+# softmax_ab: SOFT_MAX tested on /tmp/tB, its long-row and goal cases timed
+# on /tmp/tB and on the baseline /tmp/tQ (build_baseline softmax).
+softmax_ab() {
+  build_baseline softmax
+  timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-softmax.txt" 2>&1
+  echo "SOFT_MAX: $(tail -1 "$OUT/test-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-softmax.txt"
+  local sm='SOFT_MAX\(type=f32,ne=\[(131072,16|8192,16|131072,1|4096,4096,5|8192,1),'
+  for i in $(seq ${ROUNDS:-2}); do
+    echo "== 4 vectors a thread (default)"; perf 30 "$sm" /tmp/tB
+    [ -x /tmp/tQ ] && { echo "== before"; perf 30 "$sm" /tmp/tQ; }
+  done > "$OUT/perf-softmax.txt" 2>&1
+  cat "$OUT/perf-softmax.txt"
 }
 case $part in
 1)
@@ -275,15 +290,18 @@ case $part in
   # thread in flight (/tmp/tB, the default build) against the tree before
   # it (/tmp/tQ: .gpu/base.patch reverted, .gpu/base's softmax family):
   # SOFT_MAX tested, its cases timed.
-  build_baseline softmax
-  timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-softmax.txt" 2>&1
-  echo "tB SOFT_MAX: $(tail -1 "$OUT/test-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-softmax.txt"
-  S='SOFT_MAX\(type=f32,ne=\[(131072,16|8192,16|131072,1|4096,4096,5|8192,1),'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== 4 vectors a thread (default)"; perf 30 "$S" /tmp/tB
-    [ -x /tmp/tQ ] && { echo "== before"; perf 30 "$S" /tmp/tQ; }
-  done > "$OUT/perf-softmax.txt" 2>&1
-  cat "$OUT/perf-softmax.txt" ;;
+  softmax_ab ;;
+9)
+  # The next H200 run: part 8's SOFT_MAX test and A/B, then every op
+  # tested, the goals and every perf case on the default build (bounded
+  # by END, default 540).
+  END=${END:-540}
+  softmax_ab
+  timeout 220 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
+  echo "every op: $(tail -1 "$OUT/test-all.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"
+  goals /tmp/tB
+  left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
+  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 esac
 echo "done at $(el) s"
 # The device tool brings back at most 8 files from $OUT: pack them when there are more.
