@@ -64,6 +64,8 @@ func init() {
 	// cores; here the products are exact, within MUL_MAT's error bound of
 	// the device's).
 	registerTemplate("mmvt", mmvnHost(func(string) int64 { return kernels.MMVTRows }))
+	// mmvt2_{t}: mmvt_{t} with 2·kernels.MMVTRows rows a block.
+	registerTemplate("mmvt2", mmvnHost(func(string) int64 { return 2 * kernels.MMVTRows }))
 	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
 	register("batched_ptrs", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {

@@ -204,23 +204,31 @@ static __device__ __forceinline__ float4 mmvt_ldx(const void * p) {
 }
 
 // One group of mmvt's loads: for each of its steps from value k0 (32
-// values a step), the lane's 16 bytes of rows x0 and x1 (a) and its 8
-// values of column y as 4 pairs (b; zero where col is false: a column slot
-// past ncols). CHECK: the group may pass k; kl is k less the lane's offset
-// 8c, and a step from i < kl is in (k is a multiple of 8, so a lane's 8
-// values are all in or all out; those out read as zero).
-template <typename T, bool CHECK>
-static __device__ __forceinline__ void mmvt_load(const char * x0, const char * x1, const float * y, bool col, ternion_i64 k0, ternion_i64 kl,
-                                                 uint4 (*a)[2], ternion_u32 (*b)[4]) {
+// values a step), the lane's 16 bytes of rows x[2r] and x[2r + 1] of each
+// of the R row tiles (a[s][2r], a[s][2r + 1]) and its 8 values of column y
+// as 4 pairs (b; zero where col is false: a column slot past ncols).
+// CHECK: the group may pass k; kl is k less the lane's offset 8c, and a
+// step from i < kl is in (k is a multiple of 8, so a lane's 8 values are
+// all in or all out; those out read as zero).
+template <typename T, int R, bool CHECK>
+static __device__ __forceinline__ void mmvt_load(const char * const (&x)[2 * R], const float * y, bool col, ternion_i64 k0, ternion_i64 kl,
+                                                 uint4 (*a)[2 * R], ternion_u32 (*b)[4]) {
 #pragma unroll
     for (int s = 0; s < MMVT_GROUP; s++) {
-        const ternion_i64 i = k0 + 32 * s; // the step's first value (the lane's own 8c are in x0, x1, y)
+        const ternion_i64 i = k0 + 32 * s; // the step's first value (the lane's own 8c are in x, y)
         const bool in = !CHECK || i < kl;
         const ternion_i64 o = in ? i : 0;
-        a[s][0] = mmvt_ldw(x0 + o * (ternion_i64)sizeof(T));
-        a[s][1] = mmvt_ldw(x1 + o * (ternion_i64)sizeof(T));
+#pragma unroll
+        for (int h = 0; h < 2 * R; h++) {
+            a[s][h] = mmvt_ldw(x[h] + o * (ternion_i64)sizeof(T));
+        }
         float4 f0 = mmvt_ldx(y + o), f1 = mmvt_ldx(y + o + 4);
-        if (!in) a[s][0] = a[s][1] = make_uint4(0, 0, 0, 0);
+        if (!in) {
+#pragma unroll
+            for (int h = 0; h < 2 * R; h++) {
+                a[s][h] = make_uint4(0, 0, 0, 0);
+            }
+        }
         if (!in || !col) f0 = f1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         b[s][0] = ternion_mma_type<T>::pack(f0.x, f0.y), b[s][1] = ternion_mma_type<T>::pack(f0.z, f0.w);
         b[s][2] = ternion_mma_type<T>::pack(f1.x, f1.y), b[s][3] = ternion_mma_type<T>::pack(f1.z, f1.w);
@@ -228,72 +236,101 @@ static __device__ __forceinline__ void mmvt_load(const char * x0, const char * x
 }
 #endif
 
-// Block (x, y, z) computes rows 16·x … 16·x + 15 of matrix (y, z) for the
-// ncols (2..8) columns: src0 of T with 16-byte aligned rows (k a multiple of
-// 8), src1 f32 with 16-byte aligned rows, MMVT_WARPS·32 threads.
-template <typename T>
+// Block (x, y, z) computes rows 16·R·x … 16·R·x + 16·R − 1 (R row tiles of
+// the mma's 16: mmvt_{t} R = 1, two blocks a multiprocessor; mmvt2_{t} R =
+// 2, whose warps load each src1 fragment once for both tiles, half the
+// src1 reads from L2) of matrix (y, z) for the ncols (2..8) columns: src0
+// of T with 16-byte aligned rows (k a multiple of 8), src1 f32 with 16-byte
+// aligned rows, MMVT_WARPS·32 threads.
+template <typename T, int R>
 static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                             ternion_fastdiv r3, int ncols) {
 #if TERNION_SM80
+    constexpr int ROWS = MMVT_ROWS * R;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const ternion_i64 row0 = (ternion_i64)blockIdx.x * MMVT_ROWS, k = src0.ne[0];
+    const ternion_i64 row0 = (ternion_i64)blockIdx.x * ROWS, k = src0.ne[0];
     const char * base = (const char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3] + 8 * c * (ternion_i64)sizeof(T);
-    const char * x0 = base + min(row0 + g, src0.ne[1] - 1) * src0.nb[1];
-    const char * x1 = base + min(row0 + g + 8, src0.ne[1] - 1) * src0.nb[1];
+    // rows g and g + 8 of each tile (h = 2·tile, 2·tile + 1), clamped to
+    // the last row
+    const char * x[2 * R];
+#pragma unroll
+    for (int h = 0; h < 2 * R; h++) {
+        x[h] = base + min(row0 + g + 8 * h, src0.ne[1] - 1) * src0.nb[1];
+    }
     const bool col = g < ncols;
     const float * y = (const float *)((const char *)src1.data + (col ? g : 0) * src1.nb[1] + i12 * src1.nb[2] + i13 * src1.nb[3]) + 8 * c;
     // The warp's groups of steps: [gb, ge) of ceil(k/32/MMVT_GROUP) in all.
     const ternion_i64 span = 32 * MMVT_GROUP, groups = (k + span - 1) / span, per = (groups + MMVT_WARPS - 1) / MMVT_WARPS;
     const ternion_i64 gb = min(groups, warp * per), ge = min(groups, gb + per), full = k / span, kl = k - 8 * c;
-    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    uint4 a[MMVT_GROUP][2];
+    float acc[R][4];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.0f;
+    }
+    uint4 a[MMVT_GROUP][2 * R];
     ternion_u32 b[MMVT_GROUP][4];
     if (gb < ge) {
         if (gb < full) {
-            mmvt_load<T, false>(x0, x1, y, col, gb * span, kl, a, b);
+            mmvt_load<T, R, false>(x, y, col, gb * span, kl, a, b);
         } else {
-            mmvt_load<T, true>(x0, x1, y, col, gb * span, kl, a, b);
+            mmvt_load<T, R, true>(x, y, col, gb * span, kl, a, b);
         }
     }
     for (ternion_i64 gi = gb; gi < ge; gi++) {
-        uint4 an[MMVT_GROUP][2];
+        uint4 an[MMVT_GROUP][2 * R];
         ternion_u32 bn[MMVT_GROUP][4];
         if (gi + 1 < ge) {
             if (gi + 1 < full) {
-                mmvt_load<T, false>(x0, x1, y, col, (gi + 1) * span, kl, an, bn);
+                mmvt_load<T, R, false>(x, y, col, (gi + 1) * span, kl, an, bn);
             } else {
-                mmvt_load<T, true>(x0, x1, y, col, (gi + 1) * span, kl, an, bn);
+                mmvt_load<T, R, true>(x, y, col, (gi + 1) * span, kl, an, bn);
             }
         }
 #pragma unroll
         for (int s = 0; s < MMVT_GROUP; s++) {
-            // values 8c … 8c + 3 of rows g and g + 8, then 8c + 4 … 8c + 7
-            const ternion_u32 lo[4] = {a[s][0].x, a[s][1].x, a[s][0].y, a[s][1].y};
-            const ternion_u32 hi[4] = {a[s][0].z, a[s][1].z, a[s][0].w, a[s][1].w};
-            ternion_mma_type<T>::mma16816(acc, lo, b[s][0], b[s][1]);
-            ternion_mma_type<T>::mma16816(acc, hi, b[s][2], b[s][3]);
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                // values 8c … 8c + 3 of rows g and g + 8 of tile r, then 8c + 4 … 8c + 7
+                const ternion_u32 lo[4] = {a[s][2 * r].x, a[s][2 * r + 1].x, a[s][2 * r].y, a[s][2 * r + 1].y};
+                const ternion_u32 hi[4] = {a[s][2 * r].z, a[s][2 * r + 1].z, a[s][2 * r].w, a[s][2 * r + 1].w};
+                ternion_mma_type<T>::mma16816(acc[r], lo, b[s][0], b[s][1]);
+                ternion_mma_type<T>::mma16816(acc[r], hi, b[s][2], b[s][3]);
+            }
         }
 #pragma unroll
         for (int s = 0; s < MMVT_GROUP; s++) {
-            a[s][0] = an[s][0], a[s][1] = an[s][1];
+#pragma unroll
+            for (int h = 0; h < 2 * R; h++) a[s][h] = an[s][h];
 #pragma unroll
             for (int j = 0; j < 4; j++) b[s][j] = bn[s][j];
         }
     }
-    // acc: rows g and g + 8, columns 2c and 2c + 1. The warps' partial sums
-    // meet in shared memory; thread t < 128 writes row t / 8, column t % 8.
-    __shared__ float part[MMVT_WARPS][MMVT_ROWS][8];
-    part[warp][g][2 * c] = acc[0], part[warp][g][2 * c + 1] = acc[1];
-    part[warp][g + 8][2 * c] = acc[2], part[warp][g + 8][2 * c + 1] = acc[3];
-    __syncthreads();
-    const int t = threadIdx.x, r = t / 8, cc = t % 8;
-    if (t < MMVT_ROWS * 8 && cc < ncols && row0 + r < src0.ne[1]) {
-        float s = 0.0f;
+    // acc[r]: rows 16r + g and 16r + g + 8, columns 2c and 2c + 1. The
+    // warps' partial sums meet in shared memory; thread t < ROWS·8 writes
+    // row t / 8, column t % 8.
+    __shared__ float part[MMVT_WARPS][ROWS][8];
 #pragma unroll
-        for (int w = 0; w < MMVT_WARPS; w++) s += part[w][r][cc];
-        *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + cc * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = s;
+    for (int r = 0; r < R; r++) {
+        part[warp][16 * r + g][2 * c] = acc[r][0], part[warp][16 * r + g][2 * c + 1] = acc[r][1];
+        part[warp][16 * r + g + 8][2 * c] = acc[r][2], part[warp][16 * r + g + 8][2 * c + 1] = acc[r][3];
+    }
+    __syncthreads();
+    const int t = threadIdx.x, rr = t / 8, cc = t % 8;
+    if (t < ROWS * 8 && cc < ncols && row0 + rr < src0.ne[1]) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int w = 0; w < MMVT_WARPS; w++) sum += part[w][rr][cc];
+        *(float *)((char *)dst.data + (row0 + rr) * dst.nb[0] + cc * dst.nb[1] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum;
     }
 #endif
+}
+
+// mmvt2: mmvt with two row tiles a block (its own name, so that the host
+// device finds its implementation by template).
+template <typename T>
+static __device__ __forceinline__ void mmvt2(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
+                                             ternion_fastdiv r3, int ncols) {
+    mmvt<T, 2>(dst, src0, src1, r2, r3, ncols);
 }

@@ -24,8 +24,9 @@
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 #   bash scripts/h200-pending.sh 8    the split SOFT_MAX tested and timed against a baseline build (short)
-#   bash scripts/h200-pending.sh 9    part 8, then every op tested, the goals and every perf case (the next
-#                                     H200 run; .gpu/base as for part 8)
+#   bash scripts/h200-pending.sh 9    part 8, TERNION_MMVT2 tested and A/B'd (f16/bf16 n=2..8), then every
+#                                     op tested, the goals and every perf case (the next H200 run;
+#                                     .gpu/base as for part 8)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
 # (default 2) sets its A/B rounds, so that what ran comes back.
@@ -297,6 +298,14 @@ case $part in
   # by END, default 540).
   END=${END:-540}
   softmax_ab
+  TERNION_MMVT2=1 timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=[0-9]+,n=[2-8],' > "$OUT/test-mmvt2.txt" 2>&1
+  echo "TERNION_MMVT2=1 MUL_MAT f16/bf16 n=2..8: $(tail -1 "$OUT/test-mmvt2.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-mmvt2.txt"
+  M='MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=4096,n=[2-8],k=14336'
+  for i in $(seq ${ROUNDS:-2}); do
+    echo "== mmvt (default)"; perf 30 "$M" /tmp/tB
+    echo "== TERNION_MMVT2=1"; TERNION_MMVT2=1 perf 30 "$M" /tmp/tB
+  done > "$OUT/perf-mmvt2.txt" 2>&1
+  cat "$OUT/perf-mmvt2.txt"
   timeout 220 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
   echo "every op: $(tail -1 "$OUT/test-all.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"
   goals /tmp/tB

@@ -72,7 +72,8 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		MMVQ8W:     useMMVQ8W(n.Src(0).Type(), n.Src(0).Ne()[0], p, n.Src(1).Ne()[1]),
 		MMVQ8WF:    useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16)),
 		MMVQ8WT:    useMMVQ8WT(n.Src(0).Type(), n.Src(0).Ne()[0], n.Src(0).Nb()[1], p, n.Src(1).Ne()[1]),
-		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1])}
+		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
+		MMVT2:      switches.On(nil, switches.MMVT2)}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -125,6 +126,9 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
 		if useMMVT(at, d.Props(), b.Ne[1]) {
+			if switches.On(nil, switches.MMVT2) { // mulMatShape's MMVT2
+				return runColumns(d, "mmvt2_"+t, 2*mmvtRows, 256, dst, a, b)
+			}
 			return runColumns(d, "mmvt_"+t, mmvtRows, 256, dst, a, b)
 		}
 		return runColumns(d, "mmvn_"+t, mmvvRows(t), 128, dst, a, b)

@@ -28,6 +28,7 @@ func TestChooseMulMat(t *testing.T) {
 		{"bf16 two columns", MulMatShape{A: tensor.BF16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true}, PathMMV, "2 f32 columns"},
 		{"f16 eight columns, tensor cores", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true, MMVT: true}, PathMMV, "mmvt"},
 		{"bf16 two columns, tensor cores", MulMatShape{A: tensor.BF16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true, MMVT: true}, PathMMV, "tensor cores"},
+		{"f16 eight columns, tensor cores, two row tiles", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true, MMVT: true, MMVT2: true}, PathMMV, "mmvt2, " + switches.MMVT2.Name},
 		{"f16 one column, tensor cores", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 1, VectorSrc1: true, VecRows: true, MMVT: true}, PathMMV, "one f32 column"},
 		{"f16 eight columns, no tensor cores", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, VecRows: true}, PathBLAS, "BLAS"},
 		{"f16 eight columns, tensor cores, rows not aligned", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 8, VectorSrc1: true, MMVT: true}, PathBLAS, "BLAS"},

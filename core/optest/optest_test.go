@@ -52,6 +52,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
 	// a block on fattn_mma_w8.
 	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
+	// The f16/bf16 products of 2..8 columns again with TERNION_MMVT2: two
+	// row tiles a block on mmvt2.
+	rerun(t, cases, loaded, "mmvt2", 15000, mmvtCase, map[string]string{switches.MMVT2.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -67,7 +70,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.MMVT2.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -115,6 +118,20 @@ func tensorCoreCase(c Case) bool {
 		return c.Op == graph.OpMulMat && cols >= 2 && cols <= 8
 	}
 	return false
+}
+
+// mmvtCase reports whether c is a MUL_MAT of f16 or bf16 src0 and 2 to 8
+// columns (the cases TERNION_MMVT2 changes).
+func mmvtCase(c Case) bool {
+	if c.Op != graph.OpMulMat {
+		return false
+	}
+	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
+	if out == nil || out.Op() != c.Op {
+		return false
+	}
+	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
+	return (a == tensor.F16 || a == tensor.BF16) && cols >= 2 && cols <= 8
 }
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
