@@ -354,7 +354,8 @@ func mmvq8wUnitRows(t tensor.Type, k, rowBytes int64) int64 {
 // (the kernel deals units to warps block by block), so that every
 // multiprocessor streams a share of the rows.
 func mmvq8wGrid(t tensor.Type, m, k, rowBytes, sms, ne12, ne13 int64) vendorapi.Dim3 {
-	units := (m + mmvq8wUnitRows(t, k, rowBytes) - 1) / mmvq8wUnitRows(t, k, rowBytes)
+	ru := mmvq8wUnitRows(t, k, rowBytes)
+	units := (m + ru - 1) / ru
 	return vendorapi.Dim3{X: uint32(max(1, min(units, sms))), Y: uint32(ne12), Z: uint32(ne13)}
 }
 
