@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ternion/ternion/kernels"
@@ -58,14 +59,15 @@ func init() {
 	// mmvn_{t}(dst, src0, src1, r2, r3, ncols): kernels.MMVVRows rows a
 	// block for 2 ≤ ncols ≤ 8 columns, 16-byte aligned rows; each dot
 	// product summed in float64.
-	registerTemplate("mmvn", mmvnHost(func(t string) int64 { return int64(kernels.MMVVRows(t)) }))
-	// mmvt_{t}(dst, src0, src1, r2, r3, ncols): mmvn's product with
-	// kernels.MMVTRows rows a block (the device rounds src1 to {t} for its tensor
-	// cores; here the products are exact, within MUL_MAT's error bound of
-	// the device's).
-	registerTemplate("mmvt", mmvnHost(func(string) int64 { return kernels.MMVTRows }))
-	// mmvt2_{t}: mmvt_{t} with 2·kernels.MMVTRows rows a block.
-	registerTemplate("mmvt2", mmvnHost(func(string) int64 { return 2 * kernels.MMVTRows }))
+	registerTemplate("mmvn", mmvnHost(func(k kernels.Kernel) int64 { return int64(kernels.MMVVRows(k.Bind["t"])) }))
+	// mmvt_{t} and mmvt2_{t}(dst, src0, src1, r2, r3, ncols): mmvn's
+	// product with r·kernels.MMVTRows rows a block (axis r, the row tiles:
+	// 1 and 2; the device rounds src1 to {t} for its tensor cores; here the
+	// products are exact, within MUL_MAT's error bound of the device's).
+	registerTemplate("mmvt", mmvnHost(func(k kernels.Kernel) int64 {
+		r, _ := strconv.Atoi(k.Bind["r"])
+		return int64(r) * kernels.MMVTRows
+	}))
 	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
 	register("batched_ptrs", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
@@ -92,15 +94,18 @@ func init() {
 	})
 }
 
-// mmvnHost makes the host implementation of mmvn_{t} or mmvt_{t}, whose
-// blocks take rowsOf(t) rows for 2..8 columns.
-func mmvnHost(rowsOf func(t string) int64) func(kernels.Kernel) (*hostKernel, error) {
+// mmvnHost makes the host implementation of mmvn_{t}, mmvt_{t} or
+// mmvt2_{t}, whose blocks take rowsOf(k) rows for 2..8 columns.
+func mmvnHost(rowsOf func(k kernels.Kernel) int64) func(kernels.Kernel) (*hostKernel, error) {
 	return func(k kernels.Kernel) (*hostKernel, error) {
 		t, err := elemTypeOf(k.Name, k.Bind, "t")
 		if err != nil {
 			return nil, err
 		}
-		rows := rowsOf(k.Bind["t"])
+		rows := rowsOf(k)
+		if rows <= 0 {
+			return nil, fmt.Errorf("kernel %s: its rows a block (axes %v) have no host implementation", k.Name, k.Bind)
+		}
 		f32 := elemTypes["f32"]
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {

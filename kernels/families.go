@@ -107,14 +107,14 @@ var Families = []Family{
 				Axes: []Axis{{Name: "t", Values: []Value{{"f32", "float, 4, " + strconv.Itoa(MMVVRows("f32"))},
 					{"f16", "ternion_f16, 8, " + strconv.Itoa(MMVVRows("f16"))},
 					{"bf16", "ternion_bf16s, 8, " + strconv.Itoa(MMVVRows("bf16"))}}}}},
-			{Name: "mmvt_{t}", Body: "mmvt<{t}, 1>", LaunchBounds: 256, MinBlocks: 2,
+			{Name: "mmvt_{t}", Body: "mmvt<{t}, {r}>", LaunchBounds: 256, MinBlocks: 2,
 				Doc:    "MUL_MAT for 2 ≤ ncols ≤ 8 f32 src1 columns on the tensor cores (mma.sync m16n8k16 {t} with f32 sums; NVIDIA with arch 8.0 and later, elsewhere an empty body): 16 rows a block (MMVT_ROWS), 256 threads (MMVT_WARPS warps splitting k), 2 blocks an SM; grid (rows/16, ne12, ne13); rows of src0 and src1 16-byte aligned, k a multiple of 8; src1's values rounded to {t} for the products",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}, {"ncols", i32}},
-				Axes:   []Axis{{Name: "t", Values: []Value{{"f16", "ternion_f16"}, {"bf16", "ternion_bf16s"}}}}},
-			{Name: "mmvt2_{t}", Body: "mmvt2<{t}>", LaunchBounds: 256, MinBlocks: 1,
+				Axes:   []Axis{{Name: "t", Values: []Value{{"f16", "ternion_f16"}, {"bf16", "ternion_bf16s"}}}, mmvtTiles(1)}},
+			{Name: "mmvt2_{t}", Body: "mmvt<{t}, {r}>", LaunchBounds: 256, MinBlocks: 1,
 				Doc:    "mmvt_{t} with two row tiles a block: 32 rows (2·MMVT_ROWS), each src1 fragment loaded once for both, one block an SM; grid (rows/32, ne12, ne13)",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}, {"ncols", i32}},
-				Axes:   []Axis{{Name: "t", Values: []Value{{"f16", "ternion_f16"}, {"bf16", "ternion_bf16s"}}}}},
+				Axes:   []Axis{{Name: "t", Values: []Value{{"f16", "ternion_f16"}, {"bf16", "ternion_bf16s"}}}, mmvtTiles(2)}},
 		}},
 	{Name: "noop", Fixture: true, Doc: "an empty kernel: the smallest launch, for overhead benchmarks",
 		Kernels: []Kernel{{Name: "noop", Doc: "does nothing"}}},
@@ -146,6 +146,13 @@ func floatTypes(name string) Axis {
 // the offsets of ne and nb of ternion_tensor, and sizeof, alignof and the
 // offsets of l and d of ternion_fastdiv.
 const AbiEchoLen = 24
+
+// mmvtTiles is the axis "r" of an mmvt kernel: its n row tiles of
+// MMVTRows a block (mmvt_{t} 1, mmvt2_{t} 2).
+func mmvtTiles(n int) Axis {
+	v := strconv.Itoa(n)
+	return Axis{Name: "r", Values: []Value{{v, v}}}
+}
 
 // MMVTRows is the rows one block of mmvt_{t} multiplies (mmv.cu's
 // MMVT_ROWS: the mma's M).

@@ -326,11 +326,3 @@ static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor s
     }
 #endif
 }
-
-// mmvt2: mmvt with two row tiles a block (its own name, so that the host
-// device finds its implementation by template).
-template <typename T>
-static __device__ __forceinline__ void mmvt2(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
-                                             ternion_fastdiv r3, int ncols) {
-    mmvt<T, 2>(dst, src0, src1, r2, r3, ncols);
-}
