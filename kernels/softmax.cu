@@ -150,24 +150,26 @@ static __device__ __forceinline__ softmax_row<MT> softmax_row_at(ternion_u32 row
     return r;
 }
 
+// softmax_scale turns the V values x of w (and the mask values mv, when MT
+// has a mask) into w = x*scale + slope*mask.
+template <typename MT, int V>
+static __device__ __forceinline__ void softmax_scale(const softmax_row<MT> & r, float scale, float * w, const float * mv) {
+#pragma unroll
+    for (int e = 0; e < V; e++) {
+        w[e] = softmax_mask_traits<MT>::has ? w[e] * scale + r.slope * mv[e] : w[e] * scale;
+    }
+}
+
 // softmax_w loads vector j (V elements) of row r as w = x*scale + slope*mask
 // (x streamed when CS; the mask, shared by heads, is not).
 template <typename MT, int V, bool CS = false>
 static __device__ __forceinline__ void softmax_w(const softmax_row<MT> & r, ternion_i64 j, float scale, float * w) {
+    float mv[V];
     softmax_ld(r.x + j * V, w, V, CS);
     if (softmax_mask_traits<MT>::has) {
-        float mv[V];
         softmax_ld(r.m + j * V, mv, V);
-#pragma unroll
-        for (int e = 0; e < V; e++) {
-            w[e] = w[e] * scale + r.slope * mv[e];
-        }
-    } else {
-#pragma unroll
-        for (int e = 0; e < V; e++) {
-            w[e] = w[e] * scale;
-        }
     }
+    softmax_scale<MT, V>(r, scale, w, mv);
 }
 
 // softmax_w_batch loads vectors j + u*bd (u < U, those below j1) of row r
@@ -188,10 +190,7 @@ static __device__ __forceinline__ void softmax_w_batch(const softmax_row<MT> & r
 #pragma unroll
     for (int u = 0; u < U; u++) {
         if (j + u * bd < j1) {
-#pragma unroll
-            for (int e = 0; e < V; e++) {
-                w[u][e] = softmax_mask_traits<MT>::has ? w[u][e] * scale + r.slope * mv[u][e] : w[u][e] * scale;
-            }
+            softmax_scale<MT, V>(r, scale, w[u], mv[u]);
         }
     }
 }
