@@ -12,15 +12,9 @@
 #                                     cases (scripts/perf-goals.re), the chain, fattn_mma's and the decode
 #                                     goal's fattn_dect stall reasons (Nsight Compute), every perf case
 #                                     while time is left
-#   bash scripts/h200-pending.sh 4    fattn_dect's bulk copies (fattn rebuilt by the device's nvcc from
-#                                     .gpu/fattn.unit.cu, which must be carried) against the cp.async build,
-#                                     the prefill A/B, the goals, the decode goal's readings, every perf case
 #   bash scripts/h200-pending.sh 5    the shortest check: FLASH_ATTN_EXT and SOFT_MAX tested, the decode
 #                                     cases and SOFT_MAX [8192,1] timed
-#   bash scripts/h200-pending.sh 6    part 4 (the folded merge, the bulk copies, the prefill A/B, goals,
-#                                     the decode's readings) with the one-column products against a
-#                                     baseline build (.gpu/base.patch reverted, .gpu/base/'s quant family);
-#                                     the fold and its TERNION_NO_FATTN_FOLD were reverted after it ran
+#   (parts 4 and 6, the runs of sessions 20 and 21 that part 7 superseded, are in git history)
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 #   bash scripts/h200-pending.sh 8    the split SOFT_MAX tested and timed against a baseline build (short)
@@ -28,8 +22,8 @@
 #                                     op tested, the goals and every perf case (the next H200 run;
 #                                     .gpu/base as for part 8)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
-# starting steps near 560 s, part 4 near $END (default 420) and $ROUNDS
-# (default 2) sets its A/B rounds, so that what ran comes back.
+# starting steps near 560 s, parts 7 and 9 near $END (default 480, 540) and
+# $ROUNDS (default 2) sets the A/B rounds, so that what ran comes back.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 part=${1:-1}
@@ -148,47 +142,6 @@ case $part in
   grep -E "__|fattn|=====|softmax|mmvq|q8y" "$OUT/profile.log" | cut -c1-160 | head -120
   left 500 && timeout $(( 565 - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
-4)
-  # Session 20: fattn_dect's f16 stages filled by the bulk copy engine
-  # (FATTN_DECT_BULK, PTX 8.0: the fattn family rebuilt here by the device's
-  # nvcc from .gpu/fattn.unit.cu) against the carried nvcc 11.8 build (16-byte
-  # cp.async into the same padded rows): tests and the decode cases of both
-  # builds, the prefill A/B of 4 and 8 warps, the goals, the decode goal's
-  # Nsight Compute readings, then every perf case while time is left.
-  cp /tmp/tB /tmp/tA
-  NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  ( time "$NV" -fatbin -O3 -I kernels -DTERNION_FATTN_BULK --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
-      -o /tmp/fattn13.fatbin .gpu/fattn.unit.cu ) > "$OUT/fattn13-build.txt" 2>&1
-  tail -4 "$OUT/fattn13-build.txt"; "$NV" --version | tail -2 >> "$OUT/env.txt"
-  if [ -s /tmp/fattn13.fatbin ]; then
-    cp /tmp/fattn13.fatbin kernels/gen/cuda/fattn.fatbin && go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
-  else
-    echo "no bulk build: /tmp/tB is the cp.async build"
-  fi
-  echo "built bulk at $(el) s"
-  for b in A B; do
-    timeout 60 /tmp/t$b ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX' > "$OUT/test-fattn-$b.txt" 2>&1
-    echo "t$b FLASH_ATTN_EXT: $(tail -1 "$OUT/test-fattn-$b.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-$b.txt"
-  done
-  D='FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
-    echo "== bulk copies (device nvcc)"; perf 40 "$D" /tmp/tB
-  done > "$OUT/perf-decode.txt" 2>&1
-  grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|SOFT_MAX" "$OUT/perf-decode.txt"
-  echo "decode at $(el) s"
-  F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== 4 warps"; perf 30 "$F"
-    echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 "$F"
-  done > "$OUT/perf-fattn.txt" 2>&1
-  cat "$OUT/perf-fattn.txt"
-  # END (s, default 420) bounds the part: the session's device time is short.
-  END=${END:-420}
-  goals /tmp/tB
-  decode_profile /tmp/tB
-  left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
-  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 5)
   # The shortest check of the default build (carried nvcc 11.8 fatbins):
   # FLASH_ATTN_EXT and SOFT_MAX tested, the one-query decode cases and the
@@ -197,55 +150,6 @@ case $part in
   echo "FLASH_ATTN_EXT|SOFT_MAX: $(tail -1 "$OUT/test-fattn-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fattn-softmax.txt"
   perf 40 'FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]' > "$OUT/perf-decode.txt" 2>&1
   cat "$OUT/perf-decode.txt" ;;
-6)
-  # Session 21: part 4's A/Bs plus mmvq8w's unit spreading against its
-  # baseline: /tmp/tQ is built with .gpu/base.patch reverted and the
-  # quant family (and manifest) of .gpu/base/ (nvcc 11.8, the tree before
-  # the change), /tmp/tA is the default build, /tmp/tB the bulk-copy fattn.
-  cp /tmp/tB /tmp/tA
-  build_baseline quant
-  echo "built baseline at $(el) s: $(ls /tmp/tQ 2>/dev/null)"
-  NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  ( time "$NV" -fatbin -O3 -I kernels -DTERNION_FATTN_BULK --generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90 \
-      -o /tmp/fattn13.fatbin .gpu/fattn.unit.cu ) > "$OUT/fattn13-build.txt" 2>&1 &
-  timeout 120 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT|SOFT_MAX|MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K).*,n=1,' > "$OUT/test-A.txt" 2>&1
-  echo "tA FLASH_ATTN_EXT|SOFT_MAX|one-column MUL_MAT: $(tail -1 "$OUT/test-A.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-A.txt"
-  TERNION_NO_FATTN_FOLD=1 timeout 40 /tmp/tA ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-A-nofold.txt" 2>&1
-  echo "tA TERNION_NO_FATTN_FOLD=1 one query: $(tail -1 "$OUT/test-A-nofold.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-A-nofold.txt"
-  wait
-  tail -4 "$OUT/fattn13-build.txt"; "$NV" --version | tail -2 >> "$OUT/env.txt"
-  if [ -s /tmp/fattn13.fatbin ]; then
-    cp /tmp/fattn13.fatbin kernels/gen/cuda/fattn.fatbin && go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
-    timeout 60 /tmp/tB ops test -d cuda --runs 2 -p FLASH_ATTN_EXT > "$OUT/test-B.txt" 2>&1
-    echo "tB FLASH_ATTN_EXT: $(tail -1 "$OUT/test-B.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-B.txt"
-  else
-    echo "no bulk build: /tmp/tB is the cp.async build"
-  fi
-  echo "tested at $(el) s"
-  D='FLASH_ATTN_EXT.*nb=1,|SOFT_MAX\(type=f32,ne=\[(8192|131072),(1|16),1,1\]'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== cp.async (nvcc 11.8)"; perf 40 "$D" /tmp/tA
-    echo "== bulk copies (device nvcc)"; perf 40 'FLASH_ATTN_EXT.*nb=1,' /tmp/tB
-    echo "== cp.async, TERNION_NO_FATTN_FOLD=1"; TERNION_NO_FATTN_FOLD=1 perf 40 'FLASH_ATTN_EXT.*nb=1,' /tmp/tA
-  done > "$OUT/perf-decode.txt" 2>&1
-  grep -E "==|hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|SOFT_MAX" "$OUT/perf-decode.txt"
-  echo "decode at $(el) s"
-  if [ -x /tmp/tQ ]; then
-    for i in $(seq ${ROUNDS:-2}); do
-      echo "== units spread (default)"; perf 40 "$P1" /tmp/tA
-      echo "== baseline (16 units a block)"; perf 40 "$P1" /tmp/tQ
-    done > "$OUT/perf-n1.txt" 2>&1
-    cat "$OUT/perf-n1.txt"
-  fi
-  echo "n1 at $(el) s"
-  END=${END:-480}
-  F='FLASH_ATTN_EXT\(hsk=256,hsv=256,nh=2,nr23=\[16,1\],kv=10000'
-  left $(( END - 150 )) && { echo "== 4 warps"; perf 30 "$F" /tmp/tA; echo "== TERNION_FATTN_MMA8=1"; TERNION_FATTN_MMA8=1 perf 30 "$F" /tmp/tA; } > "$OUT/perf-fattn.txt" 2>&1
-  cat "$OUT/perf-fattn.txt" 2>/dev/null
-  goals /tmp/tA
-  decode_profile /tmp/tA
-  left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
-  echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 7)
   # Session 21 (second run): fattn_dect built by the device's nvcc with
   # 16-byte cp.async (/tmp/tC) and with bulk copies (/tmp/tB), against the
