@@ -18,7 +18,8 @@
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 #   bash scripts/h200-pending.sh 8    the split SOFT_MAX tested and timed against a baseline build (short)
-#   bash scripts/h200-pending.sh 9    part 8, TERNION_MMVT2 tested and A/B'd (f16/bf16 n=2..8), then every
+#   bash scripts/h200-pending.sh 9    part 8, TERNION_MMVT2 tested and A/B'd (f16/bf16 n=2..8),
+#                                     TERNION_FATTN_DEC_STEAL tested and A/B'd (one-query cases), then every
 #                                     op tested, the goals and every perf case (the next H200 run;
 #                                     .gpu/base as for part 8)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
@@ -85,6 +86,18 @@ softmax_ab() {
     [ -x /tmp/tQ ] && { echo "== before"; perf 30 "$sm" /tmp/tQ; }
   done > "$OUT/perf-softmax.txt" 2>&1
   cat "$OUT/perf-softmax.txt"
+}
+# steal_ab: the one-query FLASH_ATTN_EXT cases tested under
+# TERNION_FATTN_DEC_STEAL, the decode cases timed with and without it.
+steal_ab() {
+  TERNION_FATTN_DEC_STEAL=1 timeout 40 /tmp/tB ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-steal.txt" 2>&1
+  echo "TERNION_FATTN_DEC_STEAL=1 one query: $(tail -1 "$OUT/test-steal.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-steal.txt"
+  local D='FLASH_ATTN_EXT\(hsk=(128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|64,hsv=64,nh=8,nr23=\[8,1\],kv=7680|128,hsv=128,nh=8,nr23=\[1,1\],kv=16384),nb=1,'
+  for i in $(seq ${ROUNDS:-2}); do
+    echo "== fixed chunks (default)"; perf 30 "$D" /tmp/tB
+    echo "== TERNION_FATTN_DEC_STEAL=1"; TERNION_FATTN_DEC_STEAL=1 perf 30 "$D" /tmp/tB
+  done > "$OUT/perf-steal.txt" 2>&1
+  grep -E "==|FLASH" "$OUT/perf-steal.txt" | sed -E 's/FLASH_ATTN_EXT\(//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
 }
 case $part in
 1)
@@ -210,6 +223,7 @@ case $part in
     echo "== TERNION_MMVT2=1"; TERNION_MMVT2=1 perf 30 "$M" /tmp/tB
   done > "$OUT/perf-mmvt2.txt" 2>&1
   cat "$OUT/perf-mmvt2.txt"
+  steal_ab
   timeout 220 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
   echo "every op: $(tail -1 "$OUT/test-all.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"
   goals /tmp/tB

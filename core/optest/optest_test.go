@@ -52,6 +52,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
 	// a block on fattn_mma_w8.
 	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
+	// The one-query attention cases again with TERNION_FATTN_DEC_STEAL: the
+	// tensor-core decode kernel's steps dealt from the tile counters.
+	rerun(t, cases, loaded, "fattn-dec-steal", 13000, fattnDecodeCase, map[string]string{switches.FattnDecSteal.Name: "1"})
 	// The f16/bf16 products of 2..8 columns again with TERNION_MMVT2: two
 	// row tiles a block on mmvt2.
 	rerun(t, cases, loaded, "mmvt2", 15000, mmvtCase, map[string]string{switches.MMVT2.Name: "1"})
@@ -70,7 +73,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.MMVT2.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.MMVT2.Name, switches.FattnDecSteal.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -132,6 +135,16 @@ func mmvtCase(c Case) bool {
 	}
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
 	return (a == tensor.F16 || a == tensor.BF16) && cols >= 2 && cols <= 8
+}
+
+// fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
+// cases TERNION_FATTN_DEC_STEAL changes).
+func fattnDecodeCase(c Case) bool {
+	if c.Op != graph.OpFlashAttnExt {
+		return false
+	}
+	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
+	return out != nil && out.Op() == c.Op && out.Src(0).Ne()[1] == 1
 }
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
