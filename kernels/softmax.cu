@@ -150,47 +150,22 @@ static __device__ __forceinline__ softmax_row<MT> softmax_row_at(ternion_u32 row
     return r;
 }
 
-// softmax_scale turns the V values x of w (and the mask values mv, when MT
-// has a mask) into w = x*scale + slope*mask.
-template <typename MT, int V>
-static __device__ __forceinline__ void softmax_scale(const softmax_row<MT> & r, float scale, float * w, const float * mv) {
-#pragma unroll
-    for (int e = 0; e < V; e++) {
-        w[e] = softmax_mask_traits<MT>::has ? w[e] * scale + r.slope * mv[e] : w[e] * scale;
-    }
-}
-
 // softmax_w loads vector j (V elements) of row r as w = x*scale + slope*mask
 // (x streamed when CS; the mask, shared by heads, is not).
 template <typename MT, int V, bool CS = false>
 static __device__ __forceinline__ void softmax_w(const softmax_row<MT> & r, ternion_i64 j, float scale, float * w) {
-    float mv[V];
     softmax_ld(r.x + j * V, w, V, CS);
     if (softmax_mask_traits<MT>::has) {
+        float mv[V];
         softmax_ld(r.m + j * V, mv, V);
-    }
-    softmax_scale<MT, V>(r, scale, w, mv);
-}
-
-// softmax_w_batch loads vectors j + u*bd (u < U, those below j1) of row r
-// as softmax_w does, every load issued before any value is used.
-template <typename MT, int V, int U>
-static __device__ __forceinline__ void softmax_w_batch(const softmax_row<MT> & r, ternion_i64 j, ternion_i64 bd, ternion_i64 j1, float scale,
-                                                       float (&w)[U][V]) {
-    float mv[U][V];
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-        if (j + u * bd < j1) {
-            softmax_ld(r.x + (j + u * bd) * V, w[u], V);
-            if (softmax_mask_traits<MT>::has) {
-                softmax_ld(r.m + (j + u * bd) * V, mv[u], V);
-            }
+        for (int e = 0; e < V; e++) {
+            w[e] = w[e] * scale + r.slope * mv[e];
         }
-    }
+    } else {
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-        if (j + u * bd < j1) {
-            softmax_scale<MT, V>(r, scale, w[u], mv[u]);
+        for (int e = 0; e < V; e++) {
+            w[e] = w[e] * scale;
         }
     }
 }
@@ -291,23 +266,15 @@ static __device__ __forceinline__ void softmax_out(const softmax_row<MT> & r, te
     softmax_st(r.y + j * V, w, V);
 }
 
-// Vectors a thread of softmax_part and softmax_norm loads at once: a
-// chunk of 4096 f32 values (core/ops' plan for one row of 131072 on 132
-// multiprocessors) is 4 vectors a thread of 256, so each kernel waits one
-// memory round trip, not two.
-#define SOFTMAX_SPLIT_U 4
-
 // softmax_part: for chunk blockIdx.x (elements [blockIdx.x*chunk, +chunk)
 // of ne0; chunk a multiple of 4) of each row (rows grid-stride over grid
 // y), partial[2*(row*nchunks + chunk)] = the chunk's max of w, and [+1] = Σ
-// exp(w - max). blockDim.y is 1; each thread has SOFTMAX_SPLIT_U vectors in
-// flight.
+// exp(w - max). blockDim.y is 1; each thread has two vectors in flight.
 template <typename MT, int V>
 static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
                                                    ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
                                                    float m1, int n_head_log2, float * partial, ternion_i64 chunk, int nchunks) {
-    constexpr int U = SOFTMAX_SPLIT_U;
     const ternion_i64 ne0 = src.ne[0];
     const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / V;
     const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
@@ -317,14 +284,16 @@ static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_
         const softmax_row<MT> r =
             softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
         float m = SOFTMAX_NEG_INF, s = 0.0f;
-        for (ternion_i64 j = j0 + threadIdx.x; j < j1; j += U * bd) {
-            float w[U][V];
-            softmax_w_batch<MT, V, U>(r, j, bd, j1, scale, w);
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                if (j + u * bd < j1) {
-                    softmax_online<V>(w[u], m, s);
-                }
+        for (ternion_i64 j = j0 + threadIdx.x; j < j1; j += 2 * bd) {
+            float a[V], b[V];
+            const bool two = j + bd < j1;
+            softmax_w<MT, V>(r, j, scale, a);
+            if (two) {
+                softmax_w<MT, V>(r, j + bd, scale, b);
+            }
+            softmax_online<V>(a, m, s);
+            if (two) {
+                softmax_online<V>(b, m, s);
             }
         }
         const float bm = softmax_reduce<true>(m);
@@ -338,16 +307,14 @@ static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_
 
 // softmax_norm: combines the nchunks partials of each row (and its sink)
 // into the row's max and sum, then writes y = exp(w - max)/sum for chunk
-// blockIdx.x, as softmax_part cut it. Each thread loads its first
-// SOFTMAX_SPLIT_U vectors before it reads the partials, so the loads
-// overlap.
+// blockIdx.x, as softmax_part cut it. Each thread loads its first two
+// vectors before it reads the partials, so the loads overlap.
 template <typename MT, int V>
 static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
                                                    ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
                                                    float m1, int n_head_log2, const float * partial, ternion_i64 chunk,
                                                    int nchunks) {
-    constexpr int U = SOFTMAX_SPLIT_U;
     const ternion_i64 ne0 = src.ne[0];
     const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / V;
     const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
@@ -356,9 +323,14 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
     for (ternion_i64 row = blockIdx.y; row < nrows; row += gridDim.y) {
         const softmax_row<MT> r =
             softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
-        const ternion_i64 ja = j0 + threadIdx.x;
-        float w[U][V];
-        softmax_w_batch<MT, V, U>(r, ja, bd, j1, scale, w);
+        const ternion_i64 ja = j0 + threadIdx.x, jb = ja + bd;
+        float a[V], b[V];
+        if (ja < j1) {
+            softmax_w<MT, V>(r, ja, scale, a);
+        }
+        if (jb < j1) {
+            softmax_w<MT, V>(r, jb, scale, b);
+        }
         const float * p = partial + 2 * row * nchunks;
         float m = SOFTMAX_NEG_INF, s = 0.0f;
         for (int c = threadIdx.x; c < nchunks; c += blockDim.x) {
@@ -375,20 +347,16 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
             mx = nm;
         }
         const float inv = 1.0f / sum;
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (ja + u * bd < j1) {
-                softmax_out<MT, V>(r, ja + u * bd, w[u], mx, inv);
-            }
+        if (ja < j1) {
+            softmax_out<MT, V>(r, ja, a, mx, inv);
         }
-        for (ternion_i64 j = ja + U * bd; j < j1; j += U * bd) {
-            softmax_w_batch<MT, V, U>(r, j, bd, j1, scale, w);
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                if (j + u * bd < j1) {
-                    softmax_out<MT, V>(r, j + u * bd, w[u], mx, inv);
-                }
-            }
+        if (jb < j1) {
+            softmax_out<MT, V>(r, jb, b, mx, inv);
+        }
+        for (ternion_i64 j = jb + bd; j < j1; j += bd) {
+            float w[V];
+            softmax_w<MT, V>(r, j, scale, w);
+            softmax_out<MT, V>(r, j, w, mx, inv);
         }
     }
 }

@@ -16,13 +16,13 @@ var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, 
 			Doc: "SOFT_MAX of wide rows, one a block: softmax_{m}_v4_k{k} (arguments, alignment and geometry alike; blockDim.x <= 512, blockDim.y 1 in the plan) " +
 				"with src read and dst written as streams (evict-first hints)",
 			Params: softmaxParams, Axes: []Axis{softmaxMask, {Name: "k", Values: []Value{{"1", "1"}, {"2", "2"}}}}},
-		{Name: "softmax_part_{m}_v{v}", Body: "softmax_part<{m}, {v}>", LaunchBounds: 256,
-			Doc: "first launch of a split SOFT_MAX (arguments as softmax_{m}_v{v}_k*): block (x, 0) of row y (rows grid-stride over grid y, blockDim.x <= 256, blockDim.y 1; 4 vectors a thread in flight) writes " +
+		{Name: "softmax_part_{m}_v{v}", Body: "softmax_part<{m}, {v}>", LaunchBounds: 1024,
+			Doc: "first launch of a split SOFT_MAX (arguments as softmax_{m}_v{v}_k*): block (x, 0) of row y (rows grid-stride over grid y, blockDim.y 1) writes " +
 				"partial[2*(row*nchunks + x)] = max of w over elements [x*chunk, (x+1)*chunk) of the row (chunk a multiple of 4) and [+1] = Σ exp(w - max)",
 			Params: append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64}, Param{"nchunks", i32}),
 			Axes:   []Axis{softmaxMask, softmaxVec}},
-		{Name: "softmax_norm_{m}_v{v}", Body: "softmax_norm<{m}, {v}>", LaunchBounds: 256,
-			Doc: "second launch of a split SOFT_MAX (blockDim.x <= 256): combines the row's nchunks partials and its sink into max and Σ (online-softmax rescaling), " +
+		{Name: "softmax_norm_{m}_v{v}", Body: "softmax_norm<{m}, {v}>", LaunchBounds: 1024,
+			Doc: "second launch of a split SOFT_MAX: combines the row's nchunks partials and its sink into max and Σ (online-softmax rescaling), " +
 				"then writes y = exp(w - max)/Σ over chunk x of the row, as softmax_part_{m}_v{v} cut it",
 			Params: append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64}, Param{"nchunks", i32}),
 			Axes:   []Axis{softmaxMask, softmaxVec}},
