@@ -73,7 +73,7 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		MMVQ8WF:    useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16)),
 		MMVQ8WT:    useMMVQ8WT(n.Src(0).Type(), n.Src(0).Ne()[0], n.Src(0).Nb()[1], p, n.Src(1).Ne()[1]),
 		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
-		MMVT2:      switches.On(nil, switches.MMVT2)}
+		MMVT2:      !switches.On(nil, switches.NoMMVT2)}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -126,7 +126,7 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
 		if useMMVT(at, d.Props(), b.Ne[1]) {
-			if switches.On(nil, switches.MMVT2) { // mulMatShape's MMVT2
+			if !switches.On(nil, switches.NoMMVT2) { // mulMatShape's MMVT2
 				return runColumns(d, "mmvt2_"+t, 2*mmvtRows, 256, dst, a, b)
 			}
 			return runColumns(d, "mmvt_"+t, mmvtRows, 256, dst, a, b)
@@ -186,7 +186,9 @@ const mmvtRows = 16
 // mma would waste 7 of its 8 columns: 35.1 against 29.4 µs for f16
 // m=4096 k=14336 on the H200, bench/experiments/mmvt.cu); from 2 columns
 // mmvt is the faster (33.2 µs against mmvn's 38.7 at 2, 32.5 against
-// BLAS's 44.1 at 8).
+// BLAS's 44.1 at 8). It runs as mmvt2_{t}, two row tiles a block, unless
+// TERNION_NO_MMVT2 (H100, m=4096 k=14336: 42.8 against 44.5 µs at 8
+// columns, 42.5 against 44.0 at 2; bench/README.md, session 22).
 func useMMVT(t tensor.Type, p vendorapi.Props, cols int64) bool {
 	return (t == tensor.F16 || t == tensor.BF16) && cols >= 2 && cols <= MMVQMaxColumns && !switches.On(nil, switches.NoMMVT) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))

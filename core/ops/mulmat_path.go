@@ -60,7 +60,7 @@ type MulMatShape struct {
 	MMVQ8WF    bool        // src1 may be quantized inside mmvq8w's blocks (useMMVQ8WF)
 	MMVQ8WT    bool        // 2..8 columns, src0's format has mmvq8wt kernels, k fits them and the device runs them (useMMVQ8WT)
 	MMVT       bool        // src0 is f16 or bf16 and the device runs the tensor-core vector kernel (useMMVT)
-	MMVT2      bool        // TERNION_MMVT2: the tensor-core vector kernel takes two row tiles a block (mmvt2)
+	MMVT2      bool        // the tensor-core vector kernel takes two row tiles a block (mmvt2; not under TERNION_NO_MMVT2)
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -102,9 +102,9 @@ func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 	case s.VectorSrc1 && s.Columns == 1:
 		return PathMMV, "float src0, one f32 column: the vector kernel"
 	case s.VectorSrc1 && s.VecRows && s.MMVT && s.Columns <= MMVQMaxColumns:
-		kernel := "mmvt"
-		if s.MMVT2 {
-			kernel = "mmvt2, " + switches.MMVT2.Name
+		kernel := "mmvt2"
+		if !s.MMVT2 {
+			kernel = "mmvt, " + switches.NoMMVT2.Name
 		}
 		return PathMMV, fmt.Sprintf("%s src0, %d f32 columns ≤ %d, 16-byte aligned rows: the vector kernel on the tensor cores (%s)",
 			s.A, s.Columns, MMVQMaxColumns, kernel)

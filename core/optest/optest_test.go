@@ -55,9 +55,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// The one-query attention cases again with TERNION_FATTN_DEC_STEAL: the
 	// tensor-core decode kernel's steps dealt from the tile counters.
 	rerun(t, cases, loaded, "fattn-dec-steal", 13000, fattnDecodeCase, map[string]string{switches.FattnDecSteal.Name: "1"})
-	// The f16/bf16 products of 2..8 columns again with TERNION_MMVT2: two
-	// row tiles a block on mmvt2.
-	rerun(t, cases, loaded, "mmvt2", 15000, mmvtCase, map[string]string{switches.MMVT2.Name: "1"})
+	// The f16/bf16 products of 2..8 columns again with TERNION_NO_MMVT2:
+	// one row tile a block on mmvt.
+	rerun(t, cases, loaded, "no-mmvt2", 15000, mmvtCase, map[string]string{switches.NoMMVT2.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -73,7 +73,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.MMVT2.Name, switches.FattnDecSteal.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.FattnDecSteal.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -124,7 +124,7 @@ func tensorCoreCase(c Case) bool {
 }
 
 // mmvtCase reports whether c is a MUL_MAT of f16 or bf16 src0 and 2 to 8
-// columns (the cases TERNION_MMVT2 changes).
+// columns (the cases TERNION_NO_MMVT2 changes).
 func mmvtCase(c Case) bool {
 	if c.Op != graph.OpMulMat {
 		return false
