@@ -17,13 +17,12 @@
 #   (parts 4 and 6, the runs of sessions 20 and 21 that part 7 superseded, are in git history)
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
-#   bash scripts/h200-pending.sh 8    the split SOFT_MAX tested and timed against a baseline build (short)
-#   bash scripts/h200-pending.sh 9    part 8, TERNION_MMVT2 tested and A/B'd (f16/bf16 n=2..8),
-#                                     TERNION_FATTN_DEC_STEAL tested and A/B'd (one-query cases), then every
-#                                     op tested, the goals and every perf case (the next H200 run;
-#                                     .gpu/base as for part 8)
+#   (parts 8 and 9, session 22's first run: the split SOFT_MAX against a baseline build,
+#   TERNION_MMVT2 and the first TERNION_FATTN_DEC_STEAL A/B'd, are in git history)
+#   bash scripts/h200-pending.sh 10   TERNION_FATTN_DEC_STEAL tested and A/B'd (one-query cases), SOFT_MAX
+#                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
-# starting steps near 560 s, parts 7 and 9 near $END (default 480, 540) and
+# starting steps near 560 s, parts 7 and 10 near $END (default 480, 540) and
 # $ROUNDS (default 2) sets the A/B rounds, so that what ran comes back.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -61,31 +60,6 @@ decode_profile() {
   local dg='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
   left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$dg" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
-}
-# build_baseline FAMILY: /tmp/tQ built from the tree with .gpu/base.patch
-# reverted and FAMILY's code object (and the manifest) from .gpu/base/;
-# the working tree and kernels/gen/cuda are restored afterwards.
-build_baseline() {
-  { [ -f .gpu/base.patch ] && [ -f ".gpu/base/$1.fatbin" ]; } || return 0
-  cp -r kernels/gen/cuda /tmp/gen-new
-  if git apply -R .gpu/base.patch; then
-    cp ".gpu/base/$1.fatbin" .gpu/base/manifest.json kernels/gen/cuda/ && go build -tags cuda -o /tmp/tQ ./cmd/ternion
-    git apply .gpu/base.patch
-  fi
-  rm -rf kernels/gen/cuda && cp -r /tmp/gen-new kernels/gen/cuda
-}
-# softmax_ab: SOFT_MAX tested on /tmp/tB, its long-row and goal cases timed
-# on /tmp/tB and on the baseline /tmp/tQ (build_baseline softmax).
-softmax_ab() {
-  build_baseline softmax
-  timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-softmax.txt" 2>&1
-  echo "SOFT_MAX: $(tail -1 "$OUT/test-softmax.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-softmax.txt"
-  local sm='SOFT_MAX\(type=f32,ne=\[(131072,16|8192,16|131072,1|4096,4096,5|8192,1),'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== 4 vectors a thread (default)"; perf 30 "$sm" /tmp/tB
-    [ -x /tmp/tQ ] && { echo "== before"; perf 30 "$sm" /tmp/tQ; }
-  done > "$OUT/perf-softmax.txt" 2>&1
-  cat "$OUT/perf-softmax.txt"
 }
 # steal_ab: the one-query FLASH_ATTN_EXT cases tested under
 # TERNION_FATTN_DEC_STEAL, the decode cases timed with and without it.
@@ -203,29 +177,16 @@ case $part in
   TERNION_FATTN_DEC_WAVES=2 decode_profile /tmp/tA
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
-8)
-  # Session 21 (third run, short): the split SOFT_MAX with 4 vectors a
-  # thread in flight (/tmp/tB, the default build) against the tree before
-  # it (/tmp/tQ: .gpu/base.patch reverted, .gpu/base's softmax family):
-  # SOFT_MAX tested, its cases timed.
-  softmax_ab ;;
-9)
-  # The next H200 run: part 8's SOFT_MAX test and A/B, then every op
-  # tested, the goals and every perf case on the default build (bounded
-  # by END, default 540).
+10)
+  # Session 22's second run: TERNION_FATTN_DEC_STEAL (tickets drawn only
+  # while useful, a 128-byte line a tile, no SC fence) tested and A/B'd,
+  # the kernels changed since run A tested (mmvt2 by default, the split
+  # SOFT_MAX as before a003b51), the goals and every perf case (bounded by
+  # END, default 540).
   END=${END:-540}
-  softmax_ab
-  TERNION_MMVT2=1 timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=[0-9]+,n=[2-8],' > "$OUT/test-mmvt2.txt" 2>&1
-  echo "TERNION_MMVT2=1 MUL_MAT f16/bf16 n=2..8: $(tail -1 "$OUT/test-mmvt2.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-mmvt2.txt"
-  M='MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=4096,n=[2-8],k=14336'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== mmvt (default)"; perf 30 "$M" /tmp/tB
-    echo "== TERNION_MMVT2=1"; TERNION_MMVT2=1 perf 30 "$M" /tmp/tB
-  done > "$OUT/perf-mmvt2.txt" 2>&1
-  cat "$OUT/perf-mmvt2.txt"
   steal_ab
-  timeout 220 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
-  echo "every op: $(tail -1 "$OUT/test-all.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"
+  timeout 90 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX|MUL_MAT\(type_a=(f16|bf16)' > "$OUT/test-changed.txt" 2>&1
+  echo "SOFT_MAX, f16/bf16 MUL_MAT: $(tail -1 "$OUT/test-changed.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-changed.txt"
   goals /tmp/tB
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
