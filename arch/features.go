@@ -138,6 +138,12 @@ func AmpereMMAAvailable(cc CC, compiled []CC) bool {
 	return cc.IsNVIDIA() && HighestCompiled(cc, compiled) >= Ampere
 }
 
+// ClusterAvailable reports thread-block clusters and distributed shared
+// memory: NVIDIA with hc >= Hopper.
+func ClusterAvailable(cc CC, compiled []CC) bool {
+	return cc.IsNVIDIA() && HighestCompiled(cc, compiled) >= Hopper
+}
+
 // CPAsyncAvailable reports asynchronous global-to-shared copies (cp.async);
 // the same condition as AmpereMMAAvailable.
 func CPAsyncAvailable(cc CC, compiled []CC) bool { return AmpereMMAAvailable(cc, compiled) }

@@ -143,3 +143,24 @@ func TestFeaturesJSON(t *testing.T) {
 		"bf16_mma_hardware":true,"turing_mma":false,"ampere_mma":false,"mfma":true,"wmma":false,
 		"dp4a":true,"graphs":true}`, string(b))
 }
+
+// TestClusterAvailable: clusters need an NVIDIA device of arch 9.0 or later
+// with code for such an arch in the build.
+func TestClusterAvailable(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		cc       arch.CC
+		compiled []arch.CC
+		want     bool
+	}{
+		{"H200, sm_90 code", arch.Hopper, []arch.CC{arch.Hopper}, true},
+		{"H200, only sm_80 code", arch.Hopper, []arch.CC{arch.Ampere}, false},
+		{"A100, sm_90 code too", arch.Ampere, []arch.CC{arch.Ampere, arch.Hopper}, false},
+		{"Blackwell runs sm_90 code", arch.CC(1000), []arch.CC{arch.Hopper}, true},
+		{"AMD", arch.OffsetAMD + 0x90a, []arch.CC{arch.Hopper}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, arch.ClusterAvailable(tt.cc, tt.compiled))
+		})
+	}
+}

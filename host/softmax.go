@@ -187,6 +187,39 @@ func init() {
 			},
 		}, nil
 	})
+	// softmax_cl_{m}_k{k}(as softmax_rows): a cluster of 8 blocks a row
+	// (row x/8); the cluster's first block computes the whole row here (its
+	// 8·256 threads hold k vectors of 4 each: elements past them are
+	// neither read nor written), the others nothing.
+	registerTemplate("softmax_cl", func(k kernels.Kernel) (*hostKernel, error) {
+		vk, err := strconv.Atoi(k.Bind["k"])
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: k = %q", k.Name, k.Bind["k"])
+		}
+		const blocks, threads = 8, 256
+		mt := k.Bind["m"]
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				bufs := softmaxBuffers(a, k, false)
+				if q := softmaxArgsOf(a, false); q.src.Ne[0]%4 != 0 {
+					bufs[1].bad = fmt.Sprintf("ne0 = %d: the cluster kernel reads vectors of 4", q.src.Ne[0])
+				}
+				return bufs
+			},
+			block: func(mem [][]byte, a *vendorapi.Args, b block) {
+				q := softmaxArgsOf(a, false)
+				row := int64(b.idx.X / blocks)
+				if b.idx.X%blocks != 0 || row >= q.nrows || b.dim.X != threads {
+					return
+				}
+				n := min(q.src.Ne[0]/4, int64(vk)*blocks*threads) * 4
+				r := q.row(mem, uint32(row))
+				w := q.w(mem, r, mt, 0, n)
+				m, s := r.withSink(softmaxMaxSum(w))
+				q.write(mem, r, 0, w, m, s)
+			},
+		}, nil
+	})
 	// softmax_part_{m}_v{v}(..., partial, chunk, nchunks).
 	registerTemplate("softmax_part", func(k kernels.Kernel) (*hostKernel, error) {
 		return &hostKernel{

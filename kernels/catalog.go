@@ -51,6 +51,10 @@ type Kernel struct {
 	// TERNION_GRID_WAIT() itself before it reads what the kernel before it
 	// writes (a test checks both).
 	EarlyEntry bool
+	// Cluster is the blocks of a thread-block cluster along x the entry
+	// point declares (TERNION_CLUSTER_DIMS: NVIDIA code for arch 9.0 and
+	// later; the grid's x a multiple of it), 0 for none.
+	Cluster int
 }
 
 // Kinds returns the parameter kinds in order.
@@ -82,6 +86,7 @@ type Template struct {
 	LaunchBounds int
 	MinBlocks    int
 	EarlyEntry   bool
+	Cluster      int
 }
 
 // Axis is one template parameter and the values it is instantiated for.
@@ -140,7 +145,7 @@ func (t Template) expand(fam string) []Kernel {
 			bind[ax] = v.Name
 		}
 		out = append(out, Kernel{Name: name, Family: fam, Params: t.Params, Doc: doc, Body: body, Bind: bind,
-			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks, EarlyEntry: t.EarlyEntry})
+			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks, EarlyEntry: t.EarlyEntry, Cluster: t.Cluster})
 	}
 	return out
 }

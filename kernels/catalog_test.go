@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	entryRE    = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\(\d+(?:,\s*\d+)?\)\s+)?(\w+)\s*\(([^)]*)\)`)
+	entryRE    = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\(\d+(?:,\s*\d+)?\)\s+)?(?:TERNION_CLUSTER_DIMS\(\d+\)\s+)?(\w+)\s*\(([^)]*)\)`)
 	templateRE = regexp.MustCompile(`template\s*<[^>]*>\s*[^;{()]*?__device__[^;{()]*?\bvoid\s+(\w+)\s*\(([^)]*)\)`)
 	includeRE  = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
 )

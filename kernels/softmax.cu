@@ -361,6 +361,120 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
     }
 }
 
+// The blocks of a softmax_cl cluster (one row a cluster) and its threads a
+// block.
+#define SOFTMAX_CL_BLOCKS 8
+#define SOFTMAX_CL_THREADS 256
+
+#if TERNION_SM90
+// softmax_cl_all combines v, the value of this block (rank r of the
+// cluster), with every block's: each block stores its value in its slot
+// (shared), the cluster waits at its barrier, then each thread reads the
+// SOFTMAX_CL_BLOCKS slots through distributed shared memory.
+template <bool MAX> static __device__ __forceinline__ float softmax_cl_all(float v, float * slot) {
+    if (threadIdx.x == 0) {
+        *slot = v;
+    }
+    asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+    const ternion_u32 local = (ternion_u32)__cvta_generic_to_shared(slot);
+    float all = MAX ? SOFTMAX_NEG_INF : 0.0f;
+#pragma unroll
+    for (int c = 0; c < SOFTMAX_CL_BLOCKS; c++) {
+        ternion_u32 remote;
+        float o;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(c));
+        asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(o) : "r"(remote) : "memory");
+        all = MAX ? fmaxf(all, o) : all + o;
+    }
+    return all;
+}
+#endif
+
+// softmax_cl: SOFT_MAX of long rows (V = 4: ne0 % 4 == 0, rows and mask
+// rows aligned as softmax_rows' v4) with one thread-block cluster of
+// SOFTMAX_CL_BLOCKS blocks a row (cluster blockIdx.x / SOFTMAX_CL_BLOCKS;
+// NVIDIA arch 9.0 and later, an empty body elsewhere): the cluster's blocks
+// hold the row in registers (block rank c: vectors c·K·256 + u·256 + tid),
+// agree on its max and Σ through distributed shared memory (no partials in
+// global memory, one launch) and write it: one read and one write of every
+// element. ne0 <= SOFTMAX_CL_BLOCKS·SOFTMAX_CL_THREADS·K·4.
+template <typename MT, int K>
+static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
+                                                 ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
+                                                 ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
+                                                 float m1, int n_head_log2) {
+#if TERNION_SM90
+    constexpr int V = 4;
+    __shared__ float slot_m, slot_s;
+    ternion_u32 rank;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    const ternion_i64 row = blockIdx.x / SOFTMAX_CL_BLOCKS; // the grid has a cluster a row
+    const int nv = (int)(src.ne[0] / V);
+    const softmax_row<MT> r =
+        softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
+    const int j0 = (int)rank * K * SOFTMAX_CL_THREADS + threadIdx.x;
+    // Every load before any use (w = x·scale + slope·mask per vector, as
+    // softmax_w, would have ptxas wait for each load before it issues the
+    // next: K round trips instead of one).
+    float w[K][V], mv[softmax_mask_traits<MT>::has ? K : 1][V];
+#pragma unroll
+    for (int u = 0; u < K; u++) {
+        const int j = j0 + u * SOFTMAX_CL_THREADS;
+        if (j < nv) {
+            softmax_ld(r.x + (ternion_i64)j * V, w[u], V);
+            if (softmax_mask_traits<MT>::has) {
+                softmax_ld(r.m + (ternion_i64)j * V, mv[softmax_mask_traits<MT>::has ? u : 0], V);
+            }
+        }
+    }
+    float mx = SOFTMAX_NEG_INF;
+#pragma unroll
+    for (int u = 0; u < K; u++) {
+        if (j0 + u * SOFTMAX_CL_THREADS < nv) {
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+                w[u][e] = softmax_mask_traits<MT>::has ? w[u][e] * scale + r.slope * mv[softmax_mask_traits<MT>::has ? u : 0][e]
+                                                       : w[u][e] * scale;
+                mx = fmaxf(mx, w[u][e]);
+            }
+        }
+    }
+    mx = fmaxf(softmax_cl_all<true>(softmax_reduce<true>(mx), &slot_m), r.sink);
+    float sum = 0.0f;
+#pragma unroll
+    for (int u = 0; u < K; u++) {
+        if (j0 + u * SOFTMAX_CL_THREADS < nv) {
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+                w[u][e] = softmax_exp(w[u][e] - mx);
+                sum += w[u][e];
+            }
+        }
+    }
+    sum = softmax_cl_all<false>(softmax_reduce<false>(sum), &slot_s);
+    // Every block has read the others' slots once it passes this arrival
+    // (release by default; the wait acquires); the wait before the exit
+    // keeps each block's shared memory alive until then.
+    asm volatile("barrier.cluster.arrive.aligned;" ::: "memory");
+    if (sinks != 0) {
+        sum += softmax_exp(r.sink - mx);
+    }
+    const float inv = 1.0f / sum;
+#pragma unroll
+    for (int u = 0; u < K; u++) {
+        const int j = j0 + u * SOFTMAX_CL_THREADS;
+        if (j < nv) {
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+                w[u][e] *= inv;
+            }
+            softmax_st(r.y + (ternion_i64)j * V, w[u], V);
+        }
+    }
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#endif
+}
+
 // diag_mask_inf_f32: dst = src (f32, one shape, any strides) with element
 // (i0, i1, ...) set to -inf where i0 > n_past + i1, for the n < 2^31
 // elements; ne0, ne1, ne2 divide an element number into indices.

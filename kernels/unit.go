@@ -47,6 +47,9 @@ func writeEntry(b *strings.Builder, k Kernel) {
 	case k.LaunchBounds > 0:
 		fmt.Fprintf(b, "__launch_bounds__(%d) ", k.LaunchBounds)
 	}
+	if k.Cluster > 0 {
+		fmt.Fprintf(b, "TERNION_CLUSTER_DIMS(%d) ", k.Cluster)
+	}
 	b.WriteString(k.Name + "(")
 	for i, p := range k.Params {
 		if i > 0 {

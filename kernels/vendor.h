@@ -33,6 +33,19 @@
 #define TERNION_SM80 0
 #endif
 
+// TERNION_CLUSTER_DIMS(n) declares a kernel's thread-block clusters of n
+// blocks along x in NVIDIA code for arch 9.0 and later (a plain launch then
+// groups the grid's blocks so: its x a multiple of n); nothing elsewhere,
+// where such a kernel has an empty body and is never launched. TERNION_SM90
+// is 1 where clusters exist, 0 elsewhere.
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TERNION_SM90 1
+#define TERNION_CLUSTER_DIMS(n) __cluster_dims__(n, 1, 1)
+#else
+#define TERNION_SM90 0
+#define TERNION_CLUSTER_DIMS(n)
+#endif
+
 // TERNION_KERNEL_ENTRY() is the first statement of every kernel (a test
 // checks it): on NVIDIA arch 9.0 and later it waits until the grids this one
 // depends on have completed and their writes are visible, then lets the next

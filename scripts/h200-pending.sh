@@ -19,7 +19,7 @@
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 #   (parts 8 and 9, session 22's first run: the split SOFT_MAX against a baseline build,
 #   TERNION_MMVT2 and the first TERNION_FATTN_DEC_STEAL A/B'd, are in git history)
-#   bash scripts/h200-pending.sh 10   TERNION_FATTN_DEC_STEAL tested and A/B'd (one-query cases), SOFT_MAX
+#   bash scripts/h200-pending.sh 10   TERNION_SOFTMAX_CLUSTER and TERNION_FATTN_DEC_STEAL tested and A/B'd, SOFT_MAX
 #                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, parts 7 and 10 near $END (default 480, 540) and
@@ -60,6 +60,18 @@ decode_profile() {
   local dg='FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16'
   left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$dg" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
+}
+# cluster_ab: SOFT_MAX tested under TERNION_SOFTMAX_CLUSTER, its long-row
+# cases timed with and without it.
+cluster_ab() {
+  TERNION_SOFTMAX_CLUSTER=1 timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-cluster.txt" 2>&1
+  echo "TERNION_SOFTMAX_CLUSTER=1 SOFT_MAX: $(tail -1 "$OUT/test-cluster.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-cluster.txt"
+  local sm='SOFT_MAX\(type=f32,ne=\[(8192|16384|32768|65536|131072),(1|4|16),1,1\],mask=0'
+  for i in $(seq ${ROUNDS:-2}); do
+    echo "== split (default)"; perf 40 "$sm" /tmp/tB
+    echo "== TERNION_SOFTMAX_CLUSTER=1"; TERNION_SOFTMAX_CLUSTER=1 perf 40 "$sm" /tmp/tB
+  done > "$OUT/perf-cluster.txt" 2>&1
+  sed -E 's/,mask=0,sinks=0,m_prec=f32,nr23=\[1,1\],scale=1.000000,max_bias=0.000000,inplace=0\)//' "$OUT/perf-cluster.txt"
 }
 # steal_ab: the one-query FLASH_ATTN_EXT cases tested under
 # TERNION_FATTN_DEC_STEAL, the decode cases timed with and without it.
@@ -178,12 +190,14 @@ case $part in
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 10)
-  # Session 22's second run: TERNION_FATTN_DEC_STEAL (tickets drawn only
+  # Session 22's second run: TERNION_SOFTMAX_CLUSTER (long rows on
+  # thread-block clusters), TERNION_FATTN_DEC_STEAL (tickets drawn only
   # while useful, a 128-byte line a tile, no SC fence) tested and A/B'd,
   # the kernels changed since run A tested (mmvt2 by default, the split
   # SOFT_MAX as before a003b51), the goals and every perf case (bounded by
   # END, default 540).
   END=${END:-540}
+  cluster_ab
   steal_ab
   timeout 90 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX|MUL_MAT\(type_a=(f16|bf16)' > "$OUT/test-changed.txt" 2>&1
   echo "SOFT_MAX, f16/bf16 MUL_MAT: $(tail -1 "$OUT/test-changed.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-changed.txt"

@@ -121,6 +121,11 @@ var (
 	FattnDecSteal = boolSwitch(Switch{Name: "TERNION_FATTN_DEC_STEAL",
 		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) split over several blocks a kv head: after three steps of 16 positions dealt in turn, each warp takes its next step from a counter of the kv head (a zeroed device word the last warp zeroes again), so multiprocessors that finish early take more of the sequence instead of a fixed chunk each; off until measured on a GPU",
 		ReadBy:  LayerCore})
+	// SoftmaxCluster runs long SOFT_MAX rows on thread-block clusters;
+	// opt-in until measured on a GPU.
+	SoftmaxCluster = boolSwitch(Switch{Name: "TERNION_SOFTMAX_CLUSTER",
+		Meaning: "long SOFT_MAX rows that would be split over two launches (partials, then normalised) run in one launch on thread-block clusters instead (softmax_cl: 8 blocks a row holding it in registers, agreeing on its max and sum through distributed shared memory; NVIDIA arch 9.0 and later with such code built, rows of up to 131072 elements read as 16-byte vectors); off until measured on a GPU",
+		ReadBy:  LayerCore})
 	// FattnMMA8 runs head-256 FLASH_ATTN_EXT prefill on the 8-warp mma
 	// kernel; opt-in until measured on a GPU.
 	FattnMMA8 = boolSwitch(Switch{Name: "TERNION_FATTN_MMA8",

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -40,6 +42,13 @@ const (
 	softmaxWideThreads  = 512
 	softmaxWideK        = 2
 	softmaxTiny         = 32 * 1024
+	// softmax_cl (kernels/softmax.cu's SOFTMAX_CL_BLOCKS and
+	// SOFTMAX_CL_THREADS; its k axis from softmaxClusterMinK to
+	// softmaxClusterMaxK).
+	softmaxClusterBlocks  = 8
+	softmaxClusterThreads = 256
+	softmaxClusterMinK    = 2
+	softmaxClusterMaxK    = 16
 )
 
 func softmaxSupports(n *graph.Tensor, _ vendorapi.Props) string {
@@ -86,6 +95,7 @@ func softmaxALiBi(nHead int64, maxBias float32) (nHeadLog2 int32, m0, m1 float32
 type softmaxPlan struct {
 	vec     int64
 	split   bool
+	cluster bool // softmax_cl: k vectors a thread, 8 blocks of 256 threads a row
 	wide    bool
 	k       int64
 	block   vendorapi.Dim3
@@ -96,11 +106,24 @@ type softmaxPlan struct {
 
 // softmaxPlanFor plans a SOFT_MAX of nrows rows of ne0 elements on a
 // device of sms multiprocessors and warp threads a warp, reading vec
-// elements a step.
-func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int) softmaxPlan {
+// elements a step; cluster: the device runs softmax_cl (and
+// TERNION_SOFTMAX_CLUSTER is set), which then takes the rows the split
+// would that fit its registers (vectors of 4, at most
+// softmaxClusterBlocks·softmaxClusterThreads·softmaxClusterMaxK of them).
+func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxPlan {
 	p := softmaxPlan{vec: vec}
 	per := (ne0 + vec - 1) / vec
 	few := ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1)) && ne0*nrows > softmaxTiny
+	if (per > softmaxRegVecs || few) && cluster && vec == 4 && nrows*softmaxClusterBlocks <= math.MaxInt32 {
+		for k := int64(softmaxClusterMinK); k <= softmaxClusterMaxK; k *= 2 {
+			if per <= softmaxClusterBlocks*softmaxClusterThreads*k {
+				p.cluster, p.k = true, k
+				p.block = vendorapi.Dim3{X: softmaxClusterThreads}
+				p.grid = vendorapi.Dim3{X: uint32(nrows * softmaxClusterBlocks)}
+				return p
+			}
+		}
+	}
 	if per > softmaxRegVecs || few {
 		p.split = true
 		units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
@@ -175,7 +198,8 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 		vec = 4
 	}
 	props := d.Props()
-	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize)
+	cluster := switches.On(nil, switches.SoftmaxCluster) && (props.CC == 0 || arch.ClusterAvailable(props.CC, props.CompiledArchs))
+	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize, cluster)
 	scale, maxBias := n.ParamF32(0), n.ParamF32(1)
 	nHeadLog2, m0, m1 := softmaxALiBi(src.Ne[2], maxBias)
 	args := func() *vendorapi.Args {
@@ -184,6 +208,9 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 	}
 	if p.wide {
 		return launch(d, fmt.Sprintf("softmax_wide_%s_k%d", mt, p.k), p.grid, p.block, 0, args())
+	}
+	if p.cluster {
+		return launch(d, fmt.Sprintf("softmax_cl_%s_k%d", mt, p.k), p.grid, p.block, 0, args())
 	}
 	if !p.split {
 		name := fmt.Sprintf("softmax_%s_v%d_k%d", mt, vec, p.k)

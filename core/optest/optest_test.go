@@ -55,6 +55,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// The one-query attention cases again with TERNION_FATTN_DEC_STEAL: the
 	// tensor-core decode kernel's steps dealt from the tile counters.
 	rerun(t, cases, loaded, "fattn-dec-steal", 13000, fattnDecodeCase, map[string]string{switches.FattnDecSteal.Name: "1"})
+	// The SOFT_MAX cases again with TERNION_SOFTMAX_CLUSTER: the long rows
+	// the split takes on softmax_cl.
+	rerun(t, cases, loaded, "softmax-cluster", 17000, isSoftmaxCase, map[string]string{switches.SoftmaxCluster.Name: "1"})
 	// The f16/bf16 products of 2..8 columns again with TERNION_NO_MMVT2:
 	// one row tile a block on mmvt.
 	rerun(t, cases, loaded, "no-mmvt2", 15000, mmvtCase, map[string]string{switches.NoMMVT2.Name: "1"})
@@ -73,7 +76,8 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.FattnDecSteal.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.FattnDecSteal.Name,
+		switches.SoftmaxCluster.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -136,6 +140,10 @@ func mmvtCase(c Case) bool {
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
 	return (a == tensor.F16 || a == tensor.BF16) && cols >= 2 && cols <= 8
 }
+
+// isSoftmaxCase reports whether c is a SOFT_MAX (the cases
+// TERNION_SOFTMAX_CLUSTER may change).
+func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
 
 // fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
 // cases TERNION_FATTN_DEC_STEAL changes).
