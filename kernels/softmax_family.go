@@ -1,7 +1,7 @@
 package kernels
 
 // softmaxFamily is kernels/softmax.cu: ggml's SOFT_MAX and DIAG_MASK_INF.
-var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, ALiBi, sinks): rows held in registers (wide ones streamed, one a block), or long rows split over many blocks in two launches; DIAG_MASK_INF",
+var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, ALiBi, sinks): rows held in registers (wide ones streamed, one a block), or long rows split over many blocks in two launches, or held by a thread-block cluster (sm_90); DIAG_MASK_INF",
 	Kernels: []Kernel{{Name: "diag_mask_inf_f32",
 		Doc:    "dst = src (f32, one shape, any strides) with element (i0, i1, i2, i3) -inf where i0 > n_past + i1, for the n < 2^31 elements (grid-stride); ne0..2 divide an element number",
 		Params: []Param{{"dst", tensor}, {"src", tensor}, {"ne0", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv}, {"n_past", i32}, {"n", i64}}}},
