@@ -21,6 +21,7 @@
 #   TERNION_MMVT2 and the first TERNION_FATTN_DEC_STEAL A/B'd, are in git history)
 #   bash scripts/h200-pending.sh 10   TERNION_SOFTMAX_CLUSTER and TERNION_FATTN_DEC_STEAL tested and A/B'd, SOFT_MAX
 #                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
+#   bash scripts/h200-pending.sh 11   part 10's two A/Bs only (~200 s)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, parts 7 and 10 near $END (default 480, 540) and
 # $ROUNDS (default 2) sets the A/B rounds, so that what ran comes back.
@@ -204,6 +205,10 @@ case $part in
   goals /tmp/tB
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
+11)
+  # The shortest form of part 10: the two A/Bs only.
+  cluster_ab
+  steal_ab ;;
 esac
 echo "done at $(el) s"
 # The device tool brings back at most 8 files from $OUT: pack them when there are more.
