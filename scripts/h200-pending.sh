@@ -62,29 +62,29 @@ decode_profile() {
   left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$dg" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
 }
-# cluster_ab: SOFT_MAX tested under TERNION_SOFTMAX_CLUSTER, its long-row
-# cases timed with and without it.
-cluster_ab() {
-  TERNION_SOFTMAX_CLUSTER=1 timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX' > "$OUT/test-cluster.txt" 2>&1
-  echo "TERNION_SOFTMAX_CLUSTER=1 SOFT_MAX: $(tail -1 "$OUT/test-cluster.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-cluster.txt"
-  local sm='SOFT_MAX\(type=f32,ne=\[(8192|16384|32768|65536|131072),(1|4|16),1,1\],mask=0'
+# switch_ab SWITCH TAG TESTS CASES: the ops matching TESTS tested with
+# SWITCH=1 (test-TAG.txt), the perf cases matching CASES timed without and
+# with it, ROUNDS times (perf-TAG.txt).
+switch_ab() {
+  local sw=$1 tag=$2
+  ( export "$sw=1"; timeout 60 /tmp/tB ops test -d cuda --runs 2 -p "$3" > "$OUT/test-$tag.txt" 2>&1 )
+  echo "$sw=1 $3: $(tail -1 "$OUT/test-$tag.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-$tag.txt"
   for i in $(seq ${ROUNDS:-2}); do
-    echo "== split (default)"; perf 40 "$sm" /tmp/tB
-    echo "== TERNION_SOFTMAX_CLUSTER=1"; TERNION_SOFTMAX_CLUSTER=1 perf 40 "$sm" /tmp/tB
-  done > "$OUT/perf-cluster.txt" 2>&1
-  sed -E 's/,mask=0,sinks=0,m_prec=f32,nr23=\[1,1\],scale=1.000000,max_bias=0.000000,inplace=0\)//' "$OUT/perf-cluster.txt"
+    echo "== default"; perf 40 "$4" /tmp/tB
+    echo "== $sw=1"; ( export "$sw=1"; perf 40 "$4" /tmp/tB )
+  done > "$OUT/perf-$tag.txt" 2>&1
+  grep -E "==|us/run" "$OUT/perf-$tag.txt" | sed -E 's/,mask=[01],sinks=0,.*\)//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
 }
-# steal_ab: the one-query FLASH_ATTN_EXT cases tested under
-# TERNION_FATTN_DEC_STEAL, the decode cases timed with and without it.
+# cluster_ab: SOFT_MAX on clusters (TERNION_SOFTMAX_CLUSTER) against the
+# split, its long-row cases.
+cluster_ab() {
+  switch_ab TERNION_SOFTMAX_CLUSTER cluster 'SOFT_MAX' 'SOFT_MAX\(type=f32,ne=\[(8192|16384|32768|65536|131072),(1|4|16),1,1\],mask=0'
+}
+# steal_ab: the one-query decode with TERNION_FATTN_DEC_STEAL against fixed
+# chunks.
 steal_ab() {
-  TERNION_FATTN_DEC_STEAL=1 timeout 40 /tmp/tB ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-steal.txt" 2>&1
-  echo "TERNION_FATTN_DEC_STEAL=1 one query: $(tail -1 "$OUT/test-steal.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-steal.txt"
-  local D='FLASH_ATTN_EXT\(hsk=(128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|64,hsv=64,nh=8,nr23=\[8,1\],kv=7680|128,hsv=128,nh=8,nr23=\[1,1\],kv=16384),nb=1,'
-  for i in $(seq ${ROUNDS:-2}); do
-    echo "== fixed chunks (default)"; perf 30 "$D" /tmp/tB
-    echo "== TERNION_FATTN_DEC_STEAL=1"; TERNION_FATTN_DEC_STEAL=1 perf 30 "$D" /tmp/tB
-  done > "$OUT/perf-steal.txt" 2>&1
-  grep -E "==|FLASH" "$OUT/perf-steal.txt" | sed -E 's/FLASH_ATTN_EXT\(//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
+  switch_ab TERNION_FATTN_DEC_STEAL steal 'FLASH_ATTN_EXT.*nb=1,' \
+    'FLASH_ATTN_EXT\(hsk=(128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|64,hsv=64,nh=8,nr23=\[8,1\],kv=7680|128,hsv=128,nh=8,nr23=\[1,1\],kv=16384),nb=1,'
 }
 case $part in
 1)
