@@ -477,10 +477,10 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 				bufs[2].align, bufs[3].align = 8, 8
 			}
 			q, k := a.TensorAt(1), a.TensorAt(2)
-			if round { // fattn_dect: the tile counters, fattnDectTileWords a kv head and batch
+			if round { // fattn_dect: the tile counters, 2 words a kv head and batch
 				bufs = append(bufs, buffer{param: "counters"})
 				if a.PtrAt(16) != 0 {
-					bufs[7] = elems("counters", a.PtrAt(16), fattnDectTileWords*k.Ne[2]*q.Ne[3], 4)
+					bufs[7] = elems("counters", a.PtrAt(16), 2*k.Ne[2]*q.Ne[3], 4)
 				}
 			}
 			switch {
@@ -499,7 +499,7 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 			j1 := min(j0+chunk, c.k.Ne[1])
 			var steps []int64
 			if round && b.grid.X > 1 && a.PtrAt(16) != 0 {
-				steps = fattnDectSteps(u32s(m[7])[fattnDectTileWords*(b.idx.Y+b.grid.Y*b.idx.Z):], b, c.k.Ne[1])
+				steps = fattnDectSteps(u32s(m[7])[2*(b.idx.Y+b.grid.Y*b.idx.Z):], b, c.k.Ne[1])
 				j0, j1 = 0, c.k.Ne[1]
 			}
 			if kvf != nil { // the rows this block reads: kv head y, its batch, positions j0..j1
@@ -532,21 +532,15 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 	}, nil
 }
 
-// fattnDectWarps is fattn_dect's warps a block (FATTN_DECT_WARPS), and
-// fattnDectTileWords the words a tile's counters take apart
-// (FATTN_DECT_TILE_WORDS).
-const (
-	fattnDectWarps     = 4
-	fattnDectTileWords = 32
-)
+// fattnDectWarps is fattn_dect's warps a block (FATTN_DECT_WARPS).
+const fattnDectWarps = 4
 
 // fattnDectSteps returns the 16-position steps block b of fattn_dect takes
 // of a tile of nkv positions whose counter words are tc (next ticket,
 // finished warps) under TERNION_FATTN_DEC_STEAL, as the kernel deals them:
 // warp gw = x·4 + w of the tile's nw takes steps gw, gw + nw, gw + 2·nw,
-// then (when 3·nw steps do not cover the tile) 3·nw + n for each ticket n
-// it draws until one is past the sequence; the tile's last warp zeroes both
-// words.
+// then 3·nw + n for each ticket n it draws until one is past the sequence;
+// the tile's last warp zeroes both words.
 func fattnDectSteps(tc []uint32, b block, nkv int64) []int64 {
 	nsteps := (nkv + 15) / 16
 	nw := int64(b.grid.X) * fattnDectWarps
@@ -558,7 +552,7 @@ func fattnDectSteps(tc []uint32, b block, nkv int64) []int64 {
 				steps = append(steps, s)
 			}
 		}
-		for 3*nw < nsteps { // tickets while the tile has steps past the dealt ones
+		for gw+2*nw < nsteps {
 			s := 3*nw + int64(atomic.AddUint32(&tc[0], 1)-1)
 			if s >= nsteps {
 				break

@@ -1071,8 +1071,6 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 // the same). K/V rows 16-byte aligned; head size 64, 128 or 256 (8, 16 or
 // 32 chunks a row, so the swizzle stays inside a row).
 #define FATTN_DECT_WARPS 4
-// Words a tile's counters take apart (core/ops' tileCounterWordsPerTile).
-#define FATTN_DECT_TILE_WORDS 32
 #define FATTN_DECT_NS 3
 
 // FATTN_DECT_PAD: code for sm_90 and later keeps a tile's f16 rows D·2 + 16
@@ -1321,12 +1319,9 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     // (counters not null, several blocks) the whole sequence of the tile
     // (kv head, batch), warp gw = x·W + w of its nw taking steps gw, gw + nw,
     // gw + 2·nw, then step 3·nw + n for the n-th ticket it draws from the
-    // tile's counter tc[0] (one step ahead, until one is past the end);
-    // tc[1] counts the tile's finished warps, the last of which zeroes both
-    // words again. A tile's words are FATTN_DECT_TILE_WORDS apart (a 128-byte
-    // line each, so tiles' draws do not queue at one L2 slice).
-    unsigned int * tc =
-        counters != nullptr && gridDim.x > 1 ? counters + FATTN_DECT_TILE_WORDS * (blockIdx.z * gridDim.y + blockIdx.y) : nullptr;
+    // tile's counter tc[0] (one step ahead); tc[1] counts the tile's
+    // finished warps, the last of which zeroes both words again.
+    unsigned int * tc = counters != nullptr && gridDim.x > 1 ? counters + 2 * (blockIdx.z * gridDim.y + blockIdx.y) : nullptr;
     const bool dyn = tc != nullptr;
     const ternion_i64 nkv = k.ne[1], c0 = dyn ? 0 : (ternion_i64)blockIdx.x * chunk;
     const int nrow = (int)(dyn ? nkv : nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
@@ -1545,22 +1540,16 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     static_assert(NS == 3, "fattn_dect: the step loop is unrolled for 3 stages");
     // The warp's steps i, i + 1, i + 2 (s0 < s1 < s2: a warp stops at its
     // first step past the sequence, and every later one is past it too) and
-    // lane 0's ticket for step i + 3, drawn while the tile has steps past
-    // the dealt ones and the warp's last ticket was not past the end.
+    // lane 0's ticket for step i + 3.
     int s0 = w0, s1 = w0 + nw, s2 = w0 + 2 * nw;
-    bool draw = dyn && 3 * nw < nsteps;
     unsigned int ticket = 0u;
-    if (draw && lane == 0) {
+    if (dyn && lane == 0) {
         ticket = fattn_ticket(tc, lane);
     }
     const auto advance = [&]() {
-        int s3 = dyn ? nsteps : s2 + nw;
-        if (draw) {
-            s3 = 3 * nw + (int)__shfl_sync(0xffffffffu, ticket, 0);
-            draw = s3 < nsteps;
-            if (draw && lane == 0) {
-                ticket = fattn_ticket(tc, lane);
-            }
+        const int s3 = dyn ? 3 * nw + (int)__shfl_sync(0xffffffffu, ticket, 0) : s2 + nw;
+        if (dyn && lane == 0) {
+            ticket = fattn_ticket(tc, lane);
         }
         s0 = s1;
         s1 = s2;
@@ -1587,6 +1576,17 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         advance();
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
+    if (dyn && lane == 0) {
+        // Every ticket of this warp drawn before it counts itself finished
+        // (the fence), so the tile's last warp zeroes the words after the
+        // tile's last draw.
+        __threadfence();
+        if (atomicAdd(tc + 1, 1u) == gridDim.x * W - 1u) {
+            __threadfence();
+            atomicExch(tc, 0u);
+            atomicExch(tc + 1, 0u);
+        }
+    }
 
     // Merge: each warp's rows into shared memory (over the rings), then the
     // block's warps row by row; one chunk writes dst, several write partials
@@ -1642,18 +1642,6 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
                 prow[0] = M;
                 prow[1] = L;
             }
-        }
-    }
-    if (dyn && lane == 0) {
-        // The warp counts itself finished with release semantics (every
-        // ticket it drew comes first) and the count acquires the others',
-        // so the tile's last warp zeroes the words after the tile's last
-        // draw. No __threadfence (its MEMBAR.SC cost each warp a wait),
-        // and last in the kernel, so the count's round trip delays nothing.
-        unsigned int done;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(done) : "l"(tc + 1) : "memory");
-        if (done == gridDim.x * W - 1u) {
-            asm volatile("st.relaxed.gpu.global.v2.u32 [%0], {%1, %1};" ::"l"(tc), "r"(0u) : "memory");
         }
     }
 #endif

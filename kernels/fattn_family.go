@@ -53,7 +53,7 @@ var fattnFamily = Family{Name: "fattn",
 
 // fattnDectDoc documents the tensor-core decode kernels (r16 only for head
 // sizes up to 128: at 256 its Q fragments and accumulators would spill).
-const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage ring of 16-position K/V tiles (filled by 16-byte cp.async, or by the bulk copy engine where built for sm_90 by nvcc or NVRTC 12 and later with TERNION_FATTN_BULK defined) and mask values loaded two steps ahead; dynamic shared memory 96·(2·{d}+16) + 96 bytes on sm_90 (rows padded by 16 bytes, then the warps' mbarriers), 768·{d} + 96 below (rows swizzled), as core/ops' fattnDectShared counts; one chunk writes dst, several write partials for fattn_dec_combine; with counters (zeroed words, 32 a tile of kv head and batch, the first two used) the warps of a tile's blocks take the whole sequence's steps, the first three dealt in turn, the rest drawn from the tile's counter; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
+const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage ring of 16-position K/V tiles (filled by 16-byte cp.async, or by the bulk copy engine where built for sm_90 by nvcc or NVRTC 12 and later with TERNION_FATTN_BULK defined) and mask values loaded two steps ahead; dynamic shared memory 96·(2·{d}+16) + 96 bytes on sm_90 (rows padded by 16 bytes, then the warps' mbarriers), 768·{d} + 96 below (rows swizzled), as core/ops' fattnDectShared counts; one chunk writes dst, several write partials for fattn_dec_combine; with counters (2 zeroed words a tile of kv head and batch) the warps of a tile's blocks take the whole sequence's steps, the first three dealt in turn, the rest drawn from the tile's counter; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
 
 // fattnDectQ8Doc documents the tensor-core decode kernels for quantized K
 // and V.
@@ -88,7 +88,7 @@ func fattnParams(vec bool) []Param {
 }
 
 // fattnDectParams are the tensor-core decode kernels' parameters: the
-// vector kernel's, then counters (zeroed words, 32 a tile of kv head and
+// vector kernel's, then counters (2 zeroed words a tile of kv head and
 // batch, or null: the steps of a tile's blocks drawn from the tile's
 // counter, TERNION_FATTN_DEC_STEAL, or each block's fixed chunk).
 func fattnDectParams() []Param { return append(fattnParams(true), Param{"counters", ptr}) }

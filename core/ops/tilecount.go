@@ -7,7 +7,7 @@ import (
 )
 
 // tilecount.go is the device's tile counters: zeroed 4-byte words that a
-// kernel split over many blocks counts on, tileCounterWordsPerTile words a
+// kernel split over many blocks counts on, TileCounterWordsPerTile words a
 // tile of work (the one-query FLASH_ATTN_EXT kernel under
 // TERNION_FATTN_DEC_STEAL: a kv head's next KV step and its finished
 // warps), which the tile's last warp returns to zero for the next launch, a
@@ -22,14 +22,13 @@ type TileCounters interface {
 	TileCounters() (vendorapi.DevicePtr, int)
 }
 
-// TileCounterWords is how many counters a device keeps (64 KiB): a launch
+// TileCounterWords is how many counters a device keeps (16 KiB): a launch
 // with more tiles runs without them.
-const TileCounterWords = 16384
+const TileCounterWords = 4096
 
-// tileCounterWordsPerTile is the words a tile of fattn_dect takes
-// (kernels/fattn.cu's FATTN_DECT_TILE_WORDS): the next step and the
-// finished warps, in a 128-byte line of their own.
-const tileCounterWordsPerTile = 32
+// tileCounterWordsPerTile is the words a tile of fattn_dect takes: the next
+// step, the finished warps.
+const tileCounterWordsPerTile = 2
 
 // UsesTileCounters reports whether node n's kernels may count on the
 // device's tile counters: one-query FLASH_ATTN_EXT under
