@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/ternion/ternion/internal/half"
 	"github.com/ternion/ternion/kernels"
@@ -477,12 +476,6 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 				bufs[2].align, bufs[3].align = 8, 8
 			}
 			q, k := a.TensorAt(1), a.TensorAt(2)
-			if round { // fattn_dect: the tile counters, 2 words a kv head and batch
-				bufs = append(bufs, buffer{param: "counters"})
-				if a.PtrAt(16) != 0 {
-					bufs[7] = elems("counters", a.PtrAt(16), 2*k.Ne[2]*q.Ne[3], 4)
-				}
-			}
 			switch {
 			case q.Ne[1] != 1:
 				bufs[1].bad = "the decode kernel takes one query"
@@ -497,11 +490,6 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 			nHead := int64(c.q.Ne[2])
 			j0 := int64(b.idx.X) * chunk
 			j1 := min(j0+chunk, c.k.Ne[1])
-			var steps []int64
-			if round && b.grid.X > 1 && a.PtrAt(16) != 0 {
-				steps = fattnDectSteps(u32s(m[7])[2*(b.idx.Y+b.grid.Y*b.idx.Z):], b, c.k.Ne[1])
-				j0, j1 = 0, c.k.Ne[1]
-			}
 			if kvf != nil { // the rows this block reads: kv head y, its batch, positions j0..j1
 				ik2, ik3 := int64(b.idx.Y), int64(b.idx.Z/c.r3)
 				c.mK, c.k = fattnExpand(kvf, m[2], c.k, ik2, ik3, j0, j1)
@@ -509,13 +497,7 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 			}
 			for rr := range min(c.gqa, uint32(rows)) {
 				r := c.row(b.idx.Y*c.gqa+rr, 0, b.idx.Z, round)
-				var mx, s float32
-				var acc []float32
-				if steps != nil {
-					mx, s, acc = c.attendSteps(&r, steps, c.k.Ne[1], round)
-				} else {
-					mx, s, acc = c.attend(&r, j0, j1, round)
-				}
+				mx, s, acc := c.attend(&r, j0, j1, round)
 				if b.grid.X == 1 {
 					c.finish(&r, mx, s, acc)
 					continue
@@ -530,60 +512,6 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 			}
 		},
 	}, nil
-}
-
-// fattnDectWarps is fattn_dect's warps a block (FATTN_DECT_WARPS).
-const fattnDectWarps = 4
-
-// fattnDectSteps returns the 16-position steps block b of fattn_dect takes
-// of a tile of nkv positions whose counter words are tc (next ticket,
-// finished warps) under TERNION_FATTN_DEC_STEAL, as the kernel deals them:
-// warp gw = x·4 + w of the tile's nw takes steps gw, gw + nw, gw + 2·nw,
-// then 3·nw + n for each ticket n it draws until one is past the sequence;
-// the tile's last warp zeroes both words.
-func fattnDectSteps(tc []uint32, b block, nkv int64) []int64 {
-	nsteps := (nkv + 15) / 16
-	nw := int64(b.grid.X) * fattnDectWarps
-	var steps []int64
-	for w := range int64(fattnDectWarps) {
-		gw := int64(b.idx.X)*fattnDectWarps + w
-		for i := range int64(3) {
-			if s := gw + i*nw; s < nsteps {
-				steps = append(steps, s)
-			}
-		}
-		for gw+2*nw < nsteps {
-			s := 3*nw + int64(atomic.AddUint32(&tc[0], 1)-1)
-			if s >= nsteps {
-				break
-			}
-			steps = append(steps, s)
-		}
-		if atomic.AddUint32(&tc[1], 1) == uint32(nw) {
-			atomic.StoreUint32(&tc[0], 0)
-			atomic.StoreUint32(&tc[1], 0)
-		}
-	}
-	return steps
-}
-
-// attendSteps is attend over the 16-position steps of [0, nkv), merged
-// in the order given.
-func (c *fattnCall) attendSteps(r *fattnRow, steps []int64, nkv int64, roundP bool) (m, s float32, acc []float32) {
-	m, acc = fattnNegInf, make([]float32, c.v.Ne[0])
-	for _, st := range steps {
-		ms, ss, as := c.attend(r, 16*st, min(16*st+16, nkv), roundP)
-		mn := max(m, ms)
-		if mn == fattnNegInf {
-			continue // every position so far is masked
-		}
-		f, fs := float32(math.Exp(float64(m-mn))), float32(math.Exp(float64(ms-mn)))
-		for d := range acc {
-			acc[d] = acc[d]*f + as[d]*fs
-		}
-		s, m = s*f+ss*fs, mn
-	}
-	return m, s, acc
 }
 
 // fattnKVFormat returns the format of the K/V axis value kv of kernel k

@@ -1062,14 +1062,8 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 // registers; P rounded to f16 stays in registers as the A fragment of O +=
 // P·V, V read by ldmatrix.trans. The block merges its warps at the end and
 // writes dst (one chunk) or a partial for fattn_dec_combine (max in log2
-// units, sum, accumulator). With counters (TERNION_FATTN_DEC_STEAL: two
-// zeroed words a tile of kv head and batch) and several blocks a tile, the
-// warps of the tile's blocks share the whole sequence instead of a chunk a
-// block: three steps each dealt in turn, then each step drawn from the
-// tile's counter, so that multiprocessors that finish early take more (the
-// partials then cover whichever steps the block's warps took; the merge is
-// the same). K/V rows 16-byte aligned; head size 64, 128 or 256 (8, 16 or
-// 32 chunks a row, so the swizzle stays inside a row).
+// units, sum, accumulator). K/V rows 16-byte aligned; head size 64, 128 or
+// 256 (8, 16 or 32 chunks a row, so the swizzle stays inside a row).
 #define FATTN_DECT_WARPS 4
 #define FATTN_DECT_NS 3
 
@@ -1273,18 +1267,6 @@ static __device__ __forceinline__ void fattn_dect_expand(ternion_u32 raw, ternio
     }
 }
 
-// Draws a ticket: the old value of *p, which it increments; called by lane
-// lane (0) of a warp alone. The address is offset by %laneid - lane (0,
-// but not provably uniform to ptxas), or ptxas turns the atomic into a
-// warp-aggregated one whose result is shuffled at once, and the warp would
-// wait for it there instead of a step later, where fattn_dect reads it.
-static __device__ __forceinline__ unsigned int fattn_ticket(unsigned int * p, int lane) {
-    unsigned int v, l;
-    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
-    asm volatile("atom.global.add.u32 %0, [%1], 1;" : "=r"(v) : "l"(p + ((int)l - lane)) : "memory");
-    return v;
-}
-
 // Loads the mask values (f16 as stored, 0 without a mask or past nrow) of
 // this lane's four positions 2t, 2t+1, 8+2t, 9+2t of step s; converted
 // where they are used, steps later, so that nothing waits for the load.
@@ -1301,7 +1283,7 @@ template <int D, int R, int KV>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
-                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters) {
+                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
 #if TERNION_SM80
     typedef fattn_dect_geometry<D, KV> geo;
     typedef ternion_mma_type<ternion_f16> mma;
@@ -1315,18 +1297,9 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
     const int cc = lane % geo::CH, rr = lane / geo::CH; // this lane's copy chunk and row
     const ternion_u32 n_head = (ternion_u32)q.ne[2], ik2 = blockIdx.y, iq3 = blockIdx.z, ik3 = iq3 / r3;
-    // Steps: the block's chunk, its warp w taking steps w, w + W, ...; or
-    // (counters not null, several blocks) the whole sequence of the tile
-    // (kv head, batch), warp gw = x·W + w of its nw taking steps gw, gw + nw,
-    // gw + 2·nw, then step 3·nw + n for the n-th ticket it draws from the
-    // tile's counter tc[0] (one step ahead); tc[1] counts the tile's
-    // finished warps, the last of which zeroes both words again.
-    unsigned int * tc = counters != nullptr && gridDim.x > 1 ? counters + 2 * (blockIdx.z * gridDim.y + blockIdx.y) : nullptr;
-    const bool dyn = tc != nullptr;
-    const ternion_i64 nkv = k.ne[1], c0 = dyn ? 0 : (ternion_i64)blockIdx.x * chunk;
-    const int nrow = (int)(dyn ? nkv : nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
+    const ternion_i64 nkv = k.ne[1], c0 = (ternion_i64)blockIdx.x * chunk;
+    const int nrow = (int)(nkv - c0 < (ternion_i64)chunk ? nkv - c0 : (ternion_i64)chunk);
     const int nsteps = (nrow + 15) / 16;
-    const int nw = dyn ? (int)gridDim.x * W : W, w0 = dyn ? (int)blockIdx.x * W + w : w;
     // f16 by cp.async: this lane's chunk of its copy row; else the chunk's
     // first row.
     constexpr bool ROW = Q || BULK;
@@ -1363,7 +1336,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
 
 #pragma unroll
     for (int i = 0; i < NS - 1; i++) {
-        const int s = w0 + i * nw;
+        const int s = w + i * W;
         if (s < nsteps) {
             copy(i, s);
         } else {
@@ -1410,10 +1383,11 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
 
     // Step s, the warp's i-th (its stage i % NS, a compile-time constant
     // below): mkc holds its mask values as stored, mkn receives those of
-    // step sn, the warp's (i + NS - 1)-th. The loop runs the step NS times
-    // an iteration, so that a mask load has NS - 1 steps to land before its
-    // values are used (as K and V have) and no register is copied for it.
-    const auto step = [&](int s, int sn, int i, const ternion_f16 (&mkc)[H][4], ternion_f16 (&mkn)[H][4]) {
+    // step s + (NS - 1)·W. The loop runs the step NS times an iteration, so
+    // that a mask load has NS - 1 steps to land before its values are used
+    // (as K and V have) and no register is copied for it.
+    const auto step = [&](int s, int i, const ternion_f16 (&mkc)[H][4], ternion_f16 (&mkn)[H][4]) {
+        const int sn = s + (NS - 1) * W;
         if (sn < nsteps) {
             copy((i + NS - 1) % NS, sn);
         } else {
@@ -1538,55 +1512,24 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         __syncwarp(); // every lane is done with this stage before it is refilled
     };
     static_assert(NS == 3, "fattn_dect: the step loop is unrolled for 3 stages");
-    // The warp's steps i, i + 1, i + 2 (s0 < s1 < s2: a warp stops at its
-    // first step past the sequence, and every later one is past it too) and
-    // lane 0's ticket for step i + 3.
-    int s0 = w0, s1 = w0 + nw, s2 = w0 + 2 * nw;
-    unsigned int ticket = 0u;
-    if (dyn && lane == 0) {
-        ticket = fattn_ticket(tc, lane);
-    }
-    const auto advance = [&]() {
-        const int s3 = dyn ? 3 * nw + (int)__shfl_sync(0xffffffffu, ticket, 0) : s2 + nw;
-        if (dyn && lane == 0) {
-            ticket = fattn_ticket(tc, lane);
-        }
-        s0 = s1;
-        s1 = s2;
-        s2 = s3;
-    };
-    ternion_f16 mk[NS][H][4]; // the mask values of steps s0, s1, s2
+    ternion_f16 mk[NS][H][4]; // the mask values of steps s, s + W, s + 2W
 #pragma unroll
     for (int hh = 0; hh < H; hh++) {
-        fattn_dect_mask(mk[0][hh], mrow[hh], s0, t, nrow);
-        fattn_dect_mask(mk[1][hh], mrow[hh], s1, t, nrow);
+        fattn_dect_mask(mk[0][hh], mrow[hh], w, t, nrow);
+        fattn_dect_mask(mk[1][hh], mrow[hh], w + W, t, nrow);
     }
-    for (int i = 0; s0 < nsteps; i += NS) {
-        step(s0, s2, i, mk[0], mk[2]);
-        advance();
-        if (s0 >= nsteps) {
+    for (int s = w, i = 0; s < nsteps; s += NS * W, i += NS) {
+        step(s, i, mk[0], mk[2]);
+        if (s + W >= nsteps) {
             break;
         }
-        step(s0, s2, i + 1, mk[1], mk[0]);
-        advance();
-        if (s0 >= nsteps) {
+        step(s + W, i + 1, mk[1], mk[0]);
+        if (s + 2 * W >= nsteps) {
             break;
         }
-        step(s0, s2, i + 2, mk[2], mk[1]);
-        advance();
+        step(s + 2 * W, i + 2, mk[2], mk[1]);
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
-    if (dyn && lane == 0) {
-        // Every ticket of this warp drawn before it counts itself finished
-        // (the fence), so the tile's last warp zeroes the words after the
-        // tile's last draw.
-        __threadfence();
-        if (atomicAdd(tc + 1, 1u) == gridDim.x * W - 1u) {
-            __threadfence();
-            atomicExch(tc, 0u);
-            atomicExch(tc + 1, 0u);
-        }
-    }
 
     // Merge: each warp's rows into shared memory (over the rings), then the
     // block's warps row by row; one chunk writes dst, several write partials

@@ -18,10 +18,10 @@
 #   bash scripts/h200-pending.sh 7    fattn_dect by the device's nvcc with cp.async and with bulk copies
 #                                     against the carried build, TERNION_FATTN_DEC_WAVES 1-3, the goals
 #   (parts 8 and 9, session 22's first run: the split SOFT_MAX against a baseline build,
-#   TERNION_MMVT2 and the first TERNION_FATTN_DEC_STEAL A/B'd, are in git history)
-#   bash scripts/h200-pending.sh 10   TERNION_SOFTMAX_CLUSTER and TERNION_FATTN_DEC_STEAL tested and A/B'd, SOFT_MAX
+#   TERNION_MMVT2 and the work-stealing decode A/B'd, are in git history)
+#   bash scripts/h200-pending.sh 10   TERNION_NO_SOFTMAX_CLUSTER's A/B of the cluster SOFT_MAX, SOFT_MAX
 #                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
-#   bash scripts/h200-pending.sh 11   part 10's two A/Bs only (~200 s)
+#   bash scripts/h200-pending.sh 11   part 10's A/B only (~60 s)
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, parts 7 and 10 near $END (default 480, 540) and
 # $ROUNDS (default 2) sets the A/B rounds, so that what ran comes back.
@@ -79,12 +79,6 @@ switch_ab() {
 # split, its long-row cases.
 cluster_ab() {
   switch_ab TERNION_SOFTMAX_CLUSTER cluster 'SOFT_MAX' 'SOFT_MAX\(type=f32,ne=\[(8192|16384|32768|65536|131072),(1|4|16),1,1\],mask=0'
-}
-# steal_ab: the one-query decode with TERNION_FATTN_DEC_STEAL against fixed
-# chunks.
-steal_ab() {
-  switch_ab TERNION_FATTN_DEC_STEAL steal 'FLASH_ATTN_EXT.*nb=1,' \
-    'FLASH_ATTN_EXT\(hsk=(128,hsv=128,nh=8,nr23=\[4,1\],kv=16384|64,hsv=64,nh=8,nr23=\[8,1\],kv=7680|128,hsv=128,nh=8,nr23=\[1,1\],kv=16384),nb=1,'
 }
 case $part in
 1)
@@ -191,24 +185,20 @@ case $part in
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tA ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 10)
-  # Session 22's second run: TERNION_SOFTMAX_CLUSTER (long rows on
-  # thread-block clusters), TERNION_FATTN_DEC_STEAL (tickets drawn only
-  # while useful, a 128-byte line a tile, no SC fence) tested and A/B'd,
-  # the kernels changed since run A tested (mmvt2 by default, the split
-  # SOFT_MAX as before a003b51), the goals and every perf case (bounded by
-  # END, default 540).
+  # The next run: the cluster SOFT_MAX A/B'd against the split, SOFT_MAX
+  # and f16/bf16 MUL_MAT tested (mmvt2 and the cluster kernel by default
+  # since session 22), the goals and every perf case (bounded by END,
+  # default 540).
   END=${END:-540}
   cluster_ab
-  steal_ab
   timeout 90 /tmp/tB ops test -d cuda --runs 2 -p 'SOFT_MAX|MUL_MAT\(type_a=(f16|bf16)' > "$OUT/test-changed.txt" 2>&1
   echo "SOFT_MAX, f16/bf16 MUL_MAT: $(tail -1 "$OUT/test-changed.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-changed.txt"
   goals /tmp/tB
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
 11)
-  # The shortest form of part 10: the two A/Bs only.
-  cluster_ab
-  steal_ab ;;
+  # The shortest form of part 10: the A/B only.
+  cluster_ab ;;
 esac
 echo "done at $(el) s"
 # The device tool brings back at most 8 files from $OUT: pack them when there are more.

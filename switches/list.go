@@ -116,11 +116,6 @@ var (
 	FattnDecWaves = intSwitch(Switch{Name: "TERNION_FATTN_DEC_WAVES",
 		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) splits the KV sequence into chunks for this many waves of blocks: 1 (the default) fills every multiprocessor once; more makes shorter chunks, a multiprocessor taking the next block as one ends (more partials to merge)",
 		ReadBy:  LayerCore}, 1, 1, 8)
-	// FattnDecSteal has the tensor-core decode kernel's warps take their
-	// KV steps from a per-head counter; opt-in until measured on a GPU.
-	FattnDecSteal = boolSwitch(Switch{Name: "TERNION_FATTN_DEC_STEAL",
-		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) split over several blocks a kv head: after three steps of 16 positions dealt in turn, each warp takes its next step from a counter of the kv head (a zeroed device word the last warp zeroes again), so multiprocessors that finish early take more of the sequence instead of a fixed chunk each; off until measured on a GPU",
-		ReadBy:  LayerCore})
 	// SoftmaxCluster runs long SOFT_MAX rows on thread-block clusters;
 	// opt-in until measured on a GPU.
 	SoftmaxCluster = boolSwitch(Switch{Name: "TERNION_SOFTMAX_CLUSTER",

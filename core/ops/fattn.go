@@ -320,7 +320,7 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 		name = fmt.Sprintf("fattn_vec_d%dv%d_r%d", dim, c.v.Ne[0], rows)
 	}
 	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, nil)
+	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
 }
 
 // fattnRunSplit launches the split kernel name of 128-thread blocks with
@@ -328,27 +328,18 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 // positions along x: with one chunk it writes dst;
 // with several, partials [max, sum, acc[D]] of nrows output rows go to pool
 // scratch and the 128-thread kernel combine merges them on combineGrid.
-// A kernel that takes tile counters after its arguments (fattn_dect) gets
-// counters not nil: the address it passes (0 for none).
 func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared uint32, nrows int64,
-	combine string, combineGrid vendorapi.Dim3, counters *vendorapi.DevicePtr) error {
+	combine string, combineGrid vendorapi.Dim3) error {
 	block := vendorapi.Dim3{X: 128}
-	args := func(part vendorapi.DevicePtr) *vendorapi.Args {
-		a := c.args(d, true, part, uint32(chunk))
-		if counters != nil {
-			a = a.Ptr(*counters)
-		}
-		return a
-	}
 	if grid.X == 1 {
-		return launchShared(d, name, grid, block, shared, args(0))
+		return launchShared(d, name, grid, block, shared, c.args(d, true, 0, uint32(chunk)))
 	}
 	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (c.v.Ne[0] + 2) * 4))
 	if err != nil {
 		return err
 	}
 	defer part.Free()
-	if err := launchShared(d, name, grid, block, shared, args(part.Ptr)); err != nil {
+	if err := launchShared(d, name, grid, block, shared, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
 		return err
 	}
 	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
@@ -379,17 +370,16 @@ func fattnDecGeometry(gqa, nhkv, ne3, nkv int64, sms int) (r int64, grid vendora
 
 func fattnRunDec(d Device, c fattnCall, sms int) error {
 	r, grid, chunk := fattnDecGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], sms)
-	return fattnRunDecode(d, c, fmt.Sprintf("fattn_dec_d%d_r%d", c.k.Ne[0], r), grid, chunk, 0, nil)
+	return fattnRunDecode(d, c, fmt.Sprintf("fattn_dec_d%d_r%d", c.k.Ne[0], r), grid, chunk, 0)
 }
 
-// fattnRunDecode launches the one-query kernel name (fattn_dec, or
-// fattn_dect with counters not nil, fattnRunSplit's) with shared bytes of
-// dynamic shared memory on grid, and fattn_dec_combine over its chunks.
-func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared int,
-	counters *vendorapi.DevicePtr) error {
+// fattnRunDecode launches the one-query kernel name (fattn_dec or
+// fattn_dect) with shared bytes of dynamic shared memory on grid, and
+// fattn_dec_combine over its chunks.
+func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared int) error {
 	nrows := c.q.Ne[2] * c.q.Ne[3]
 	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",
-		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)}, counters)
+		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)})
 }
 
 // fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
@@ -440,10 +430,7 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 	if kv.IsQuantized() {
 		name += "_" + kv.String()
 	}
-	// The tile counters (TERNION_FATTN_DEC_STEAL): 2 words a tile of kv
-	// head and batch.
-	counters := tileCounters(d, int64(grid.Y)*int64(grid.Z))
-	return fattnRunDecode(d, c, name, grid, chunk, shared, &counters)
+	return fattnRunDecode(d, c, name, grid, chunk, shared)
 }
 
 // fattnMMABytes is the shared memory of the mma kernel with warps warps (16

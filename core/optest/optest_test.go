@@ -52,9 +52,6 @@ func TestHostAgainstReference(t *testing.T) {
 	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
 	// a block on fattn_mma_w8.
 	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
-	// The one-query attention cases again with TERNION_FATTN_DEC_STEAL: the
-	// tensor-core decode kernel's steps dealt from the tile counters.
-	rerun(t, cases, loaded, "fattn-dec-steal", 13000, fattnDecodeCase, map[string]string{switches.FattnDecSteal.Name: "1"})
 	// The SOFT_MAX cases again with TERNION_SOFTMAX_CLUSTER: the long rows
 	// the split takes on softmax_cl.
 	rerun(t, cases, loaded, "softmax-cluster", 17000, isSoftmaxCase, map[string]string{switches.SoftmaxCluster.Name: "1"})
@@ -76,8 +73,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.FattnDecSteal.Name,
-		switches.SoftmaxCluster.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.SoftmaxCluster.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -144,16 +140,6 @@ func mmvtCase(c Case) bool {
 // isSoftmaxCase reports whether c is a SOFT_MAX (the cases
 // TERNION_SOFTMAX_CLUSTER may change).
 func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
-
-// fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
-// cases TERNION_FATTN_DEC_STEAL changes).
-func fattnDecodeCase(c Case) bool {
-	if c.Op != graph.OpFlashAttnExt {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	return out != nil && out.Op() == c.Op && out.Src(0).Ne()[1] == 1
-}
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
 // 256 and more than 8 queries (the mma kernels' cases): the ones
