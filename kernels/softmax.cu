@@ -14,8 +14,8 @@
 //    launch writes each chunk's max and Σ exp(w - max) to partial, the second
 //    combines a row's partials (online-softmax rescaling) and normalises its
 //    chunk, so a single row uses the whole GPU.
-//  - softmax_cl (NVIDIA arch 9.0 and later, TERNION_SOFTMAX_CLUSTER): the
-//    split's rows in one launch, a thread-block cluster of 8 blocks a row
+//  - softmax_cl (NVIDIA arch 9.0 and later, unless
+//    TERNION_NO_SOFTMAX_CLUSTER): most of the split's rows in one launch, a thread-block cluster of 8 blocks a row
 //    holding it in registers and agreeing on max and sum through
 //    distributed shared memory.
 #include "index.h"

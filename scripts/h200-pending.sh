@@ -75,10 +75,10 @@ switch_ab() {
   done > "$OUT/perf-$tag.txt" 2>&1
   grep -E "==|us/run" "$OUT/perf-$tag.txt" | sed -E 's/,mask=[01],sinks=0,.*\)//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
 }
-# cluster_ab: SOFT_MAX on clusters (TERNION_SOFTMAX_CLUSTER) against the
-# split, its long-row cases.
+# cluster_ab: SOFT_MAX on the split (TERNION_NO_SOFTMAX_CLUSTER) against
+# clusters, its long-row cases.
 cluster_ab() {
-  switch_ab TERNION_SOFTMAX_CLUSTER cluster 'SOFT_MAX' 'SOFT_MAX\(type=f32,ne=\[(8192|16384|32768|65536|131072),(1|4|16),1,1\],mask=0'
+  switch_ab TERNION_NO_SOFTMAX_CLUSTER cluster 'SOFT_MAX' 'SOFT_MAX\(type=f32,ne=\[(8192|16384|32768|65536|131072),(1|4|16),1,1\],mask=0'
 }
 case $part in
 1)

@@ -48,7 +48,8 @@ const (
 	softmaxClusterBlocks  = 8
 	softmaxClusterThreads = 256
 	softmaxClusterMinK    = 2
-	softmaxClusterMaxK    = 16
+	softmaxClusterMaxK    = 8
+	softmaxClusterRows8   = 4
 )
 
 func softmaxSupports(n *graph.Tensor, _ vendorapi.Props) string {
@@ -106,17 +107,20 @@ type softmaxPlan struct {
 
 // softmaxPlanFor plans a SOFT_MAX of nrows rows of ne0 elements on a
 // device of sms multiprocessors and warp threads a warp, reading vec
-// elements a step; cluster: the device runs softmax_cl (and
-// TERNION_SOFTMAX_CLUSTER is set), which then takes the rows the split
-// would that fit its registers (vectors of 4, at most
-// softmaxClusterBlocks·softmaxClusterThreads·softmaxClusterMaxK of them).
+// elements a step; cluster: the device runs softmax_cl (unless
+// TERNION_NO_SOFTMAX_CLUSTER), which then takes the rows the split would
+// that its registers hold (vectors of 4, k of them a thread for at most
+// softmaxClusterBlocks·softmaxClusterThreads·k a row), with k up to 4, or 8
+// from softmaxClusterRows8 rows up. On an H100 (bench/README.md, session
+// 22) clusters beat the split by 14-24 % up to 4 vectors a thread and 8
+// from 4 rows; one row of 8 a thread lost 4 %, 16 a thread 13-39 %.
 func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxPlan {
 	p := softmaxPlan{vec: vec}
 	per := (ne0 + vec - 1) / vec
 	few := ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1)) && ne0*nrows > softmaxTiny
 	if (per > softmaxRegVecs || few) && cluster && vec == 4 && nrows*softmaxClusterBlocks <= math.MaxInt32 {
 		for k := int64(softmaxClusterMinK); k <= softmaxClusterMaxK; k *= 2 {
-			if per <= softmaxClusterBlocks*softmaxClusterThreads*k {
+			if per <= softmaxClusterBlocks*softmaxClusterThreads*k && (k <= 4 || nrows >= softmaxClusterRows8) {
 				p.cluster, p.k = true, k
 				p.block = vendorapi.Dim3{X: softmaxClusterThreads}
 				p.grid = vendorapi.Dim3{X: uint32(nrows * softmaxClusterBlocks)}
@@ -198,7 +202,7 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 		vec = 4
 	}
 	props := d.Props()
-	cluster := switches.On(nil, switches.SoftmaxCluster) && (props.CC == 0 || arch.ClusterAvailable(props.CC, props.CompiledArchs))
+	cluster := !switches.On(nil, switches.NoSoftmaxCluster) && (props.CC == 0 || arch.ClusterAvailable(props.CC, props.CompiledArchs))
 	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize, cluster)
 	scale, maxBias := n.ParamF32(0), n.ParamF32(1)
 	nHeadLog2, m0, m1 := softmaxALiBi(src.Ne[2], maxBias)

@@ -84,10 +84,11 @@ func TestSoftmaxPlan(t *testing.T) {
 }
 
 // TestSoftmaxPlanCluster: with softmax_cl available the rows the split
-// would take go to clusters, k the fewest vectors a thread (from 2) that cover the
-// row with 8 blocks of 256 threads; rows not read as vectors of 4, or too
-// long for 16 a thread, stay split, and rows the registers hold stay on
-// the row kernels.
+// would take go to clusters, k the fewest vectors a thread (from 2) that
+// cover the row with 8 blocks of 256 threads, up to 4, or 8 from 4 rows up
+// (as measured on an H100); rows not read as vectors of 4, one row of 8 a
+// thread, rows longer than that stay split, and rows the registers hold
+// stay on the row kernels.
 func TestSoftmaxPlanCluster(t *testing.T) {
 	cl := func(k int64, nrows uint32) softmaxPlan {
 		return softmaxPlan{vec: 4, cluster: true, k: k, block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 8 * nrows}}
@@ -97,12 +98,15 @@ func TestSoftmaxPlanCluster(t *testing.T) {
 		ne0, nrows, vec int64
 		want            softmaxPlan
 	}{
-		{"goal [131072,16]: 16 vectors a thread", 131072, 16, 4, cl(16, 16)},
 		{"[8192,16]: two vectors a thread, the fewest built", 8192, 16, 4, cl(2, 16)},
-		{"one row of 65536: 8 vectors a thread", 65536, 1, 4, cl(8, 1)},
 		{"a row of 20000: 4 vectors a thread (partly)", 20000, 16, 4, cl(4, 16)},
-		{"rows too long for the cluster: split", 131076, 16, 4, softmaxPlan{vec: 4, split: true, chunk: 4096, nchunks: 33,
-			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 33, Y: 16}}},
+		{"[32768,1]: tiny, one block a row as before", 32768, 1, 4, softmaxPlan{vec: 4, k: 8,
+			block: vendorapi.Dim3{X: 1024, Y: 1}, grid: vendorapi.Dim3{X: 1}}},
+		{"[65536,4]: 8 vectors a thread from 4 rows", 65536, 4, 4, cl(8, 4)},
+		{"one row of 65536: split", 65536, 1, 4, softmaxPlan{vec: 4, split: true, chunk: 1024, nchunks: 64,
+			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 64, Y: 1}}},
+		{"goal [131072,16]: split", 131072, 16, 4, softmaxPlan{vec: 4, split: true, chunk: 4096, nchunks: 32,
+			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 32, Y: 16}}},
 		{"unvectorised: split", 200001, 6, 1, softmaxPlan{vec: 1, split: true, chunk: 3072, nchunks: 66,
 			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 66, Y: 6}}},
 		{"goal [4096,4096,5]: wide as before", 4096, 4096 * 5, 4, softmaxPlan{vec: 4, wide: true, k: 2,

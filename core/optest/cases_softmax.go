@@ -102,14 +102,16 @@ func softmaxTests() []Case {
 	// Row lengths for 1, 2, 4 and 8 registers a thread (vectors of 1 and 4),
 	// for wide streamed rows of 1 and 2 (2048, 4096), for long rows too few to split (4099, 5000: under 32 Ki
 	// elements in all) and for split rows (over 4096 elements, a few rows, over 32 Ki elements; with
-	// TERNION_SOFTMAX_CLUSTER the cluster kernel's 2, 4, 8 and 16 vectors a thread), each with every mask type; a
+	// the cluster kernel's 2, 4 and 8 vectors a thread; 131072 split either way), each with every mask type; a
 	// long split row in place.
 	for _, ne0 := range []int64{63, 127, 200, 201, 400, 401, 2048, 4096, 4099, 5000, 12289, 16384, 32768, 65536, 131072} {
 		out = append(out, softmaxCase([4]int64{ne0, 3, 1, 1}, false, false, f32, [2]int64{1, 1}, 1, 0, false),
 			softmaxCase([4]int64{ne0, 3, 2, 1}, true, true, f32, [2]int64{1, 1}, 0.1, 8, false),
 			softmaxCase([4]int64{ne0, 3, 1, 1}, true, false, f16, [2]int64{2, 1}, 1, 0, false))
 	}
-	out = append(out, softmaxCase([4]int64{9000, 2, 1, 1}, false, true, f32, [2]int64{1, 1}, 1, 0, true))
+	out = append(out, softmaxCase([4]int64{9000, 2, 1, 1}, false, true, f32, [2]int64{1, 1}, 1, 0, true),
+		// 4 rows of 65536 without a mask: the cluster kernel's 8 vectors a thread.
+		softmaxCase([4]int64{65536, 4, 1, 1}, false, false, f32, [2]int64{1, 1}, 1, 0, false))
 	return out
 }
 

@@ -52,9 +52,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
 	// a block on fattn_mma_w8.
 	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
-	// The SOFT_MAX cases again with TERNION_SOFTMAX_CLUSTER: the long rows
-	// the split takes on softmax_cl.
-	rerun(t, cases, loaded, "softmax-cluster", 17000, isSoftmaxCase, map[string]string{switches.SoftmaxCluster.Name: "1"})
+	// The SOFT_MAX cases again with TERNION_NO_SOFTMAX_CLUSTER: the long
+	// rows softmax_cl takes on the split.
+	rerun(t, cases, loaded, "no-softmax-cluster", 17000, isSoftmaxCase, map[string]string{switches.NoSoftmaxCluster.Name: "1"})
 	// The f16/bf16 products of 2..8 columns again with TERNION_NO_MMVT2:
 	// one row tile a block on mmvt.
 	rerun(t, cases, loaded, "no-mmvt2", 15000, mmvtCase, map[string]string{switches.NoMMVT2.Name: "1"})
@@ -73,7 +73,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.SoftmaxCluster.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -138,7 +138,7 @@ func mmvtCase(c Case) bool {
 }
 
 // isSoftmaxCase reports whether c is a SOFT_MAX (the cases
-// TERNION_SOFTMAX_CLUSTER may change).
+// TERNION_NO_SOFTMAX_CLUSTER may change).
 func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
