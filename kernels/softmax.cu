@@ -15,9 +15,9 @@
 //    combines a row's partials (online-softmax rescaling) and normalises its
 //    chunk, so a single row uses the whole GPU.
 //  - softmax_cl (NVIDIA arch 9.0 and later, unless
-//    TERNION_NO_SOFTMAX_CLUSTER): most of the split's rows in one launch, a thread-block cluster of 8 blocks a row
-//    holding it in registers and agreeing on max and sum through
-//    distributed shared memory.
+//    TERNION_NO_SOFTMAX_CLUSTER): most of the split's rows in one launch, a
+//    thread-block cluster of 8 blocks a row holding it in registers and
+//    agreeing on max and sum through distributed shared memory.
 #include "index.h"
 
 #define SOFTMAX_NEG_INF (-__int_as_float(0x7f800000))
@@ -154,24 +154,27 @@ static __device__ __forceinline__ softmax_row<MT> softmax_row_at(ternion_u32 row
     return r;
 }
 
+// softmax_scale turns the V values x of a vector of row r, loaded into w,
+// into w = x*scale + slope*mask (mv: the vector's mask values, unread
+// without a mask).
+template <typename MT, int V>
+static __device__ __forceinline__ void softmax_scale(const softmax_row<MT> & r, float * w, const float * mv, float scale) {
+#pragma unroll
+    for (int e = 0; e < V; e++) {
+        w[e] = softmax_mask_traits<MT>::has ? w[e] * scale + r.slope * mv[e] : w[e] * scale;
+    }
+}
+
 // softmax_w loads vector j (V elements) of row r as w = x*scale + slope*mask
 // (x streamed when CS; the mask, shared by heads, is not).
 template <typename MT, int V, bool CS = false>
 static __device__ __forceinline__ void softmax_w(const softmax_row<MT> & r, ternion_i64 j, float scale, float * w) {
+    float mv[V];
     softmax_ld(r.x + j * V, w, V, CS);
     if (softmax_mask_traits<MT>::has) {
-        float mv[V];
         softmax_ld(r.m + j * V, mv, V);
-#pragma unroll
-        for (int e = 0; e < V; e++) {
-            w[e] = w[e] * scale + r.slope * mv[e];
-        }
-    } else {
-#pragma unroll
-        for (int e = 0; e < V; e++) {
-            w[e] = w[e] * scale;
-        }
     }
+    softmax_scale<MT, V>(r, w, mv, scale);
 }
 
 // softmax_rows: SOFT_MAX of the nrows rows of src (f32, rows of ne0 <=
@@ -420,14 +423,14 @@ static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_te
     // Every load before any use (w = x·scale + slope·mask per vector, as
     // softmax_w, would have ptxas wait for each load before it issues the
     // next: K round trips instead of one).
-    float w[K][V], mv[softmax_mask_traits<MT>::has ? K : 1][V];
+    float w[K][V], mv[K][V];
 #pragma unroll
     for (int u = 0; u < K; u++) {
         const int j = j0 + u * SOFTMAX_CL_THREADS;
         if (j < nv) {
             softmax_ld(r.x + (ternion_i64)j * V, w[u], V);
             if (softmax_mask_traits<MT>::has) {
-                softmax_ld(r.m + (ternion_i64)j * V, mv[softmax_mask_traits<MT>::has ? u : 0], V);
+                softmax_ld(r.m + (ternion_i64)j * V, mv[u], V);
             }
         }
     }
@@ -435,10 +438,9 @@ static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_te
 #pragma unroll
     for (int u = 0; u < K; u++) {
         if (j0 + u * SOFTMAX_CL_THREADS < nv) {
+            softmax_scale<MT, V>(r, w[u], mv[u], scale);
 #pragma unroll
             for (int e = 0; e < V; e++) {
-                w[u][e] = softmax_mask_traits<MT>::has ? w[u][e] * scale + r.slope * mv[softmax_mask_traits<MT>::has ? u : 0][e]
-                                                       : w[u][e] * scale;
                 mx = fmaxf(mx, w[u][e]);
             }
         }

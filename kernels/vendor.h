@@ -60,7 +60,7 @@
 // the kernel before it does not write; everything earlier on the stream is
 // complete by then (that kernel's blocks waited at their entry before they
 // let this one launch).
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if TERNION_SM90
 #define TERNION_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
 #define TERNION_KERNEL_ENTRY_EARLY() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
 #else

@@ -73,7 +73,7 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		MMVQ8WF:    useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16)),
 		MMVQ8WT:    useMMVQ8WT(n.Src(0).Type(), n.Src(0).Ne()[0], n.Src(0).Nb()[1], p, n.Src(1).Ne()[1]),
 		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
-		MMVT2:      !switches.On(nil, switches.NoMMVT2)}
+		MMVT2:      useMMVT2()}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -126,7 +126,7 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
 		if useMMVT(at, d.Props(), b.Ne[1]) {
-			if !switches.On(nil, switches.NoMMVT2) { // mulMatShape's MMVT2
+			if useMMVT2() {
 				return runColumns(d, "mmvt2_"+t, 2*mmvtRows, 256, dst, a, b)
 			}
 			return runColumns(d, "mmvt_"+t, mmvtRows, 256, dst, a, b)
@@ -193,6 +193,10 @@ func useMMVT(t tensor.Type, p vendorapi.Props, cols int64) bool {
 	return (t == tensor.F16 || t == tensor.BF16) && cols >= 2 && cols <= MMVQMaxColumns && !switches.On(nil, switches.NoMMVT) &&
 		(p.CC == 0 || arch.AmpereMMAAvailable(p.CC, p.CompiledArchs))
 }
+
+// useMMVT2 reports whether the tensor-core vector kernel runs as mmvt2_{t},
+// two row tiles a block (not under TERNION_NO_MMVT2).
+func useMMVT2() bool { return !switches.On(nil, switches.NoMMVT2) }
 
 // mmvvRows is the rows one block of mmvv_{t} multiplies: the catalog's
 // kernels.MMVVRows (core does not import kernels; a test keeps the two

@@ -45,11 +45,12 @@ const (
 	// softmax_cl (kernels/softmax.cu's SOFTMAX_CL_BLOCKS and
 	// SOFTMAX_CL_THREADS; its k axis from softmaxClusterMinK to
 	// softmaxClusterMaxK).
-	softmaxClusterBlocks  = 8
-	softmaxClusterThreads = 256
-	softmaxClusterMinK    = 2
-	softmaxClusterMaxK    = 8
-	softmaxClusterRows8   = 4
+	softmaxClusterBlocks   = 8
+	softmaxClusterThreads  = 256
+	softmaxClusterMinK     = 2
+	softmaxClusterMaxK     = 8
+	softmaxClusterAnyRowsK = 4
+	softmaxClusterRows8    = 4
 )
 
 func softmaxSupports(n *graph.Tensor, _ vendorapi.Props) string {
@@ -110,8 +111,8 @@ type softmaxPlan struct {
 // elements a step; cluster: the device runs softmax_cl (unless
 // TERNION_NO_SOFTMAX_CLUSTER), which then takes the rows the split would
 // that its registers hold (vectors of 4, k of them a thread for at most
-// softmaxClusterBlocks·softmaxClusterThreads·k a row), with k up to 4, or 8
-// from softmaxClusterRows8 rows up. On an H100 (bench/README.md, session
+// softmaxClusterBlocks·softmaxClusterThreads·k a row), with k up to
+// softmaxClusterAnyRowsK, or 8 from softmaxClusterRows8 rows up. On an H100 (bench/README.md, session
 // 22) clusters beat the split by 14-24 % up to 4 vectors a thread and 8
 // from 4 rows; one row of 8 a thread lost 4 %, 16 a thread 13-39 %.
 func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxPlan {
@@ -120,7 +121,7 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 	few := ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1)) && ne0*nrows > softmaxTiny
 	if (per > softmaxRegVecs || few) && cluster && vec == 4 && nrows*softmaxClusterBlocks <= math.MaxInt32 {
 		for k := int64(softmaxClusterMinK); k <= softmaxClusterMaxK; k *= 2 {
-			if per <= softmaxClusterBlocks*softmaxClusterThreads*k && (k <= 4 || nrows >= softmaxClusterRows8) {
+			if per <= softmaxClusterBlocks*softmaxClusterThreads*k && (k <= softmaxClusterAnyRowsK || nrows >= softmaxClusterRows8) {
 				p.cluster, p.k = true, k
 				p.block = vendorapi.Dim3{X: softmaxClusterThreads}
 				p.grid = vendorapi.Dim3{X: uint32(nrows * softmaxClusterBlocks)}
