@@ -1067,6 +1067,14 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 #define FATTN_DECT_WARPS 4
 #define FATTN_DECT_NS 3
 
+// FATTN_DECT_MARK(e) marks event e of a warp of fattn_dect: 0 its start,
+// 1 + i its i-th step's K/V landed, 18 its loop done, 19 the block's end.
+// Empty in the tree; bench/experiments/fattn_tl.cu defines it to record
+// %globaltimer, the timeline of a launch.
+#ifndef FATTN_DECT_MARK
+#define FATTN_DECT_MARK(e)
+#endif
+
 // FATTN_DECT_PAD: code for sm_90 and later keeps a tile's f16 rows D·2 + 16
 // bytes apart (16 bytes of padding: the bulk copy engine writes whole rows
 // and cannot swizzle); older code swizzles rows of D·2 bytes, so that head
@@ -1294,6 +1302,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     extern __shared__ __align__(16) unsigned char fattn_dect_smem[];
 
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32, g = lane >> 2, t = lane & 3;
+    FATTN_DECT_MARK(0);
     const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
     const int cc = lane % geo::CH, rr = lane / geo::CH; // this lane's copy chunk and row
     const ternion_u32 n_head = (ternion_u32)q.ne[2], ik2 = blockIdx.y, iq3 = blockIdx.z, ik3 = iq3 / r3;
@@ -1405,6 +1414,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");
         }
         __syncwarp();
+        FATTN_DECT_MARK(1 + i);
         ternion_u32 sK = ring + (i % NS) * STAGE;
         if (Q) {
             const ternion_u32 f16 = ring + NS * STAGE;
@@ -1530,6 +1540,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         step(s + 2 * W, i + 2, mk[2], mk[1]);
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
+    FATTN_DECT_MARK(18);
 
     // Merge: each warp's rows into shared memory (over the rings), then the
     // block's warps row by row; one chunk writes dst, several write partials
@@ -1587,5 +1598,6 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             }
         }
     }
+    FATTN_DECT_MARK(19);
 #endif
 }
