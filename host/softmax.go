@@ -187,18 +187,16 @@ func init() {
 			},
 		}, nil
 	})
-	// softmax_cl_{m}_k{k} and softmax_clw_{m}_k{k} (as softmax_rows): a
-	// cluster of 8 blocks a row (row x/8); the cluster's first block
-	// computes the whole row here (its 8·256, or 8·1024, threads, the
-	// kernel's launch bounds, hold k vectors of 4 each: elements past them
-	// are neither read nor written), the others nothing.
+	// softmax_cl_{m}_k{k}(as softmax_rows): a cluster of 8 blocks a row
+	// (row x/8); the cluster's first block computes the whole row here (its
+	// 8·256 threads hold k vectors of 4 each: elements past them are
+	// neither read nor written), the others nothing.
 	registerTemplate("softmax_cl", func(k kernels.Kernel) (*hostKernel, error) {
 		vk, err := strconv.Atoi(k.Bind["k"])
 		if err != nil {
 			return nil, fmt.Errorf("kernel %s: k = %q", k.Name, k.Bind["k"])
 		}
-		const blocks = 8
-		threads := k.LaunchBounds
+		const blocks, threads = 8, 256
 		mt := k.Bind["m"]
 		return &hostKernel{
 			buffers: func(a *vendorapi.Args) []buffer {
@@ -211,10 +209,10 @@ func init() {
 			block: func(mem [][]byte, a *vendorapi.Args, b block) {
 				q := softmaxArgsOf(a, false)
 				row := int64(b.idx.X / blocks)
-				if b.idx.X%blocks != 0 || row >= q.nrows || int(b.dim.X) != threads {
+				if b.idx.X%blocks != 0 || row >= q.nrows || b.dim.X != threads {
 					return
 				}
-				n := min(q.src.Ne[0]/4, int64(vk)*blocks*int64(threads)) * 4
+				n := min(q.src.Ne[0]/4, int64(vk)*blocks*threads) * 4
 				r := q.row(mem, uint32(row))
 				w := q.w(mem, r, mt, 0, n)
 				m, s := r.withSink(softmaxMaxSum(w))

@@ -368,8 +368,10 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
     }
 }
 
-// The blocks of a softmax_cl cluster (one row a cluster).
+// The blocks of a softmax_cl cluster (one row a cluster) and its threads a
+// block.
 #define SOFTMAX_CL_BLOCKS 8
+#define SOFTMAX_CL_THREADS 256
 
 #if TERNION_SM90
 // softmax_cl_all combines v, the value of this block (rank r of the
@@ -397,14 +399,13 @@ template <bool MAX> static __device__ __forceinline__ float softmax_cl_all(float
 
 // softmax_cl: SOFT_MAX of long rows (V = 4: ne0 % 4 == 0, rows and mask
 // rows aligned as softmax_rows' v4) with one thread-block cluster of
-// SOFTMAX_CL_BLOCKS blocks of T threads a row (cluster blockIdx.x /
-// SOFTMAX_CL_BLOCKS; NVIDIA arch 9.0 and later, an empty body elsewhere):
-// the cluster's blocks hold the row in registers (block rank c: vectors
-// c·K·T + u·T + tid),
+// SOFTMAX_CL_BLOCKS blocks a row (cluster blockIdx.x / SOFTMAX_CL_BLOCKS;
+// NVIDIA arch 9.0 and later, an empty body elsewhere): the cluster's blocks
+// hold the row in registers (block rank c: vectors c·K·256 + u·256 + tid),
 // agree on its max and Σ through distributed shared memory (no partials in
 // global memory, one launch) and write it: one read and one write of every
-// element. ne0 <= SOFTMAX_CL_BLOCKS·T·K·4.
-template <typename MT, int K, int T>
+// element. ne0 <= SOFTMAX_CL_BLOCKS·SOFTMAX_CL_THREADS·K·4.
+template <typename MT, int K>
 static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                  ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
                                                  ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
@@ -418,14 +419,14 @@ static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_te
     const int nv = (int)(src.ne[0] / V);
     const softmax_row<MT> r =
         softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
-    const int j0 = (int)rank * K * T + threadIdx.x;
+    const int j0 = (int)rank * K * SOFTMAX_CL_THREADS + threadIdx.x;
     // Every load before any use (w = x·scale + slope·mask per vector, as
     // softmax_w, would have ptxas wait for each load before it issues the
     // next: K round trips instead of one).
     float w[K][V], mv[K][V];
 #pragma unroll
     for (int u = 0; u < K; u++) {
-        const int j = j0 + u * T;
+        const int j = j0 + u * SOFTMAX_CL_THREADS;
         if (j < nv) {
             softmax_ld(r.x + (ternion_i64)j * V, w[u], V);
             if (softmax_mask_traits<MT>::has) {
@@ -436,7 +437,7 @@ static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_te
     float mx = SOFTMAX_NEG_INF;
 #pragma unroll
     for (int u = 0; u < K; u++) {
-        if (j0 + u * T < nv) {
+        if (j0 + u * SOFTMAX_CL_THREADS < nv) {
             softmax_scale<MT, V>(r, w[u], mv[u], scale);
 #pragma unroll
             for (int e = 0; e < V; e++) {
@@ -448,7 +449,7 @@ static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_te
     float sum = 0.0f;
 #pragma unroll
     for (int u = 0; u < K; u++) {
-        if (j0 + u * T < nv) {
+        if (j0 + u * SOFTMAX_CL_THREADS < nv) {
 #pragma unroll
             for (int e = 0; e < V; e++) {
                 w[u][e] = softmax_exp(w[u][e] - mx);
@@ -467,7 +468,7 @@ static __device__ __forceinline__ void softmax_cl(ternion_tensor dst, ternion_te
     const float inv = 1.0f / sum;
 #pragma unroll
     for (int u = 0; u < K; u++) {
-        const int j = j0 + u * T;
+        const int j = j0 + u * SOFTMAX_CL_THREADS;
         if (j < nv) {
 #pragma unroll
             for (int e = 0; e < V; e++) {

@@ -16,15 +16,11 @@ var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, 
 			Doc: "SOFT_MAX of wide rows, one a block: softmax_{m}_v4_k{k} (arguments, alignment and geometry alike; blockDim.x <= 512, blockDim.y 1 in the plan) " +
 				"with src read and dst written as streams (evict-first hints)",
 			Params: softmaxParams, Axes: []Axis{softmaxMask, {Name: "k", Values: []Value{{"1", "1"}, {"2", "2"}}}}},
-		{Name: "softmax_cl_{m}_k{k}", Body: "softmax_cl<{m}, {k}, 256>", LaunchBounds: 256, Cluster: 8,
+		{Name: "softmax_cl_{m}_k{k}", Body: "softmax_cl<{m}, {k}>", LaunchBounds: 256, Cluster: 8,
 			Doc: "SOFT_MAX of long rows (arguments as softmax_{m}_v4_k*, v4 alignment) with a thread-block cluster of 8 blocks of 256 threads a row " +
 				"(row blockIdx.x/8, the grid's x 8·nrows): each thread holds {k} vectors of 4 in registers, the blocks agree on the row's max and Σ through " +
 				"distributed shared memory, one read and one write of every element; ne0 <= 8192·{k}; NVIDIA arch 9.0 and later, an empty body elsewhere",
 			Params: softmaxParams, Axes: []Axis{softmaxMask, {Name: "k", Values: []Value{{"2", "2"}, {"4", "4"}, {"8", "8"}}}}},
-		{Name: "softmax_clw_{m}_k{k}", Body: "softmax_cl<{m}, {k}, 1024>", LaunchBounds: 1024, Cluster: 8,
-			Doc: "softmax_cl_{m}_k{k} with blocks of 1024 threads (one fills a multiprocessor's registers, so a cluster spreads over 8 of them): " +
-				"row blockIdx.x/8, each thread {k} vectors of 4, ne0 <= 32768·{k}; NVIDIA arch 9.0 and later, an empty body elsewhere",
-			Params: softmaxParams, Axes: []Axis{softmaxMask, {Name: "k", Values: []Value{{"2", "2"}, {"4", "4"}}}}},
 		{Name: "softmax_part_{m}_v{v}", Body: "softmax_part<{m}, {v}>", LaunchBounds: 1024,
 			Doc: "first launch of a split SOFT_MAX (arguments as softmax_{m}_v{v}_k*): block (x, 0) of row y (rows grid-stride over grid y, blockDim.y 1) writes " +
 				"partial[2*(row*nchunks + x)] = max of w over elements [x*chunk, (x+1)*chunk) of the row (chunk a multiple of 4) and [+1] = Σ exp(w - max)",

@@ -120,11 +120,6 @@ var (
 	NoSoftmaxCluster = boolSwitch(Switch{Name: "TERNION_NO_SOFTMAX_CLUSTER",
 		Meaning: "long SOFT_MAX rows go to the split over two launches (partials, then normalised) instead of thread-block clusters (softmax_cl: one launch, 8 blocks a row holding it in registers and agreeing on its max and sum through distributed shared memory; NVIDIA arch 9.0 and later with such code built, rows read as 16-byte vectors of up to 32768 elements, or 65536 from 4 rows up; 14-24 % faster than the split on an H100)",
 		ReadBy:  LayerCore})
-	// SoftmaxCLW runs the longest cluster SOFT_MAX rows with 1024-thread
-	// blocks; opt-in until measured on a GPU.
-	SoftmaxCLW = boolSwitch(Switch{Name: "TERNION_SOFTMAX_CLW",
-		Meaning: "SOFT_MAX rows of more than 32768 elements (up to 131072, read as 16-byte vectors) run on thread-block clusters of 8 blocks of 1024 threads (softmax_clw: one block a multiprocessor, 2 or 4 vectors a thread) instead of 256-thread clusters of 8 vectors a thread or the split; NVIDIA arch 9.0 and later with such code built, unless TERNION_NO_SOFTMAX_CLUSTER; off until measured on a GPU",
-		ReadBy:  LayerCore})
 	// FattnMMA8 runs head-256 FLASH_ATTN_EXT prefill on the 8-warp mma
 	// kernel; opt-in until measured on a GPU.
 	FattnMMA8 = boolSwitch(Switch{Name: "TERNION_FATTN_MMA8",

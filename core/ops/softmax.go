@@ -42,14 +42,11 @@ const (
 	softmaxWideThreads  = 512
 	softmaxWideK        = 2
 	softmaxTiny         = 32 * 1024
-	// softmax_cl (kernels/softmax.cu's SOFTMAX_CL_BLOCKS and the catalog's
-	// 256 threads a block; its k axis from softmaxClusterMinK to
-	// softmaxClusterMaxK); softmax_clw the same with 1024 threads a block
-	// and k up to softmaxClusterWideMaxK.
+	// softmax_cl (kernels/softmax.cu's SOFTMAX_CL_BLOCKS and
+	// SOFTMAX_CL_THREADS; its k axis from softmaxClusterMinK to
+	// softmaxClusterMaxK).
 	softmaxClusterBlocks   = 8
 	softmaxClusterThreads  = 256
-	softmaxClusterWide     = 1024
-	softmaxClusterWideMaxK = 4
 	softmaxClusterMinK     = 2
 	softmaxClusterMaxK     = 8
 	softmaxClusterAnyRowsK = 4
@@ -101,7 +98,6 @@ type softmaxPlan struct {
 	vec     int64
 	split   bool
 	cluster bool // softmax_cl: k vectors a thread, 8 blocks of 256 threads a row
-	clw     bool // softmax_clw: the same with blocks of 1024 threads
 	wide    bool
 	k       int64
 	block   vendorapi.Dim3
@@ -119,23 +115,10 @@ type softmaxPlan struct {
 // softmaxClusterAnyRowsK, or 8 from softmaxClusterRows8 rows up. On an H100 (bench/README.md, session
 // 22) clusters beat the split by 14-24 % up to 4 vectors a thread and 8
 // from 4 rows; one row of 8 a thread lost 4 %, 16 a thread 13-39 %.
-// clw (TERNION_SOFTMAX_CLW, with cluster) sends the rows longer than
-// softmaxClusterAnyRowsK vectors a thread of 256 threads to softmax_clw,
-// 1024 threads a block with k 2 or 4 (opt-in until measured).
-func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster, clw bool) softmaxPlan {
+func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxPlan {
 	p := softmaxPlan{vec: vec}
 	per := (ne0 + vec - 1) / vec
 	few := ne0 > softmaxLongRow && nrows < softmaxRowsPerSM*int64(max(sms, 1)) && ne0*nrows > softmaxTiny
-	if cluster && clw && vec == 4 && per > softmaxClusterBlocks*softmaxClusterThreads*softmaxClusterAnyRowsK &&
-		per <= softmaxClusterBlocks*softmaxClusterWide*softmaxClusterWideMaxK && nrows*softmaxClusterBlocks <= math.MaxInt32 {
-		p.cluster, p.clw, p.k = true, true, 2
-		if per > softmaxClusterBlocks*softmaxClusterWide*2 {
-			p.k = 4
-		}
-		p.block = vendorapi.Dim3{X: softmaxClusterWide}
-		p.grid = vendorapi.Dim3{X: uint32(nrows * softmaxClusterBlocks)}
-		return p
-	}
 	if (per > softmaxRegVecs || few) && cluster && vec == 4 && nrows*softmaxClusterBlocks <= math.MaxInt32 {
 		for k := int64(softmaxClusterMinK); k <= softmaxClusterMaxK; k *= 2 {
 			if per <= softmaxClusterBlocks*softmaxClusterThreads*k && (k <= softmaxClusterAnyRowsK || nrows >= softmaxClusterRows8) {
@@ -221,7 +204,7 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 	}
 	props := d.Props()
 	cluster := !switches.On(nil, switches.NoSoftmaxCluster) && (props.CC == 0 || arch.ClusterAvailable(props.CC, props.CompiledArchs))
-	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize, cluster, switches.On(nil, switches.SoftmaxCLW))
+	p := softmaxPlanFor(ne0, nrows, vec, props.SMs, props.WarpSize, cluster)
 	scale, maxBias := n.ParamF32(0), n.ParamF32(1)
 	nHeadLog2, m0, m1 := softmaxALiBi(src.Ne[2], maxBias)
 	args := func() *vendorapi.Args {
@@ -232,11 +215,7 @@ func softmaxRun(d Device, n *graph.Tensor) error {
 		return launch(d, fmt.Sprintf("softmax_wide_%s_k%d", mt, p.k), p.grid, p.block, 0, args())
 	}
 	if p.cluster {
-		name := "softmax_cl"
-		if p.clw {
-			name = "softmax_clw"
-		}
-		return launch(d, fmt.Sprintf("%s_%s_k%d", name, mt, p.k), p.grid, p.block, 0, args())
+		return launch(d, fmt.Sprintf("softmax_cl_%s_k%d", mt, p.k), p.grid, p.block, 0, args())
 	}
 	if !p.split {
 		name := fmt.Sprintf("softmax_%s_v%d_k%d", mt, vec, p.k)

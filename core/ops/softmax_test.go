@@ -78,7 +78,7 @@ func TestSoftmaxPlan(t *testing.T) {
 			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 66, Y: 6}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, softmaxPlanFor(c.ne0, c.nrows, c.vec, c.sms, c.warp, false, false))
+			assert.Equal(t, c.want, softmaxPlanFor(c.ne0, c.nrows, c.vec, c.sms, c.warp, false))
 		})
 	}
 }
@@ -115,37 +115,7 @@ func TestSoftmaxPlanCluster(t *testing.T) {
 			block: vendorapi.Dim3{X: 256, Y: 1}, grid: vendorapi.Dim3{X: 1}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, softmaxPlanFor(c.ne0, c.nrows, c.vec, 132, 32, true, false))
-		})
-	}
-}
-
-// TestSoftmaxPlanClusterWide: under TERNION_SOFTMAX_CLW the rows past 4
-// vectors a thread of 256-thread clusters (more than 32768 elements) go to
-// 1024-thread clusters, 2 vectors a thread up to 65536 elements and 4 up to
-// 131072; shorter rows keep softmax_cl, longer ones the split, and without
-// clusters the switch changes nothing.
-func TestSoftmaxPlanClusterWide(t *testing.T) {
-	clw := func(k int64, nrows uint32) softmaxPlan {
-		return softmaxPlan{vec: 4, cluster: true, clw: true, k: k, block: vendorapi.Dim3{X: 1024}, grid: vendorapi.Dim3{X: 8 * nrows}}
-	}
-	for _, c := range []struct {
-		name            string
-		ne0, nrows, vec int64
-		cluster         bool
-		want            softmaxPlan
-	}{
-		{"goal [131072,16]: 4 vectors a thread", 131072, 16, 4, true, clw(4, 16)},
-		{"one row of 65536: 2 vectors a thread", 65536, 1, 4, true, clw(2, 1)},
-		{"a row of 32772: 2 vectors a thread", 32772, 3, 4, true, clw(2, 3)},
-		{"[32768,16]: softmax_cl with 4 vectors a thread", 32768, 16, 4, true, softmaxPlan{vec: 4, cluster: true, k: 4,
-			block: vendorapi.Dim3{X: 256}, grid: vendorapi.Dim3{X: 128}}},
-		{"a row of 131076: split", 131076, 16, 4, true, softmaxPlanFor(131076, 16, 4, 132, 32, false, false)},
-		{"unvectorised: split", 131072, 16, 1, true, softmaxPlanFor(131072, 16, 1, 132, 32, false, false)},
-		{"no clusters: split", 131072, 16, 4, false, softmaxPlanFor(131072, 16, 4, 132, 32, false, false)},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, softmaxPlanFor(c.ne0, c.nrows, c.vec, 132, 32, c.cluster, true))
+			assert.Equal(t, c.want, softmaxPlanFor(c.ne0, c.nrows, c.vec, 132, 32, true))
 		})
 	}
 }

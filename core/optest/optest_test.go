@@ -55,9 +55,6 @@ func TestHostAgainstReference(t *testing.T) {
 	// The SOFT_MAX cases again with TERNION_NO_SOFTMAX_CLUSTER: the long
 	// rows softmax_cl takes on the split.
 	rerun(t, cases, loaded, "no-softmax-cluster", 17000, isSoftmaxCase, map[string]string{switches.NoSoftmaxCluster.Name: "1"})
-	// The SOFT_MAX cases of rows over 32768 elements again with
-	// TERNION_SOFTMAX_CLW: 1024-thread clusters (softmax_clw).
-	rerun(t, cases, loaded, "softmax-clw", 19000, longSoftmaxCase, map[string]string{switches.SoftmaxCLW.Name: "1"})
 	// The f16/bf16 products of 2..8 columns again with TERNION_NO_MMVT2:
 	// one row tile a block on mmvt.
 	rerun(t, cases, loaded, "no-mmvt2", 15000, mmvtCase, map[string]string{switches.NoMMVT2.Name: "1"})
@@ -76,7 +73,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.SoftmaxCLW.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -143,16 +140,6 @@ func mmvtCase(c Case) bool {
 // isSoftmaxCase reports whether c is a SOFT_MAX (the cases
 // TERNION_NO_SOFTMAX_CLUSTER may change).
 func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
-
-// longSoftmaxCase reports whether c is a SOFT_MAX of rows over 32768
-// elements: the ones TERNION_SOFTMAX_CLW changes.
-func longSoftmaxCase(c Case) bool {
-	if c.Op != graph.OpSoftMax {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	return out != nil && out.Op() == c.Op && out.Src(0).Ne()[0] > 32768
-}
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
 // 256 and more than 8 queries (the mma kernels' cases): the ones
