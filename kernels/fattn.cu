@@ -1051,8 +1051,9 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 // an empty body elsewhere, never launched). The gqa <= R q heads of a kv head
 // are the rows of one 16-row mma tile (R = 8: rows 8..15 are zero and their
 // halves of the fragments skipped; R = 16: row g and g + 8 of each lane).
-// Block (x, y, z) = KV chunk x of chunk positions, kv head y, batch z; its 4
-// warps walk their own 16-position steps w, w+4, ... with their own online
+// Block (x, y, z) = KV chunk x of chunk positions, kv head y, batch z; its W
+// warps (FATTN_DECT_WARPS, the catalog's; bench/experiments/fattn_tl.cu
+// times others) walk their own 16-position steps w, w+W, ... with their own online
 // softmax and their own ring of FATTN_DECT_NS stages (a 16-row K tile then a
 // 16-row V tile, rows padded or swizzled as fattn_dect_off says so ldmatrix
 // reads are conflict-free; filled by cp.async, a lane waiting for its own
@@ -1068,7 +1069,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 #define FATTN_DECT_NS 3
 
 // FATTN_DECT_MARK(e) marks event e of a warp of fattn_dect: 0 its start,
-// 1 + i its i-th step's K/V landed, 18 its loop done, 19 the block's end.
+// 1 + i its i-th step's K/V landed, -1 its loop done, -2 the block's end.
 // Empty in the tree; bench/experiments/fattn_tl.cu defines it to record
 // %globaltimer, the timeline of a launch.
 #ifndef FATTN_DECT_MARK
@@ -1287,7 +1288,7 @@ static __device__ __forceinline__ void fattn_dect_mask(ternion_f16 (&mk)[4], con
 }
 #endif
 
-template <int D, int R, int KV>
+template <int D, int R, int KV, int W = FATTN_DECT_WARPS>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
@@ -1295,7 +1296,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
 #if TERNION_SM80
     typedef fattn_dect_geometry<D, KV> geo;
     typedef ternion_mma_type<ternion_f16> mma;
-    constexpr int W = FATTN_DECT_WARPS, NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
+    constexpr int NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
     static_assert(R == 8 || R == 16, "fattn_dect: 8 or 16 rows");
     static_assert(KV == 0 || D % 128 == 0, "fattn_dect, quantized K/V: rows of a multiple of 8 bytes (D a multiple of 128)");
     constexpr bool Q = KV != 0, BULK = !Q && FATTN_DECT_BULK;
@@ -1540,7 +1541,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         step(s + 2 * W, i + 2, mk[2], mk[1]);
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
-    FATTN_DECT_MARK(18);
+    FATTN_DECT_MARK(-1);
 
     // Merge: each warp's rows into shared memory (over the rings), then the
     // block's warps row by row; one chunk writes dst, several write partials
@@ -1598,6 +1599,6 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             }
         }
     }
-    FATTN_DECT_MARK(19);
+    FATTN_DECT_MARK(-2);
 #endif
 }

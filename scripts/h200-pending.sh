@@ -22,9 +22,11 @@
 #   bash scripts/h200-pending.sh 10   TERNION_NO_SOFTMAX_CLUSTER's A/B of the cluster SOFT_MAX, SOFT_MAX
 #                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
 #   bash scripts/h200-pending.sh 11   part 10's A/B only (~60 s)
-#   bash scripts/h200-pending.sh 12   the FA decode timeline (bench/experiments/fattn_tl.cu built by
-#                                     the device's nvcc), TERNION_SOFTMAX_CLW's A/B, the decode goal
-#                                     timed by the tree, on an H200 the goals
+#   (part 12, session 23's first run with the reverted TERNION_SOFTMAX_CLW, is in git history)
+#   bash scripts/h200-pending.sh 13   the FA decode timeline (bench/experiments/fattn_tl.cu built by
+#                                     the device's nvcc: 4 and 8 warps a block, 12-32 chunks),
+#                                     TERNION_FATTN_DEC_BLOCKS=1's A/B over the one-query cases, on an
+#                                     H200 the goals
 # Logs go to $OUT (or ./out). Each step has a time limit; parts 1-3 stop
 # starting steps near 560 s, parts 7 and 10 near $END (default 480, 540) and
 # $ROUNDS (default 2) sets the A/B rounds, so that what ran comes back.
@@ -199,20 +201,20 @@ case $part in
   goals /tmp/tB
   left $(( END - 40 )) && timeout $(( END - $(el) )) /tmp/tB ops perf -d cuda -v --time 200ms > "$OUT/perf-all.txt" 2>&1
   echo "perf at $(el) s: $(grep -c us/run "$OUT/perf-all.txt") cases" ;;
-12)
-  # Session 23: the tree's fattn_dect timed at several grids and register
-  # budgets with the timeline of one launch each (fattn_tl.cu), the
-  # 1024-thread cluster SOFT_MAX (TERNION_SOFTMAX_CLW) A/B'd on the rows it
-  # takes, the decode goal case as ops perf times it, the goals on an H200.
+13)
+  # Session 23's second run: the tree's fattn_dect with 4 and 8 warps a
+  # block at 12-32 chunks, timed with the timeline of a launch each
+  # (fattn_tl.cu); the one-query cases tested and timed with chunks planned
+  # for one block a multiprocessor (TERNION_FATTN_DEC_BLOCKS=1) against the
+  # default; the goals on an H200.
   NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   ( "$NV" --version | tail -1; "$NV" -O3 -arch=sm_90 -DTERNION_VENDOR_CUDA -I kernels -o /tmp/fattn_tl bench/experiments/fattn_tl.cu ) \
     > "$OUT/fattn_tl-build.txt" 2>&1 &
-  switch_ab TERNION_SOFTMAX_CLW clw 'SOFT_MAX' 'SOFT_MAX\(type=f32,ne=\[(65536|131072),(1|4|16),1,1\]'
+  switch_ab TERNION_FATTN_DEC_BLOCKS blocks1 'FLASH_ATTN_EXT' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
   wait
   cat "$OUT/fattn_tl-build.txt"
   timeout 150 /tmp/fattn_tl > "$OUT/fattn_tl.txt" 2>&1; cat "$OUT/fattn_tl.txt"
   echo "timeline at $(el) s"
-  perf 30 'FLASH_ATTN_EXT\(hsk=128,hsv=128,nh=8,nr23=\[4,1\],kv=16384,nb=1,' > "$OUT/perf-decode.txt" 2>&1; cat "$OUT/perf-decode.txt"
   if grep -q H200 "$OUT/env.txt"; then END=${END:-540}; goals /tmp/tB; fi ;;
 11)
   # The shortest form of part 10: the A/B only.

@@ -116,6 +116,11 @@ var (
 	FattnDecWaves = intSwitch(Switch{Name: "TERNION_FATTN_DEC_WAVES",
 		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) splits the KV sequence into chunks for this many waves of blocks: 1 (the default) fills every multiprocessor once; more makes shorter chunks, a multiprocessor taking the next block as one ends (more partials to merge)",
 		ReadBy:  LayerCore}, 1, 1, 8)
+	// FattnDecBlocks caps the tensor-core decode kernel's blocks a
+	// multiprocessor that its KV chunks are planned for.
+	FattnDecBlocks = intSwitch(Switch{Name: "TERNION_FATTN_DEC_BLOCKS",
+		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) plans its KV chunks for at most this many blocks a multiprocessor (fewer, longer chunks: fewer partials to merge); 0 (the default) plans for as many as its shared memory and registers let a multiprocessor hold",
+		ReadBy:  LayerCore}, 0, 0, 4)
 	// NoSoftmaxCluster keeps long SOFT_MAX rows off thread-block clusters.
 	NoSoftmaxCluster = boolSwitch(Switch{Name: "TERNION_NO_SOFTMAX_CLUSTER",
 		Meaning: "long SOFT_MAX rows go to the split over two launches (partials, then normalised) instead of thread-block clusters (softmax_cl: one launch, 8 blocks a row holding it in registers and agreeing on its max and sum through distributed shared memory; NVIDIA arch 9.0 and later with such code built, rows read as 16-byte vectors of up to 32768 elements, or 65536 from 4 rows up; 14-24 % faster than the split on an H100)",

@@ -18,8 +18,8 @@
 // ops perf does), and a plain read of the same 67 MB (the ceiling).
 //
 // Timeline: FATTN_DECT_MARK records %globaltimer in every warp (lane 0) at
-// its start, as each of its steps' K/V lands and at its loop's end, and at
-// the block's end, for one launch right after a warm one; printed: the span,
+// its start, as each of its first 37 steps' K/V lands and at its loop's
+// end, and at the block's end, for one launch right after a warm one; printed: the span,
 // how the start of blocks spreads, the first step's wait, loop and epilogue
 // times, how busy multiprocessors are (union of their blocks' lifetimes),
 // when multiprocessors finish, and K/V consumed per microsecond.
@@ -29,16 +29,18 @@
 #include <cuda_fp16.h>
 
 #define TL_MAXB 2048
-#define TL_EV 20
-__device__ unsigned long long g_tl[TL_MAXB * 4 * TL_EV];
+#define TL_EV 40 // events a warp: start, steps 1..TL_EV-3, loop done, block end
+#define TL_W 8 // warps a block at most
+__device__ unsigned long long g_tl[TL_MAXB * TL_W * TL_EV];
 __device__ unsigned g_smid[TL_MAXB];
 #define FATTN_DECT_MARK(e)                                                                                    \
     do {                                                                                                      \
         const unsigned b_ = blockIdx.y * gridDim.x + blockIdx.x;                                              \
-        if (lane == 0 && (e) < TL_EV && b_ < TL_MAXB) {                                                       \
+        const int e_ = (e) == -1 ? TL_EV - 2 : (e) == -2 ? TL_EV - 1 : (e);                                \
+        if (lane == 0 && (e_ < TL_EV - 2 || (e) < 0) && b_ < TL_MAXB) {                                        \
             unsigned long long t_;                                                                            \
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                          \
-            g_tl[(b_ * 4 + w) * TL_EV + (e)] = t_;                                                            \
+            g_tl[(b_ * TL_W + w) * TL_EV + e_] = t_;                                                            \
             if ((e) == 0 && w == 0) {                                                                         \
                 unsigned s_;                                                                                  \
                 asm volatile("mov.u32 %0, %%smid;" : "=r"(s_));                                             \
@@ -54,21 +56,24 @@ __device__ unsigned g_smid[TL_MAXB];
 #include <map>
 #include <string>
 
-// fattn_dect's dynamic shared memory on sm_90 (core's fattnDectShared): 4
-// warps x 3 stages x a 16-row K and V tile of rows 2D + 16 bytes, then 12
-// mbarriers: 104,544 bytes, so 2 blocks a multiprocessor.
-constexpr int D = 128, HKV = 8, GQA = 4, NH = HKV * GQA, KV = 16384, SHARED = 4 * 3 * 2 * 16 * (2 * D + 16) + 96;
+// fattn_dect's dynamic shared memory on sm_90 with W warps (core's
+// fattnDectShared for 4): W warps x 3 stages x a 16-row K and V tile of rows
+// 2D + 16 bytes, then 3W mbarriers: 104,544 bytes with 4 warps (2 blocks a
+// multiprocessor), 209,088 with 8 (one).
+constexpr int D = 128, HKV = 8, GQA = 4, NH = HKV * GQA, KV = 16384;
+constexpr int shared_of(int w) { return w * 3 * 2 * 16 * (2 * D + 16) + w * 3 * 8; }
 
 #define DECT_ARGS                                                                                                  \
     ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v, ternion_tensor mask, void * sinks, \
         void * part, float scale, float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,    \
         ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk
-#define DECT_CALL                                                                                                \
+#define DECT_CALL(W)                                                                                             \
     TERNION_KERNEL_ENTRY();                                                                                      \
-    fattn_dect<128, 8, 0>(dst, q, k, v, mask, ternion_ptr{sinks}, ternion_ptr{part}, scale, softcap, max_bias, m0, \
-                          m1, n_head_log2, gqa, r3, chunk)
+    fattn_dect<128, 8, 0, W>(dst, q, k, v, mask, ternion_ptr{sinks}, ternion_ptr{part}, scale, softcap, max_bias, m0, \
+                             m1, n_head_log2, gqa, r3, chunk)
 
-__global__ void __launch_bounds__(128) dect_lb1(DECT_ARGS) { DECT_CALL; }
+__global__ void __launch_bounds__(128) dect_w4(DECT_ARGS) { DECT_CALL(4); }
+__global__ void __launch_bounds__(256) dect_w8(DECT_ARGS) { DECT_CALL(8); }
 
 __global__ void fill_f16(__half * p, long n, unsigned seed, float lo, float hi) {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
@@ -89,7 +94,7 @@ static ternion_tensor tens(void * data, long n0, long n1, long n2, long n3, long
 struct variant {
     const char * name;
     void (*kern)(DECT_ARGS);
-    int nchunks_target;
+    int warps, nchunks_target;
 };
 
 static double pct(std::vector<double> v, double p) {
@@ -157,14 +162,15 @@ int main() {
 
     const ternion_tensor tQ = tens(dQ, D, 1, NH, 1, 4), tK = tens(dK, D, KV, HKV, 1, 2), tV = tens(dV, D, KV, HKV, 1, 2),
                          tM = tens(dM, KV, 1, 1, 1, 2), tO = tens(dO, D, NH, 1, 1, 4);
-    CK(cudaFuncSetAttribute(dect_lb1, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED));
-    for (auto kern : {dect_lb1}) {
+    for (int wv : {4, 8}) {
+        auto kern = wv == 4 ? dect_w4 : dect_w8;
+        CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_of(wv)));
         cudaFuncAttributes fa;
         CK(cudaFuncGetAttributes(&fa, kern));
         int occ = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, 128, SHARED));
-        printf("%s: %d registers, %zu bytes local, %d blocks a multiprocessor\n", "dect",
-               fa.numRegs, fa.localSizeBytes, occ);
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, 32 * wv, shared_of(wv)));
+        printf("dect %d warps: %d registers, %zu bytes local, %d blocks a multiprocessor\n", wv, fa.numRegs,
+               fa.localSizeBytes, occ);
     }
 
     // Read ceiling: K then V, 16-byte loads.
@@ -175,14 +181,15 @@ int main() {
     });
     printf("read ceiling (K and V, two launches): %.2f us, %.0f GB/s\n", t_read, 2.0 * nk * 2 / t_read / 1e3);
 
-    const variant vs[] = {{"dect", dect_lb1, 33}, {"dect", dect_lb1, 66}, {"dect", dect_lb1, 132}, {"dect", dect_lb1, 17}};
+    const variant vs[] = {{"w4", dect_w4, 4, 33}, {"w4", dect_w4, 4, 17}, {"w4", dect_w4, 4, 24}, {"w4", dect_w4, 4, 12},
+                          {"w8", dect_w8, 8, 17}, {"w8", dect_w8, 8, 12}, {"w8", dect_w8, 8, 33}, {"w4", dect_w4, 4, 33}};
     printf("\n%-4s %7s %7s %6s | %9s %9s %9s | %6s\n", "var", "chunks", "blocks", "steps", "dec+comb", "dec", "GB/s", "nmse");
     for (const variant & va : vs) {
         const int tiles = KV / 64, nct = std::min(std::max(va.nchunks_target, 1), tiles);
         const int chunk = (tiles + nct - 1) / nct * 64, nchunks = (KV + chunk - 1) / chunk;
         const dim3 grid(nchunks, HKV, 1), cgrid(NH, D / 32, 1);
         const auto dec = [&](cudaStream_t st) {
-            launch(true, va.kern, grid, dim3(128), SHARED, st, tO, tQ, tK, tV, tM, (void *)nullptr, (void *)dP, scale,
+            launch(true, va.kern, grid, dim3(32 * va.warps), shared_of(va.warps), st, tO, tQ, tK, tV, tM, (void *)nullptr, (void *)dP, scale,
                    0.0f, 0.0f, 1.0f, 1.0f, 32u, (ternion_u32)GQA, 1u, (ternion_u32)chunk);
         };
         const auto comb = [&](cudaStream_t st) {
@@ -198,12 +205,12 @@ int main() {
         const double e = nmse(out, ref);
         const float t_both = timeit([&](cudaStream_t st) { dec(st), comb(st); });
         const float t_dec = timeit([&](cudaStream_t st) { dec(st); });
-        printf("%-4s %7d %7d %6d | %9.2f %9.2f %9.0f | %.1e%s\n", va.name, nchunks, nchunks * HKV, chunk / 16 / 4, t_both,
+        printf("%-4s %7d %7d %6d | %9.2f %9.2f %9.0f | %.1e%s\n", va.name, nchunks, nchunks * HKV, chunk / 16 / va.warps, t_both,
                t_dec, 2.0 * nk * 2 / t_both / 1e3, e, e > 5e-4 ? " FAIL" : "");
 
         // Timeline of one launch right after a warm one.
         const int nb = nchunks * HKV;
-        std::vector<unsigned long long> z(TL_MAXB * 4 * TL_EV, 0);
+        std::vector<unsigned long long> z(TL_MAXB * TL_W * TL_EV, 0);
         CK(cudaMemcpyToSymbol(g_tl, z.data(), z.size() * 8));
         dec(0);
         CK(cudaDeviceSynchronize());
@@ -216,10 +223,10 @@ int main() {
         CK(cudaMemcpyFromSymbol(sm.data(), g_smid, sm.size() * 4));
         unsigned long long t0 = ~0ull, t1 = 0;
         for (int b = 0; b < nb; b++) {
-            for (int ww = 0; ww < 4; ww++) {
-                const unsigned long long * r = &tl[(b * 4 + ww) * TL_EV];
+            for (int ww = 0; ww < va.warps; ww++) {
+                const unsigned long long * r = &tl[(b * TL_W + ww) * TL_EV];
                 if (r[0]) t0 = std::min(t0, r[0]);
-                if (r[19]) t1 = std::max(t1, r[19]);
+                if (r[TL_EV - 1]) t1 = std::max(t1, r[TL_EV - 1]);
             }
         }
         const double span = (t1 - t0) / 1e3;
@@ -228,19 +235,19 @@ int main() {
         const int bins = (int)span + 1;
         std::vector<double> bytes(bins, 0.0);
         for (int b = 0; b < nb; b++) {
-            const unsigned long long * r0 = &tl[(b * 4) * TL_EV];
+            const unsigned long long * r0 = &tl[(b * TL_W) * TL_EV];
             double bend = 0, lmax = 0;
-            for (int ww = 0; ww < 4; ww++) {
-                const unsigned long long * r = &tl[(b * 4 + ww) * TL_EV];
+            for (int ww = 0; ww < va.warps; ww++) {
+                const unsigned long long * r = &tl[(b * TL_W + ww) * TL_EV];
                 if (!r[0]) continue;
                 start.push_back((r[0] - t0) / 1e3);
                 if (r[1]) wait1.push_back((r[1] - r[0]) / 1e3);
-                if (r[18] && r[1]) loop.push_back((r[18] - r[1]) / 1e3);
-                if (r[18]) lmax = std::max(lmax, (r[18] - t0) / 1e3);
-                for (int i = 1; i <= 17; i++) {
+                if (r[TL_EV - 2] && r[1]) loop.push_back((r[TL_EV - 2] - r[1]) / 1e3);
+                if (r[TL_EV - 2]) lmax = std::max(lmax, (r[TL_EV - 2] - t0) / 1e3);
+                for (int i = 1; i < TL_EV - 2; i++) {
                     if (r[i]) bytes[std::min(bins - 1, (int)((r[i] - t0) / 1000))] += 16.0 * D * 2 * 2;
                 }
-                bend = std::max(bend, r[19] ? (r[19] - t0) / 1e3 : 0.0);
+                bend = std::max(bend, r[TL_EV - 1] ? (r[TL_EV - 1] - t0) / 1e3 : 0.0);
             }
             epi.push_back(bend - lmax);
             const double bs = (r0[0] - t0) / 1e3;

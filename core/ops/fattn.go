@@ -415,6 +415,16 @@ func fattnDectMaxOcc(kv tensor.Type) int {
 	return 4
 }
 
+// fattnDectBlocks is the most fattn_dect blocks of K/V type kv a
+// multiprocessor is planned for: fattnDectMaxOcc, or blocks
+// (TERNION_FATTN_DEC_BLOCKS) where that is set (> 0) and fewer.
+func fattnDectBlocks(kv tensor.Type, blocks int) int {
+	if blocks > 0 {
+		return min(blocks, fattnDectMaxOcc(kv))
+	}
+	return fattnDectMaxOcc(kv)
+}
+
 // fattnRunDect launches fattn_dect for K/V of type kv (f16, or read as
 // stored: q8_0, q4_0) and the combine.
 func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) error {
@@ -424,8 +434,12 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 	if err != nil {
 		return err
 	}
+	blocks, _, err := switches.Get(nil, switches.FattnDecBlocks)
+	if err != nil {
+		return err
+	}
 	r, grid, chunk := fattnDectGeometry(int64(c.gqa), c.k.Ne[2], c.q.Ne[3], c.k.Ne[1], p.SMs, p.SharedMemPerBlockOptin, shared,
-		fattnDectMaxOcc(kv), waves)
+		fattnDectBlocks(kv, blocks), waves)
 	name := fmt.Sprintf("fattn_dect_d%d_r%d", dim, r)
 	if kv.IsQuantized() {
 		name += "_" + kv.String()

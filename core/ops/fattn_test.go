@@ -127,6 +127,25 @@ func TestFlashAttnDectWaves(t *testing.T) {
 	}
 }
 
+// TestFlashAttnDectBlocks: TERNION_FATTN_DEC_BLOCKS caps the blocks a
+// multiprocessor the chunks are planned for, never above what fits: the
+// decode goal (2 fit) in 16 chunks of 1024 positions at 1, 32 of 512 at 2
+// or more, as by default.
+func TestFlashAttnDectBlocks(t *testing.T) {
+	shared := fattnDectShared(128, tensor.F16, arch.Hopper)
+	for _, c := range []struct {
+		blocks int
+		chunks uint32
+		chunk  int64
+	}{{0, 32, 512}, {1, 16, 1024}, {2, 32, 512}, {4, 32, 512}} {
+		_, grid, chunk := fattnDectGeometry(4, 8, 1, 16384, 132, 227<<10, shared, fattnDectBlocks(tensor.F16, c.blocks), 1)
+		assert.Equal(t, c.chunks, grid.X, "%d blocks", c.blocks)
+		assert.Equal(t, c.chunk, chunk, "%d blocks", c.blocks)
+	}
+	assert.Equal(t, 2, fattnDectBlocks(tensor.Q8_0, 4), "quantized K/V: registers hold 2")
+	assert.Equal(t, 1, fattnDectBlocks(tensor.Q4_0, 1))
+}
+
 func TestFlashAttnDectShared(t *testing.T) {
 	cases := []struct {
 		name string
