@@ -119,7 +119,7 @@ var (
 	// FattnDecBlocks caps the tensor-core decode kernel's blocks a
 	// multiprocessor that its KV chunks are planned for.
 	FattnDecBlocks = intSwitch(Switch{Name: "TERNION_FATTN_DEC_BLOCKS",
-		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) plans its KV chunks for at most this many blocks a multiprocessor (fewer, longer chunks: fewer partials to merge); 0 (the default) plans for as many as its shared memory and registers let a multiprocessor hold",
+		Meaning: "one-query FLASH_ATTN_EXT on the tensor cores (fattn_dect) plans its KV chunks for at most this many blocks a multiprocessor (fewer, longer chunks: fewer partials to merge); 0 (the default) plans for one with f16 K/V and for as many as registers let a multiprocessor hold (2) with q8_0/q4_0 K/V",
 		ReadBy:  LayerCore}, 0, 0, 4)
 	// NoSoftmaxCluster keeps long SOFT_MAX rows off thread-block clusters.
 	NoSoftmaxCluster = boolSwitch(Switch{Name: "TERNION_NO_SOFTMAX_CLUSTER",

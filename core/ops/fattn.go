@@ -385,8 +385,8 @@ func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chu
 // fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
 // gqa, nhkv kv heads, ne3 batches, nkv positions, sms multiprocessors,
 // optin bytes of shared memory a block may opt in to, shared bytes a
-// block uses and the most blocks its registers let a multiprocessor hold
-// (maxOcc):
+// block uses and the most blocks a multiprocessor is planned for (maxOcc,
+// fattnDectBlocks: at most what its registers hold):
 // its r (8 or 16 rows), the grid (KV chunks, kv heads, batches) and the
 // chunk length (a multiple of 64). Chunks split the sequence so that one
 // wave of blocks fills every multiprocessor at the occupancy its shared
@@ -416,13 +416,23 @@ func fattnDectMaxOcc(kv tensor.Type) int {
 }
 
 // fattnDectBlocks is the most fattn_dect blocks of K/V type kv a
-// multiprocessor is planned for: fattnDectMaxOcc, or blocks
-// (TERNION_FATTN_DEC_BLOCKS) where that is set (> 0) and fewer.
+// multiprocessor its chunks are planned for: blocks
+// (TERNION_FATTN_DEC_BLOCKS) where that is set (> 0), else one for f16 K/V
+// and what registers hold (fattnDectMaxOcc) for quantized K/V; never more
+// than fattnDectMaxOcc. On the H200 (bench/README.md, session 23) one block
+// a multiprocessor ran 14 of the 15 f16 one-query cases 1-26 % faster than
+// the 2-4 that fit (fewer, longer chunks: DRAM streams as fast once
+// started, fewer partials to merge; the decode goal 24.07 against 25.06
+// µs), hsk 64 MHA at kv 16384 7 % slower; q8_0/q4_0 K/V, whose expansion
+// needs the warps, 19-30 % slower.
 func fattnDectBlocks(kv tensor.Type, blocks int) int {
-	if blocks > 0 {
+	switch {
+	case blocks > 0:
 		return min(blocks, fattnDectMaxOcc(kv))
+	case kv.IsQuantized():
+		return fattnDectMaxOcc(kv)
 	}
-	return fattnDectMaxOcc(kv)
+	return 1
 }
 
 // fattnRunDect launches fattn_dect for K/V of type kv (f16, or read as

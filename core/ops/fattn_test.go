@@ -85,8 +85,8 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 		grid                     vendorapi.Dim3
 		chunk                    int64
 	}{
-		{"speed goal: 2 blocks a multiprocessor", 128, 4, 8, 1, 16384, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 32, Y: 8, Z: 1}, 512},
-		{"head size 64: 4 blocks", 64, 8, 8, 1, 7680, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 60, Y: 8, Z: 1}, 128},
+		{"speed goal: f16 planned for one block a multiprocessor", 128, 4, 8, 1, 16384, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 16, Y: 8, Z: 1}, 1024},
+		{"head size 64: 4 fit, one planned", 64, 8, 8, 1, 7680, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 15, Y: 8, Z: 1}, 512},
 		{"head size 256: 1 block", 256, 8, 2, 1, 10000, tensor.F16, arch.Hopper, 132, 227 << 10, 8, vendorapi.Dim3{X: 53, Y: 2, Z: 1}, 192},
 		{"GQA 12 takes 16 rows", 128, 12, 4, 2, 1000, tensor.F16, arch.Hopper, 132, 227 << 10, 16, vendorapi.Dim3{X: 16, Y: 4, Z: 2}, 64},
 		{"sm_86's shared memory: 1 block", 128, 4, 8, 1, 16384, tensor.F16, arch.NVIDIA(8, 6), 84, 99 << 10, 8, vendorapi.Dim3{X: 11, Y: 8, Z: 1}, 1536},
@@ -99,7 +99,7 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r, grid, chunk := fattnDectGeometry(c.gqa, c.nhkv, c.ne3, c.nkv, c.sms, c.optin, fattnDectShared(c.dim, c.kv, c.cc),
-				fattnDectMaxOcc(c.kv), 1)
+				fattnDectBlocks(c.kv, 0), 1)
 			assert.Equal(t, c.r, r)
 			assert.Equal(t, c.grid, grid)
 			assert.Equal(t, c.chunk, chunk)
@@ -111,39 +111,41 @@ func TestFlashAttnDectGeometry(t *testing.T) {
 }
 
 // TestFlashAttnDectWaves: TERNION_FATTN_DEC_WAVES splits the decode goal's
-// sequence (2 blocks a multiprocessor, 8 kv heads, 132 multiprocessors) for
-// that many waves: 32, 64, 86 chunks of 512, 256, 192 positions (whole
-// 64-position tiles), and for 8 waves the most, 256 chunks of 64.
+// sequence (planned for one block a multiprocessor, 8 kv heads, 132
+// multiprocessors) for that many waves: 16, 32, 43, 128 chunks of 1024,
+// 512, 384, 128 positions (whole 64-position tiles).
 func TestFlashAttnDectWaves(t *testing.T) {
 	shared := fattnDectShared(128, tensor.F16, arch.Hopper)
 	for _, c := range []struct {
 		waves  int
 		chunks uint32
 		chunk  int64
-	}{{1, 32, 512}, {2, 64, 256}, {3, 86, 192}, {8, 256, 64}} {
-		_, grid, chunk := fattnDectGeometry(4, 8, 1, 16384, 132, 227<<10, shared, fattnDectMaxOcc(tensor.F16), c.waves)
+	}{{1, 16, 1024}, {2, 32, 512}, {3, 43, 384}, {8, 128, 128}} {
+		_, grid, chunk := fattnDectGeometry(4, 8, 1, 16384, 132, 227<<10, shared, fattnDectBlocks(tensor.F16, 0), c.waves)
 		assert.Equal(t, c.chunks, grid.X, "%d waves", c.waves)
 		assert.Equal(t, c.chunk, chunk, "%d waves", c.waves)
 	}
 }
 
-// TestFlashAttnDectBlocks: TERNION_FATTN_DEC_BLOCKS caps the blocks a
-// multiprocessor the chunks are planned for, never above what fits: the
-// decode goal (2 fit) in 16 chunks of 1024 positions at 1, 32 of 512 at 2
-// or more, as by default.
+// TestFlashAttnDectBlocks: the decode goal's chunks (2 blocks fit a
+// multiprocessor) are planned for one block by default with f16 K/V (16
+// chunks of 1024 positions), for 2 with quantized K/V (32 of 512);
+// TERNION_FATTN_DEC_BLOCKS sets the blocks, never above what registers hold.
 func TestFlashAttnDectBlocks(t *testing.T) {
-	shared := fattnDectShared(128, tensor.F16, arch.Hopper)
 	for _, c := range []struct {
+		kv     tensor.Type
 		blocks int
 		chunks uint32
 		chunk  int64
-	}{{0, 32, 512}, {1, 16, 1024}, {2, 32, 512}, {4, 32, 512}} {
-		_, grid, chunk := fattnDectGeometry(4, 8, 1, 16384, 132, 227<<10, shared, fattnDectBlocks(tensor.F16, c.blocks), 1)
-		assert.Equal(t, c.chunks, grid.X, "%d blocks", c.blocks)
-		assert.Equal(t, c.chunk, chunk, "%d blocks", c.blocks)
+	}{
+		{tensor.F16, 0, 16, 1024}, {tensor.F16, 1, 16, 1024}, {tensor.F16, 2, 32, 512}, {tensor.F16, 4, 32, 512},
+		{tensor.Q8_0, 0, 32, 512}, {tensor.Q4_0, 0, 32, 512}, {tensor.Q8_0, 1, 16, 1024}, {tensor.Q4_0, 4, 32, 512},
+	} {
+		shared := fattnDectShared(128, c.kv, arch.Hopper)
+		_, grid, chunk := fattnDectGeometry(4, 8, 1, 16384, 132, 227<<10, shared, fattnDectBlocks(c.kv, c.blocks), 1)
+		assert.Equal(t, c.chunks, grid.X, "%v K/V, %d blocks", c.kv, c.blocks)
+		assert.Equal(t, c.chunk, chunk, "%v K/V, %d blocks", c.kv, c.blocks)
 	}
-	assert.Equal(t, 2, fattnDectBlocks(tensor.Q8_0, 4), "quantized K/V: registers hold 2")
-	assert.Equal(t, 1, fattnDectBlocks(tensor.Q4_0, 1))
 }
 
 func TestFlashAttnDectShared(t *testing.T) {
