@@ -23,6 +23,9 @@
 #                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
 #   bash scripts/h200-pending.sh 11   part 10's A/B only (~60 s)
 #   (part 12, session 23's first run with the reverted TERNION_SOFTMAX_CLW, is in git history)
+#   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
+#                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
+#                                     H200 the goals
 #   bash scripts/h200-pending.sh 13   the FA decode timeline (bench/experiments/fattn_tl.cu built by
 #                                     the device's nvcc: 4 and 8 warps a block, 12-32 chunks),
 #                                     TERNION_FATTN_DEC_BLOCKS=1's A/B over the one-query cases, on an
@@ -67,16 +70,16 @@ decode_profile() {
   left $(( END - 100 )) && DETAIL=fattn_dect STALLS=1 timeout 80 bash scripts/h200-profile.sh "$dg" > /dev/null 2>&1
   grep -E "fattn|Duration|DRAM Throughput|SM Active|Elapsed Cycles|long_scoreboard|wait  |issue_active|Warp Cycles Per Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -40
 }
-# switch_ab SWITCH TAG TESTS CASES: the ops matching TESTS tested with
-# SWITCH=1 (test-TAG.txt), the perf cases matching CASES timed without and
-# with it, ROUNDS times (perf-TAG.txt).
+# switch_ab SWITCH TAG TESTS CASES [VALUE]: the ops matching TESTS tested
+# with SWITCH=VALUE (default 1; test-TAG.txt), the perf cases matching CASES
+# timed without and with it, ROUNDS times (perf-TAG.txt).
 switch_ab() {
-  local sw=$1 tag=$2
-  ( export "$sw=1"; timeout 60 /tmp/tB ops test -d cuda --runs 2 -p "$3" > "$OUT/test-$tag.txt" 2>&1 )
-  echo "$sw=1 $3: $(tail -1 "$OUT/test-$tag.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-$tag.txt"
+  local sw=$1 tag=$2 val=${5:-1}
+  ( export "$sw=$val"; timeout 60 /tmp/tB ops test -d cuda --runs 2 -p "$3" > "$OUT/test-$tag.txt" 2>&1 )
+  echo "$sw=$val $3: $(tail -1 "$OUT/test-$tag.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-$tag.txt"
   for i in $(seq ${ROUNDS:-2}); do
     echo "== default"; perf 40 "$4" /tmp/tB
-    echo "== $sw=1"; ( export "$sw=1"; perf 40 "$4" /tmp/tB )
+    echo "== $sw=$val"; ( export "$sw=$val"; perf 40 "$4" /tmp/tB )
   done > "$OUT/perf-$tag.txt" 2>&1
   grep -E "==|us/run" "$OUT/perf-$tag.txt" | sed -E 's/,mask=[01],sinks=0,.*\)//; s/ runs - /|/; s/us\/run.*//' | cut -c1-110
 }
@@ -215,6 +218,15 @@ case $part in
   cat "$OUT/fattn_tl-build.txt"
   timeout 150 /tmp/fattn_tl > "$OUT/fattn_tl.txt" 2>&1; cat "$OUT/fattn_tl.txt"
   echo "timeline at $(el) s"
+  if grep -q H200 "$OUT/env.txt"; then END=${END:-540}; goals /tmp/tB; fi ;;
+14)
+  # Session 23's last run: every op tested on the default build (f16
+  # one-query FA planned for one block a multiprocessor since f58324a), the
+  # one-query cases timed against TERNION_FATTN_DEC_BLOCKS=4 (the plan
+  # before), the goals on an H200.
+  timeout 240 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
+  tail -1 "$OUT/test-all.txt"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"; echo "tested at $(el) s"
+  switch_ab TERNION_FATTN_DEC_BLOCKS blocks4 'FLASH_ATTN_EXT.*nb=1,' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,' 4
   if grep -q H200 "$OUT/env.txt"; then END=${END:-540}; goals /tmp/tB; fi ;;
 11)
   # The shortest form of part 10: the A/B only.
