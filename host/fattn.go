@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/ternion/ternion/internal/half"
 	"github.com/ternion/ternion/kernels"
@@ -225,6 +226,47 @@ func fattnCombineBuffers(a *vendorapi.Args) []buffer {
 	return bufs
 }
 
+// fattnDecMerge writes dims d0..d1-1 of dst row x (x = iq3·n_head + h of
+// nrows) as the merge of nchunks one-query partials [max in log2 units,
+// sum, acc[D]] (bytes mPart, chunk c's row at (c·nrows + x)·(D+2) floats)
+// and, with sinks, head h's sink (bytes mSinks): fattn_dec_combine's
+// block, and the merge of a tile's last block (fattn_dec_fold).
+func fattnDecMerge(mDst, mPart, mSinks []byte, dst vendorapi.TensorDesc, sinks bool, nchunks, nrows int64, x uint32, d0, d1 int64) {
+	d, nHead := dst.Ne[0], uint32(dst.Ne[1])
+	h, iq3 := x%nHead, x/nHead
+	stride := 4 * nrows * (d + 2)
+	p := 4 * int64(x) * (d + 2)
+	M, sink := fattnDecEmpty, float32(0)
+	if sinks {
+		sink = fattnF32At(mSinks, 4*int64(h)) * fattnLog2E
+		M = sink
+	}
+	for c := range nchunks {
+		M = max(M, fattnF32At(mPart, p+c*stride))
+	}
+	w := make([]float32, nchunks)
+	var S float32
+	for c := range nchunks {
+		w[c] = float32(math.Exp2(float64(fattnF32At(mPart, p+c*stride) - M)))
+		S += fattnF32At(mPart, p+c*stride+4) * w[c]
+	}
+	if sinks {
+		S += float32(math.Exp2(float64(sink - M)))
+	}
+	inv := float32(0)
+	if S != 0 {
+		inv = 1 / S
+	}
+	o := int64(h)*dst.Nb[1] + int64(iq3)*dst.Nb[3]
+	for i := d0; i < d1; i++ {
+		var v float32
+		for c := range nchunks {
+			v += w[c] * inv * fattnF32At(mPart, p+c*stride+8+4*i)
+		}
+		fattnPutF32(mDst, o+4*i, v)
+	}
+}
+
 // fattnDim returns the head-size axis value of kernel k.
 func fattnDim(k kernels.Kernel) (int64, error) {
 	d, err := strconv.Atoi(k.Bind["d"])
@@ -338,42 +380,9 @@ func init() {
 			return bufs
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
-			dst, nchunks, nrows := a.TensorAt(0), int64(a.U32At(3)), int64(a.U32At(4))
-			d, nHead := dst.Ne[0], uint32(dst.Ne[1])
-			row := b.idx.X
-			h, iq3 := row%nHead, row/nHead
-			stride := 4 * nrows * (d + 2)
-			p := 4 * int64(row) * (d + 2)
-			sinks := a.PtrAt(2) != 0
-			M, sink := fattnDecEmpty, float32(0)
-			if sinks {
-				sink = fattnF32At(m[2], 4*int64(h)) * fattnLog2E
-				M = sink
-			}
-			for c := range nchunks {
-				M = max(M, fattnF32At(m[1], p+c*stride))
-			}
-			w := make([]float32, nchunks)
-			var S float32
-			for c := range nchunks {
-				w[c] = float32(math.Exp2(float64(fattnF32At(m[1], p+c*stride) - M)))
-				S += fattnF32At(m[1], p+c*stride+4) * w[c]
-			}
-			if sinks {
-				S += float32(math.Exp2(float64(sink - M)))
-			}
-			inv := float32(0)
-			if S != 0 {
-				inv = 1 / S
-			}
-			o := int64(h)*dst.Nb[1] + int64(iq3)*dst.Nb[3]
-			for i := int64(b.idx.Y) * 32; i < min(d, int64(b.idx.Y+1)*32); i++ {
-				var x float32
-				for c := range nchunks {
-					x += w[c] * inv * fattnF32At(m[1], p+c*stride+8+4*i)
-				}
-				fattnPutF32(m[0], o+4*i, x)
-			}
+			dst := a.TensorAt(0)
+			fattnDecMerge(m[0], m[1], m[2], dst, a.PtrAt(2) != 0, int64(a.U32At(3)), int64(a.U32At(4)), b.idx.X,
+				int64(b.idx.Y)*32, min(dst.Ne[0], int64(b.idx.Y+1)*32))
 		},
 	})
 	// fattn_mma_d{d}, fattn_mma_w{w}_d{d}(dst, q, k, v, mask, sinks, scale,
@@ -476,6 +485,10 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 				bufs[2].align, bufs[3].align = 8, 8
 			}
 			q, k := a.TensorAt(1), a.TensorAt(2)
+			bufs = append(bufs, buffer{param: "counters"})
+			if a.PtrAt(16) != 0 { // a word a tile: kv heads × batches
+				bufs[7] = elems("counters", a.PtrAt(16), k.Ne[2]*q.Ne[3], 4)
+			}
 			switch {
 			case q.Ne[1] != 1:
 				bufs[1].bad = "the decode kernel takes one query"
@@ -509,6 +522,22 @@ func fattnDecode(k kernels.Kernel, round bool) (*hostKernel, error) {
 				for i, x := range acc {
 					fattnPutF32(c.mPar, o+8+4*int64(i), x)
 				}
+			}
+			if b.grid.X == 1 || a.PtrAt(16) == 0 {
+				return
+			}
+			// The tile's last block merges its rows and zeroes the tile's
+			// word (fattn_dec_fold); the atomic add orders every block's
+			// partials before it.
+			ctr := &u32s(m[7])[b.idx.Y+b.grid.Y*b.idx.Z]
+			if atomic.AddUint32(ctr, 1) != b.grid.X {
+				return
+			}
+			atomic.StoreUint32(ctr, 0)
+			all := nHead * int64(b.grid.Z)
+			for rr := range min(c.gqa, uint32(rows)) {
+				fattnDecMerge(c.mDst, c.mPar, c.mSinks, c.dst, c.sinks, int64(b.grid.X), all,
+					b.idx.Z*uint32(nHead)+b.idx.Y*c.gqa+rr, 0, d)
 			}
 		},
 	}, nil

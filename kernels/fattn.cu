@@ -7,9 +7,12 @@
 // Four paths, chosen by core/ops (fattnChoose):
 //   - fattn_dect_d{D}_r{R} (NVIDIA, arch >= 8.0; D = 64, 128, 256): one
 //     query on the tensor cores, GQA ratio <= R; see the comment above
-//     fattn_dect. Partials merged by fattn_dec_combine.
+//     fattn_dect.
 //   - fattn_dec_d{D}_r{R} (any vendor): one query, GQA ratio <= R; see the
-//     comment above fattn_dec. Partials merged by fattn_dec_combine.
+//     comment above fattn_dec. The partials of both one-query kernels are
+//     merged by the last block of each tile (kv head, batch) to finish, which
+//     it finds on the device's tile counters (fattn_dec_fold), or, without
+//     counters, by fattn_dec_combine.
 //   - fattn_vec_d{D}_r{R} (any vendor): flash-decoding. Block (x, y, z) takes
 //     KV chunk x, R query rows (GQA heads × query columns of one kv head) of
 //     row group y, kv head and batch z. 128 threads in groups of G lanes, each
@@ -421,11 +424,103 @@ static __device__ __forceinline__ void fattn_dec_load(uint4 (&kd)[FATTN_DEC_U], 
     }
 }
 
+// fattn_dec_fold: a split one-query launch's merge without
+// fattn_dec_combine. Every thread of a block calls it after the block
+// wrote its partials (rows h0 … h0 + rows − 1 of batch iq3); with
+// counters (one zeroed word a tile: kv head y, batch z) the last block of
+// the tile to get there merges the tile's partials into dst as
+// fattn_dec_combine does and returns the word to zero for the next launch
+// (a replay's included). Without counters, or with one chunk, it does
+// nothing. The block's stores are published by its barrier and thread 0's
+// release-acquire increment (ternion_count_acq_rel), the pattern of
+// CUTLASS's semaphores; the last block reads the partials through L2 in one
+// round trip a FATTN_FOLD_B chunks: a thread takes 4 dims of a row and
+// loads every chunk's (max, sum) and accumulators before it uses any.
+#define FATTN_FOLD_B 16
+template <int R, int D>
+static __device__ __forceinline__ void fattn_dec_fold(ternion_tensor dst, const float * part, const float * sinks,
+                                                      unsigned int * counters, ternion_u32 h0, ternion_u32 rows, ternion_u32 iq3,
+                                                      ternion_u32 n_head, ternion_u32 nrows) {
+    static_assert(D % 4 == 0, "fattn_dec_fold: 4 dims a thread");
+    constexpr int B = FATTN_FOLD_B;
+    __shared__ int sLast;
+    if (counters == nullptr || gridDim.x == 1) {
+        return;
+    }
+    __syncthreads(); // every thread's partials precede thread 0's release
+    if (threadIdx.x == 0) {
+        unsigned int * ctr = counters + blockIdx.y + gridDim.y * blockIdx.z;
+        const int last = ternion_count_acq_rel(ctr) == gridDim.x - 1;
+        if (last) {
+            *ctr = 0u; // every block of the tile has counted
+        }
+        sLast = last;
+    }
+    __syncthreads();
+    if (!sLast) {
+        return;
+    }
+    const ternion_u32 nchunks = gridDim.x;
+    const ternion_i64 stride = (ternion_i64)nrows * (D + 2);
+    const float * base = part + ((ternion_i64)iq3 * n_head + h0) * (D + 2);
+    for (int i = (int)threadIdx.x; i < (int)rows * (D / 4); i += (int)blockDim.x) {
+        const int r = i / (D / 4), d = 4 * (i % (D / 4));
+        const float * p = base + r * (D + 2);
+        float M = FATTN_DEC_EMPTY, S = 0.0f, o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (ternion_u32 c0 = 0; c0 < nchunks; c0 += B) {
+            float2 ms[B], a[B][2];
+#pragma unroll
+            for (int b = 0; b < B; b++) {
+                const float * q = p + (ternion_i64)(c0 + b) * stride; // (D + 2)·4-byte rows: 8-byte aligned
+                const bool in = c0 + b < nchunks;
+                ms[b] = in ? ternion_ld_cg2(q) : make_float2(FATTN_DEC_EMPTY, 0.0f);
+                a[b][0] = in ? ternion_ld_cg2(q + 2 + d) : make_float2(0.0f, 0.0f);
+                a[b][1] = in ? ternion_ld_cg2(q + 4 + d) : make_float2(0.0f, 0.0f);
+            }
+            float Mn = M;
+#pragma unroll
+            for (int b = 0; b < B; b++) {
+                Mn = fmaxf(Mn, ms[b].x);
+            }
+            const float f = exp2f(M - Mn); // M starts finite: never inf - inf
+            S *= f;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                o[e] *= f;
+            }
+#pragma unroll
+            for (int b = 0; b < B; b++) {
+                const float w = exp2f(ms[b].x - Mn);
+                S += w * ms[b].y;
+                o[0] += w * a[b][0].x;
+                o[1] += w * a[b][0].y;
+                o[2] += w * a[b][1].x;
+                o[3] += w * a[b][1].y;
+            }
+            M = Mn;
+        }
+        if (sinks != nullptr) {
+            const float sink = sinks[h0 + r] * FATTN_LOG2E, Mn = fmaxf(M, sink), f = exp2f(M - Mn);
+            S = S * f + exp2f(sink - Mn);
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                o[e] *= f;
+            }
+        }
+        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+        float * orow = (float *)((char *)dst.data + (h0 + r) * dst.nb[1] + iq3 * dst.nb[3]);
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            orow[d + e] = o[e] * inv;
+        }
+    }
+}
+
 template <int D, int R>
 static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                  ternion_tensor mask, const float * sinks, float * part, float scale,
                                                  float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
-                                                 ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
+                                                 ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters) {
     typedef fattn_dec_geometry<D> geo;
     constexpr int C = geo::C, G = geo::G, RW = geo::RW, SR = geo::SR, U = FATTN_DEC_U, W = FATTN_DEC_WARPS;
     __shared__ float sAcc[W][D];
@@ -609,6 +704,7 @@ static __device__ __forceinline__ void fattn_dec(ternion_tensor dst, ternion_ten
         }
         __syncthreads();
     }
+    fattn_dec_fold<R, D>(dst, part, sinks, counters, ik2 * gqa, gqa < (ternion_u32)R ? gqa : (ternion_u32)R, iq3, n_head, nrows);
 }
 
 // Merges the nchunks partials of fattn_dec: block (x, y) = output row x =
@@ -1069,7 +1165,8 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 #define FATTN_DECT_NS 3
 
 // FATTN_DECT_MARK(e) marks event e of a warp of fattn_dect: 0 its start,
-// 1 + i its i-th step's K/V landed, -1 its loop done, -2 the block's end.
+// 1 + i its i-th step's K/V landed, -1 its loop done, -2 the block's end
+// (its merge included).
 // Empty in the tree; bench/experiments/fattn_tl.cu defines it to record
 // %globaltimer, the timeline of a launch.
 #ifndef FATTN_DECT_MARK
@@ -1292,7 +1389,7 @@ template <int D, int R, int KV, int W = FATTN_DECT_WARPS>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
-                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk) {
+                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters) {
 #if TERNION_SM80
     typedef fattn_dect_geometry<D, KV> geo;
     typedef ternion_mma_type<ternion_f16> mma;
@@ -1599,6 +1696,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
             }
         }
     }
+    fattn_dec_fold<R, D>(dst, part, sinks, counters, ik2 * gqa, rows, iq3, n_head, nrows);
     FATTN_DECT_MARK(-2);
 #endif
 }

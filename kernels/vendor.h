@@ -88,6 +88,37 @@ struct ternion_ptr {
     template <typename T> __device__ __forceinline__ operator T *() const { return (T *)p; }
 };
 
+// ternion_count_acq_rel adds 1 to *p and returns the old value with
+// release and acquire semantics at device scope: called by a block's thread
+// 0 after a barrier, it publishes the block's stores before it counts and,
+// for the block that counts last, makes the others' visible (with a barrier
+// after it; CUTLASS's semaphores do the same). atom.acq_rel on NVIDIA arch
+// 7.0 and later, fences around a plain atomic elsewhere.
+static __device__ __forceinline__ unsigned int ternion_count_acq_rel(unsigned int * p) {
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    unsigned int old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
+    return old;
+#else
+    __threadfence();
+    const unsigned int old = atomicAdd(p, 1u);
+    __threadfence();
+    return old;
+#endif
+}
+
+// ternion_ld_cg2 loads p[0], p[1] (p 8-byte aligned), which other blocks of
+// the running grid wrote (published as ternion_count_acq_rel does): through
+// L2 on NVIDIA (ld.global.cg: a multiprocessor's L1 is not coherent),
+// volatile elsewhere.
+static __device__ __forceinline__ float2 ternion_ld_cg2(const float * p) {
+#if defined(TERNION_VENDOR_CUDA)
+    return __ldcg((const float2 *)p);
+#else
+    return make_float2(((const volatile float *)p)[0], ((const volatile float *)p)[1]);
+#endif
+}
+
 // n / f.d for n < 2^31 (ggml's fastdiv).
 static __device__ __forceinline__ ternion_u32 ternion_fastdiv_div(ternion_u32 n, ternion_fastdiv f) {
     return (__umulhi(n, f.mp) + n) >> f.l;

@@ -66,11 +66,11 @@ constexpr int shared_of(int w) { return w * 3 * 2 * 16 * (2 * D + 16) + w * 3 * 
 #define DECT_ARGS                                                                                                  \
     ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v, ternion_tensor mask, void * sinks, \
         void * part, float scale, float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,    \
-        ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk
+        ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters
 #define DECT_CALL(W)                                                                                             \
     TERNION_KERNEL_ENTRY();                                                                                      \
     fattn_dect<128, 8, 0, W>(dst, q, k, v, mask, ternion_ptr{sinks}, ternion_ptr{part}, scale, softcap, max_bias, m0, \
-                             m1, n_head_log2, gqa, r3, chunk)
+                             m1, n_head_log2, gqa, r3, chunk, counters)
 
 __global__ void __launch_bounds__(128) dect_w4(DECT_ARGS) { DECT_CALL(4); }
 __global__ void __launch_bounds__(256) dect_w8(DECT_ARGS) { DECT_CALL(8); }
@@ -95,6 +95,7 @@ struct variant {
     const char * name;
     void (*kern)(DECT_ARGS);
     int warps, nchunks_target;
+    bool fold; // the last block of each kv head merges (tile counters), no combine kernel
 };
 
 static double pct(std::vector<double> v, double p) {
@@ -181,8 +182,12 @@ int main() {
     });
     printf("read ceiling (K and V, two launches): %.2f us, %.0f GB/s\n", t_read, 2.0 * nk * 2 / t_read / 1e3);
 
-    const variant vs[] = {{"w4", dect_w4, 4, 33}, {"w4", dect_w4, 4, 17}, {"w4", dect_w4, 4, 24}, {"w4", dect_w4, 4, 12},
-                          {"w8", dect_w8, 8, 17}, {"w8", dect_w8, 8, 12}, {"w8", dect_w8, 8, 33}, {"w4", dect_w4, 4, 33}};
+    const variant vs[] = {{"w4", dect_w4, 4, 17, false}, {"w4f", dect_w4, 4, 17, true}, {"w4", dect_w4, 4, 33, false},
+                          {"w4f", dect_w4, 4, 33, true}, {"w8f", dect_w8, 8, 17, true}, {"w4", dect_w4, 4, 17, false},
+                          {"w4f", dect_w4, 4, 17, true}};
+    unsigned int * dCtr;
+    CK(cudaMalloc(&dCtr, 64 * 4));
+    CK(cudaMemset(dCtr, 0, 64 * 4));
     printf("\n%-4s %7s %7s %6s | %9s %9s %9s | %6s\n", "var", "chunks", "blocks", "steps", "dec+comb", "dec", "GB/s", "nmse");
     for (const variant & va : vs) {
         const int tiles = KV / 64, nct = std::min(std::max(va.nchunks_target, 1), tiles);
@@ -190,9 +195,10 @@ int main() {
         const dim3 grid(nchunks, HKV, 1), cgrid(NH, D / 32, 1);
         const auto dec = [&](cudaStream_t st) {
             launch(true, va.kern, grid, dim3(32 * va.warps), shared_of(va.warps), st, tO, tQ, tK, tV, tM, (void *)nullptr, (void *)dP, scale,
-                   0.0f, 0.0f, 1.0f, 1.0f, 32u, (ternion_u32)GQA, 1u, (ternion_u32)chunk);
+                   0.0f, 0.0f, 1.0f, 1.0f, 32u, (ternion_u32)GQA, 1u, (ternion_u32)chunk, va.fold ? dCtr : (unsigned int *)nullptr);
         };
         const auto comb = [&](cudaStream_t st) {
+            if (va.fold) return;
             launch(true, fattn_dec_combine, cgrid, dim3(128), 0, st, tO, (const float *)dP, (const float *)nullptr,
                    (ternion_u32)nchunks, (ternion_u32)NH);
         };

@@ -67,6 +67,7 @@ type Backend struct {
 	graphs *capture.Cache[*execGraph] // GPU-graph capture policy and the executable graphs
 	cpy    cpyPtrs                    // the CPY pointer array (cpyptrs.go)
 	flag   errFlag                    // the device error word (errflag.go)
+	tiles  vendorapi.DevicePtr        // the tile counters, 0 until a graph needs them (tilecount.go)
 
 	multi multiDevice // the other devices' backends and events of split ops (split.go)
 }
@@ -314,7 +315,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.work.Free())
 		b.work = nil
 	}
-	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeCopyPtrs(), b.closeErrorFlag(), b.closeMulti())
+	errs = append(errs, b.staging.close(), b.closeGraphs(), b.closeCopyPtrs(), b.closeErrorFlag(), b.closeTileCounters(), b.closeMulti())
 	if b.hasBLAS {
 		// Not while another backend of the device captures (graphs.go).
 		gate := captureGate(b.drv, b.dev)

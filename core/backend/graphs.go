@@ -89,6 +89,9 @@ func (b *Backend) launchGraph(g *graph.Graph) error {
 	if err := b.armErrorFlag(g.Nodes()); err != nil {
 		return err
 	}
+	if err := b.armTileCounters(g.Nodes()); err != nil {
+		return err
+	}
 	now := time.Now()
 	for _, e := range b.graphs.Evict(now) {
 		b.destroyExec(e, "evicted")

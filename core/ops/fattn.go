@@ -320,7 +320,7 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 		name = fmt.Sprintf("fattn_vec_d%dv%d_r%d", dim, c.v.Ne[0], rows)
 	}
 	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)})
+	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, nil)
 }
 
 // fattnRunSplit launches the split kernel name of 128-thread blocks with
@@ -328,19 +328,37 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 // positions along x: with one chunk it writes dst;
 // with several, partials [max, sum, acc[D]] of nrows output rows go to pool
 // scratch and the 128-thread kernel combine merges them on combineGrid.
+// A one-query kernel (dec not nil) takes the device's tile counters after
+// its arguments: with them (dec returns not 0) the last block of each tile
+// merges the tile's chunks itself and combine is not launched; with 0 the
+// kernel only writes partials.
 func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared uint32, nrows int64,
-	combine string, combineGrid vendorapi.Dim3) error {
+	combine string, combineGrid vendorapi.Dim3, dec func(grid vendorapi.Dim3) vendorapi.DevicePtr) error {
 	block := vendorapi.Dim3{X: 128}
+	var counters vendorapi.DevicePtr
+	if dec != nil && grid.X > 1 {
+		counters = dec(grid)
+	}
+	args := func(part vendorapi.DevicePtr) *vendorapi.Args {
+		a := c.args(d, true, part, uint32(chunk))
+		if dec != nil {
+			a = a.Ptr(counters)
+		}
+		return a
+	}
 	if grid.X == 1 {
-		return launchShared(d, name, grid, block, shared, c.args(d, true, 0, uint32(chunk)))
+		return launchShared(d, name, grid, block, shared, args(0))
 	}
 	part, err := d.Pool().Alloc(uint64(int64(grid.X) * nrows * (c.v.Ne[0] + 2) * 4))
 	if err != nil {
 		return err
 	}
 	defer part.Free()
-	if err := launchShared(d, name, grid, block, shared, c.args(d, true, part.Ptr, uint32(chunk))); err != nil {
+	if err := launchShared(d, name, grid, block, shared, args(part.Ptr)); err != nil {
 		return err
+	}
+	if counters != 0 {
+		return nil
 	}
 	a := d.Args().Tensor(c.dst).Ptr(part.Ptr).Ptr(c.sinks).U32(grid.X).U32(uint32(nrows))
 	return launch(d, combine, combineGrid, block, 0, a)
@@ -374,12 +392,14 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 }
 
 // fattnRunDecode launches the one-query kernel name (fattn_dec or
-// fattn_dect) with shared bytes of dynamic shared memory on grid, and
-// fattn_dec_combine over its chunks.
+// fattn_dect) with shared bytes of dynamic shared memory on grid; its
+// chunks merged by the last block of each tile (kv head, batch) where the
+// device has tile counters, else by fattn_dec_combine.
 func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared int) error {
 	nrows := c.q.Ne[2] * c.q.Ne[3]
 	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",
-		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)})
+		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)},
+		func(g vendorapi.Dim3) vendorapi.DevicePtr { return tileCounters(d, int64(g.Y)*int64(g.Z)) })
 }
 
 // fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
