@@ -23,8 +23,9 @@
 #                                     and f16/bf16 MUL_MAT tested, the goals and every perf case
 #   bash scripts/h200-pending.sh 11   part 10's A/B only (~60 s)
 #   (part 12, session 23's first run with the reverted TERNION_SOFTMAX_CLW, is in git history)
-#   bash scripts/h200-pending.sh 15   TERNION_FATTN_FOLD tested (also on fattn_dec) and A/B'd over the
-#                                     one-query FA cases, the decode timeline with the fold
+#   (part 15, session 23's A/B of the then opt-in TERNION_FATTN_FOLD, is in git history)
+#   bash scripts/h200-pending.sh 16   every op tested on the default build, TERNION_NO_FATTN_FOLD's A/B over
+#                                     the one-query FA cases, on an H200 the goals
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -221,20 +222,15 @@ case $part in
   timeout 150 /tmp/fattn_tl > "$OUT/fattn_tl.txt" 2>&1; cat "$OUT/fattn_tl.txt"
   echo "timeline at $(el) s"
   if grep -q H200 "$OUT/env.txt"; then END=${END:-540}; goals /tmp/tB; fi ;;
-15)
-  # Session 23: the one-query FLASH_ATTN_EXT merged by each kv head's last
-  # block (TERNION_FATTN_FOLD) tested on both one-query kernels and timed
-  # against fattn_dec_combine; fattn_tl.cu's timeline with the fold.
-  NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  ( "$NV" --version | tail -1; "$NV" -O3 -arch=sm_90 -DTERNION_VENDOR_CUDA -I kernels -o /tmp/fattn_tl bench/experiments/fattn_tl.cu ) \
-    > "$OUT/fattn_tl-build.txt" 2>&1 &
-  ( export TERNION_FATTN_FOLD=1 TERNION_NO_FATTN_TC=1; timeout 60 /tmp/tB ops test -d cuda --runs 2 -p 'FLASH_ATTN_EXT.*nb=1,' > "$OUT/test-fold-simt.txt" 2>&1 )
-  echo "TERNION_FATTN_FOLD=1 TERNION_NO_FATTN_TC=1 one query: $(tail -1 "$OUT/test-fold-simt.txt")"; grep -m5 -E "FAIL|error" "$OUT/test-fold-simt.txt"
-  switch_ab TERNION_FATTN_FOLD fold 'FLASH_ATTN_EXT' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
-  wait
-  cat "$OUT/fattn_tl-build.txt"
-  timeout 150 /tmp/fattn_tl > "$OUT/fattn_tl.txt" 2>&1; cat "$OUT/fattn_tl.txt"
-  echo "timeline at $(el) s" ;;
+16)
+  # Session 23's last run: every op tested on the default build (one-query
+  # FLASH_ATTN_EXT merged by each kv head's last block since the fold became
+  # the default), the fold A/B'd against fattn_dec_combine
+  # (TERNION_NO_FATTN_FOLD), the goals on an H200.
+  timeout 240 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
+  tail -1 "$OUT/test-all.txt"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"; echo "tested at $(el) s"
+  switch_ab TERNION_NO_FATTN_FOLD nofold 'FLASH_ATTN_EXT.*nb=1,' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
+  if grep -q H200 "$OUT/env.txt"; then END=${END:-560}; goals /tmp/tB; fi ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

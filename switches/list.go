@@ -125,10 +125,10 @@ var (
 	NoSoftmaxCluster = boolSwitch(Switch{Name: "TERNION_NO_SOFTMAX_CLUSTER",
 		Meaning: "long SOFT_MAX rows go to the split over two launches (partials, then normalised) instead of thread-block clusters (softmax_cl: one launch, 8 blocks a row holding it in registers and agreeing on its max and sum through distributed shared memory; NVIDIA arch 9.0 and later with such code built, rows read as 16-byte vectors of up to 32768 elements, or 65536 from 4 rows up; 14-24 % faster than the split on an H100)",
 		ReadBy:  LayerCore})
-	// FattnFold merges split one-query FLASH_ATTN_EXT in the last block of
-	// each kv head; opt-in until measured on a GPU.
-	FattnFold = boolSwitch(Switch{Name: "TERNION_FATTN_FOLD",
-		Meaning: "one-query FLASH_ATTN_EXT split over KV chunks merges the chunks in the last block of each kv head to finish (which counts on a zeroed device word a kv head, then reads the head's partials in one round trip) instead of in a separate kernel (fattn_dec_combine); off until measured on a GPU",
+	// NoFattnFold merges split one-query FLASH_ATTN_EXT in the separate
+	// combine kernel instead of in the last block of each kv head.
+	NoFattnFold = boolSwitch(Switch{Name: "TERNION_NO_FATTN_FOLD",
+		Meaning: "one-query FLASH_ATTN_EXT split over KV chunks merges the chunks in a separate kernel (fattn_dec_combine) instead of in the last block of each kv head to finish (which counts on a zeroed device word a kv head, then reads the head's partials in one round trip: 2-12 % faster on an H100, one launch fewer)",
 		ReadBy:  LayerCore})
 	// FattnMMA8 runs head-256 FLASH_ATTN_EXT prefill on the 8-warp mma
 	// kernel; opt-in until measured on a GPU.

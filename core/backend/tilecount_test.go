@@ -54,7 +54,7 @@ func (a decodeAttn) run(t *testing.T, b *Backend, seed uint64) []float32 {
 // TestFattnFold: a one-query FLASH_ATTN_EXT split over KV chunks is merged
 // by the last block of each kv head (no fattn_dec_combine launch), eagerly
 // and in captured graphs replayed with new inputs, with the same result as
-// the separate combine kernel (without TERNION_FATTN_FOLD; on the host device
+// the separate combine kernel (TERNION_NO_FATTN_FOLD; on the host device
 // both merge with the same arithmetic, so bit for bit), and leaves every
 // tile counter zero.
 func TestFattnFold(t *testing.T) {
@@ -69,7 +69,7 @@ func TestFattnFold(t *testing.T) {
 			// fattn_dec_combine, asserted below).
 			t.Setenv(switches.FattnDecBlocks.Name, "4")
 			fold := graphBackend(t, hostDriver(t), env)
-			t.Setenv(switches.FattnFold.Name, "1")
+			t.Setenv(switches.NoFattnFold.Name, "")
 			af := newDecodeAttn(t, fold)
 			var got [][]float32
 			for i := range 4 {
@@ -92,7 +92,7 @@ func TestFattnFold(t *testing.T) {
 				assert.Positive(t, fold.GraphStats().Replay, "later calls replayed a captured graph")
 			}
 
-			t.Setenv(switches.FattnFold.Name, "")
+			t.Setenv(switches.NoFattnFold.Name, "1")
 			sep := graphBackend(t, hostDriver(t), env)
 			as := newDecodeAttn(t, sep)
 			for i := range 4 {

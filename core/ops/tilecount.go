@@ -27,16 +27,17 @@ type TileCounters interface {
 const TileCounterWords = 4096
 
 // UsesTileCounters reports whether node n's kernels may count on the
-// device's tile counters: one-query FLASH_ATTN_EXT under TERNION_FATTN_FOLD.
+// device's tile counters: one-query FLASH_ATTN_EXT, unless
+// TERNION_NO_FATTN_FOLD.
 func UsesTileCounters(n *graph.Tensor) bool {
-	return n.Op() == graph.OpFlashAttnExt && n.Src(0) != nil && n.Src(0).Ne()[1] == 1 && switches.On(nil, switches.FattnFold)
+	return n.Op() == graph.OpFlashAttnExt && n.Src(0) != nil && n.Src(0).Ne()[1] == 1 && !switches.On(nil, switches.NoFattnFold)
 }
 
 // tileCounters returns d's counters for a launch of tiles tiles, or 0
-// when TERNION_FATTN_FOLD is not set, or d has none or too few.
+// when d has none, too few, or TERNION_NO_FATTN_FOLD is set.
 func tileCounters(d Device, tiles int64) vendorapi.DevicePtr {
 	tc, ok := d.(TileCounters)
-	if !ok || !switches.On(nil, switches.FattnFold) {
+	if !ok || switches.On(nil, switches.NoFattnFold) {
 		return 0
 	}
 	p, n := tc.TileCounters()

@@ -58,10 +58,10 @@ func TestHostAgainstReference(t *testing.T) {
 	// The f16/bf16 products of 2..8 columns again with TERNION_NO_MMVT2:
 	// one row tile a block on mmvt.
 	rerun(t, cases, loaded, "no-mmvt2", 15000, mmvtCase, map[string]string{switches.NoMMVT2.Name: "1"})
-	// The one-query attention cases again with TERNION_FATTN_FOLD: the KV
-	// chunks merged by each tile's last block instead of by
-	// fattn_dec_combine.
-	rerun(t, cases, loaded, "fattn-fold", 13000, fattnDecodeCase, map[string]string{switches.FattnFold.Name: "1"})
+	// The one-query attention cases again with TERNION_NO_FATTN_FOLD: the
+	// KV chunks merged by fattn_dec_combine instead of by each tile's last
+	// block.
+	rerun(t, cases, loaded, "no-fattn-fold", 13000, fattnDecodeCase, map[string]string{switches.NoFattnFold.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -77,7 +77,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.FattnFold.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -146,7 +146,7 @@ func mmvtCase(c Case) bool {
 func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
 
 // fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
-// cases TERNION_FATTN_FOLD changes).
+// cases TERNION_NO_FATTN_FOLD changes).
 func fattnDecodeCase(c Case) bool {
 	if c.Op != graph.OpFlashAttnExt {
 		return false
