@@ -26,6 +26,8 @@
 #   (part 15, session 23's A/B of the then opt-in TERNION_FATTN_FOLD, is in git history)
 #   bash scripts/h200-pending.sh 16   every op tested on the default build, TERNION_NO_FATTN_FOLD's A/B over
 #                                     the one-query FA cases, on an H200 the goals
+#   bash scripts/h200-pending.sh 17   on an H200 the goals first; TERNION_NO_FATTN_FOLD's A/B (one
+#                                     round), TERNION_FATTN_DEC_BLOCKS=1 on q8_0/q4_0 K/V with the fold
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -231,6 +233,14 @@ case $part in
   tail -1 "$OUT/test-all.txt"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"; echo "tested at $(el) s"
   switch_ab TERNION_NO_FATTN_FOLD nofold 'FLASH_ATTN_EXT.*nb=1,' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
   if grep -q H200 "$OUT/env.txt"; then END=${END:-560}; goals /tmp/tB; fi ;;
+17)
+  # Session 23: on an H200 the goals of the default build (fold, one block
+  # a multiprocessor for f16 decode); the fold A/B'd; one block a
+  # multiprocessor for quantized K/V now that more chunks cost no combine.
+  if grep -q H200 "$OUT/env.txt"; then END=${END:-300}; goals /tmp/tB; fi
+  ROUNDS=1 switch_ab TERNION_NO_FATTN_FOLD nofold 'FLASH_ATTN_EXT.*nb=1,' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
+  switch_ab TERNION_FATTN_DEC_BLOCKS blocks1q 'FLASH_ATTN_EXT.*type_KV=q' 'FLASH_ATTN_EXT\(hsk=128,.*nb=1,.*type_KV=q'
+  echo "done at $(el) s" ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the
