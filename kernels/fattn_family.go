@@ -57,7 +57,7 @@ const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16
 
 // fattnDectQ8Doc documents the tensor-core decode kernels for quantized K
 // and V.
-const fattnDectQ8Doc = "fattn_dect_d{d}_r{r} for {kv} K and V read as they are stored: each warp's ring holds raw 16-row tiles (8-byte cp.async pieces; K/V data and strides multiples of 8 bytes), expanded in shared memory to f16 (exactly rounded d·(q - zero point)) before the same mma steps; dynamic shared memory 4·(3·2·16·{d}/32·block bytes + 2·16·row bytes) + 96 bytes (row 2·{d}+16 on sm_90, 2·{d} below); an empty body below sm_80 and off NVIDIA"
+const fattnDectQ8Doc = "fattn_dect_d{d}_r{r} for {kv} K and V read as they are stored: each warp's ring holds raw 16-row tiles (8-byte cp.async pieces; K/V data and strides multiples of 8 bytes), expanded in shared memory to f16 (exactly rounded d·(q - zero point)) before the same mma steps; dynamic shared memory 4·(3·2·16·{d}/32·block bytes + 2·16·row bytes) + 96 bytes (row 2·{d}+16 on sm_90, 2·{d} below); partials merged as fattn_dect_d{d}_r{r}'s; an empty body below sm_80 and off NVIDIA"
 
 // headSizeAxis is the head-size axis "d" of the values ds.
 func headSizeAxis(ds ...int) Axis {
