@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -49,14 +50,7 @@ func (b *Backend) ErrorFlag() vendorapi.DevicePtr { return b.flag.word }
 // capture.
 func (b *Backend) armErrorFlag(nodes []*graph.Tensor) error {
 	f := &b.flag
-	uses := false
-	for _, n := range nodes {
-		if ops.UsesErrorFlag(n) {
-			uses = true
-			break
-		}
-	}
-	if !uses {
+	if !slices.ContainsFunc(nodes, ops.UsesErrorFlag) {
 		return nil
 	}
 	if f.word == 0 {

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/ops"
@@ -35,14 +36,7 @@ func (b *Backend) armTileCounters(nodes []*graph.Tensor) error {
 	if b.tiles != 0 {
 		return nil
 	}
-	uses := false
-	for _, n := range nodes {
-		if ops.UsesTileCounters(n) {
-			uses = true
-			break
-		}
-	}
-	if !uses {
+	if !slices.ContainsFunc(nodes, ops.UsesTileCounters) {
 		return nil
 	}
 	const size = 4 * ops.TileCounterWords
