@@ -447,6 +447,7 @@ static __device__ __forceinline__ void fattn_dec_fold(ternion_tensor dst, const 
     if (counters == nullptr || gridDim.x == 1) {
         return;
     }
+    ternion_publish();
     __syncthreads(); // every thread's partials precede thread 0's release
     if (threadIdx.x == 0) {
         unsigned int * ctr = counters + blockIdx.y + gridDim.y * blockIdx.z;

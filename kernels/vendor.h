@@ -90,22 +90,29 @@ struct ternion_ptr {
 
 // ternion_count_acq_rel adds 1 to *p and returns the old value with
 // release and acquire semantics at device scope: called by a block's thread
-// 0 after a barrier, it publishes the block's stores before it counts and,
-// for the block that counts last, makes the others' visible (with a barrier
-// after it; CUTLASS's semaphores do the same). atom.acq_rel on NVIDIA arch
-// 7.0 and later, fences around a plain atomic elsewhere.
-static __device__ __forceinline__ unsigned int ternion_count_acq_rel(unsigned int * p) {
+// 0 after a barrier that every thread reached after ternion_publish(), it
+// publishes the block's stores before it counts and, for the block that
+// counts last, makes the others' visible (with a barrier after it;
+// CUTLASS's semaphores do the same). atom.acq_rel on NVIDIA arch 7.0 and
+// later (whose release is cumulative over the barrier, so ternion_publish
+// is empty there), fences around a plain atomic elsewhere, where every
+// thread fences its own stores first (the CUDA samples' threadFenceReduction).
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+static __device__ __forceinline__ void ternion_publish() {}
+static __device__ __forceinline__ unsigned int ternion_count_acq_rel(unsigned int * p) {
     unsigned int old;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
     return old;
+}
 #else
+static __device__ __forceinline__ void ternion_publish() { __threadfence(); }
+static __device__ __forceinline__ unsigned int ternion_count_acq_rel(unsigned int * p) {
     __threadfence();
     const unsigned int old = atomicAdd(p, 1u);
     __threadfence();
     return old;
-#endif
 }
+#endif
 
 // ternion_ld_cg2 loads p[0], p[1] (p 8-byte aligned), which other blocks of
 // the running grid wrote (published as ternion_count_acq_rel does): through
