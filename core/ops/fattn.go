@@ -320,7 +320,7 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 		name = fmt.Sprintf("fattn_vec_d%dv%d_r%d", dim, c.v.Ne[0], rows)
 	}
 	nrows := c.q.Ne[1] * c.q.Ne[2] * c.q.Ne[3]
-	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, nil)
+	return fattnRunSplit(d, c, name, grid, chunk, 0, nrows, "fattn_combine", vendorapi.Dim3{X: uint32(nrows)}, false)
 }
 
 // fattnRunSplit launches the split kernel name of 128-thread blocks with
@@ -328,20 +328,20 @@ func fattnRunVec(d Device, c fattnCall, sms int) error {
 // positions along x: with one chunk it writes dst;
 // with several, partials [max, sum, acc[D]] of nrows output rows go to pool
 // scratch and the 128-thread kernel combine merges them on combineGrid.
-// A one-query kernel (dec not nil) takes the device's tile counters after
-// its arguments: with them (dec returns not 0) the last block of each tile
-// merges the tile's chunks itself and combine is not launched; with 0 the
-// kernel only writes partials.
+// A one-query kernel (dec) takes the device's tile counters after its
+// arguments, a word a tile of grid y × z (kv heads × batches): with them
+// the last block of each tile merges the tile's chunks itself and combine
+// is not launched; with 0 (one chunk, or no counters) it does not merge.
 func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared uint32, nrows int64,
-	combine string, combineGrid vendorapi.Dim3, dec func(grid vendorapi.Dim3) vendorapi.DevicePtr) error {
+	combine string, combineGrid vendorapi.Dim3, dec bool) error {
 	block := vendorapi.Dim3{X: 128}
 	var counters vendorapi.DevicePtr
-	if dec != nil && grid.X > 1 {
-		counters = dec(grid)
+	if dec && grid.X > 1 {
+		counters = tileCounters(d, int64(grid.Y)*int64(grid.Z))
 	}
 	args := func(part vendorapi.DevicePtr) *vendorapi.Args {
 		a := c.args(d, true, part, uint32(chunk))
-		if dec != nil {
+		if dec {
 			a = a.Ptr(counters)
 		}
 		return a
@@ -398,8 +398,7 @@ func fattnRunDec(d Device, c fattnCall, sms int) error {
 func fattnRunDecode(d Device, c fattnCall, name string, grid vendorapi.Dim3, chunk int64, shared int) error {
 	nrows := c.q.Ne[2] * c.q.Ne[3]
 	return fattnRunSplit(d, c, name, grid, chunk, uint32(shared), nrows, "fattn_dec_combine",
-		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)},
-		func(g vendorapi.Dim3) vendorapi.DevicePtr { return tileCounters(d, int64(g.Y)*int64(g.Z)) })
+		vendorapi.Dim3{X: uint32(nrows), Y: uint32((c.k.Ne[0] + 31) / 32)}, true)
 }
 
 // fattnDectGeometry is the tensor-core decode kernel's launch for GQA ratio
@@ -456,7 +455,7 @@ func fattnDectBlocks(kv tensor.Type, blocks int) int {
 }
 
 // fattnRunDect launches fattn_dect for K/V of type kv (f16, or read as
-// stored: q8_0, q4_0) and the combine.
+// stored: q8_0, q4_0), its chunks merged as fattnRunDecode says.
 func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) error {
 	dim := c.k.Ne[0]
 	shared := fattnDectShared(dim, kv, p.CC)
