@@ -28,6 +28,9 @@
 #                                     the one-query FA cases, on an H200 the goals
 #   bash scripts/h200-pending.sh 17   on an H200 the goals first; TERNION_NO_FATTN_FOLD's A/B (one
 #                                     round), TERNION_FATTN_DEC_BLOCKS=1 on q8_0/q4_0 K/V with the fold
+#   bash scripts/h200-pending.sh 18   session 24's first run: on an H200 the goals; the fold A/B (one
+#                                     round); the kernels of the n=512 MUL_MAT goal cases read one by one
+#                                     (Nsight Compute, caches kept); BenchmarkMulMatVsBLAS
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -241,6 +244,25 @@ case $part in
   ROUNDS=1 switch_ab TERNION_NO_FATTN_FOLD nofold 'FLASH_ATTN_EXT.*nb=1,' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
   switch_ab TERNION_FATTN_DEC_BLOCKS blocks1q 'FLASH_ATTN_EXT.*type_KV=q' 'FLASH_ATTN_EXT\(hsk=128,.*nb=1,.*type_KV=q'
   echo "done at $(el) s" ;;
+18)
+  # Session 24's first run: the goals of the default build on an H200 (the
+  # fold and the one-block plan never ran there); the fold A/B'd; where the
+  # n=512 MUL_MAT cases' time goes, kernel by kernel (dequantize, src1's
+  # conversion, the gemm: Nsight Compute with caches kept and clocks free);
+  # the node against cuBLAS called directly (BenchmarkMulMatVsBLAS).
+  go test -c -tags cuda -o /tmp/cudatest ./cuda/ > "$OUT/cudatest-build.txt" 2>&1 &
+  if grep -q H200 "$OUT/env.txt"; then END=${END:-240}; goals /tmp/tB; fi
+  ROUNDS=1 switch_ab TERNION_NO_FATTN_FOLD nofold 'FLASH_ATTN_EXT.*nb=1,' 'FLASH_ATTN_EXT\(hsk=(64|128),.*nb=1,'
+  echo "fold A/B at $(el) s"
+  cp /tmp/tB /tmp/ternion
+  for t in f16 bf16 q4_0 q8_0; do
+    SKIP=0 COUNT=12 NCUFLAGS="--cache-control none" timeout 60 bash scripts/h200-profile.sh "MUL_MAT\(type_a=$t,type_b=f32,m=4096,n=512,k=14336," > /dev/null 2>&1
+  done
+  grep -E "=====|Kernel|[0-9]" "$OUT/profile.log" 2>/dev/null | cut -c1-200 | head -80
+  echo "profiled at $(el) s"
+  wait
+  timeout 90 /tmp/cudatest -test.run XXX -test.bench 'MulMatVsBLAS' -test.benchtime 1s > "$OUT/bench-vsblas.txt" 2>&1
+  grep -E "^Benchmark|^ok|FAIL" "$OUT/bench-vsblas.txt" ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

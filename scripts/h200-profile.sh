@@ -5,7 +5,8 @@
 # duration, DRAM bytes, registers, grid and occupancy, and for kernels
 # matching $DETAIL (a regex) the speed-of-light, memory, occupancy and
 # warp-stall sections, and with STALLS=1 the warps' stall reasons per issued
-# instruction and the pipes' utilisation. Logs go to $OUT/profile.log.
+# instruction and the pipes' utilisation. SKIP and COUNT (default 4 and 4)
+# choose the launches read, NCUFLAGS adds options (--cache-control none). Logs go to $OUT/profile.log.
 #   bash scripts/h200-profile.sh 'CASE-REGEX' ['CASE-REGEX'...]
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -20,7 +21,7 @@ M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__regi
 DETAIL=${DETAIL:-^$}
 for c in "${cases[@]}"; do
   echo "===== $c"
-  "$NCU" --clock-control none --metrics "$M" --launch-skip 4 --launch-count 4 --csv --page raw \
+  "$NCU" --clock-control none ${NCUFLAGS:-} --metrics "$M" --launch-skip "${SKIP:-4}" --launch-count "${COUNT:-4}" --csv --page raw \
     /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>/dev/null | M="$M" python3 -c '
 import csv, os, sys
 rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
