@@ -82,6 +82,96 @@ static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor sr
     }
 }
 
+// mmvp: the persistent form of mmv for one matrix (ne02 = ne03 = ne12 =
+// ne13 = 1) and one column: a grid of one block a multiprocessor (so that
+// it launches while the kernel before it ends), warp w of the grid taking
+// rows w, w + W, ... (W warps in the grid), its lanes striding over the
+// row's 16-byte vectors with MMVP_LOADS of them in flight. src1 is read
+// once a block into shared memory (4·k bytes, the block's dynamic shared
+// memory) as V/4 planes of float4, plane p holding float4 p of every
+// vector, so that the 32 lanes of a warp read 32 consecutive float4s. With
+// early set, each warp requests its first row's first vectors before the
+// kernel waits for the kernels before it: core sets it only where no node of
+// the graph writes src0 (weights) and a kernel of the graph runs before this
+// one. Rows of src0 16-byte aligned, k a multiple of V (and of 4).
+#define MMVP_LOADS 8
+
+// 16 bytes of src0 at p: read once, no L1 allocation.
+static __device__ __forceinline__ uint4 mmvp_ldw(const uint4 * p) {
+#if defined(TERNION_VENDOR_CUDA)
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+#else
+    return *p;
+#endif
+}
+
+template <typename T, int V>
+static __device__ __forceinline__ void mmvp(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, int early) {
+    constexpr int U = MMVP_LOADS, P = V / 4;
+    extern __shared__ float4 mmvp_y[]; // [P][nv]
+    const int lane = threadIdx.x % TERNION_WARP_SIZE, nw = blockDim.x / TERNION_WARP_SIZE;
+    const ternion_i64 nrows = src0.ne[1], step = (ternion_i64)gridDim.x * nw;
+    const int nv = (int)(src0.ne[0] / V); // 16-byte vectors a row
+    ternion_i64 row = (ternion_i64)blockIdx.x * nw + threadIdx.x / TERNION_WARP_SIZE;
+    uint4 raw[U];
+    const auto load = [&](ternion_i64 r, int v0) {
+        const uint4 * x = (const uint4 *)((const char *)src0.data + r * src0.nb[1]);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int i = v0 + u * TERNION_WARP_SIZE + lane;
+            if (i < nv) raw[u] = mmvp_ldw(x + i);
+        }
+    };
+    bool have = early != 0 && row < nrows; // raw holds the first row's first vectors
+    if (have) {
+        load(row, 0);
+    }
+    TERNION_KERNEL_ENTRY();
+    const float4 * y = (const float4 *)src1.data;
+    for (int j0 = threadIdx.x; j0 < nv * P; j0 += 4 * blockDim.x) {
+        float4 f[4]; // four loads in flight a thread, not one round trip each
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int j = j0 + u * blockDim.x;
+            if (j < nv * P) f[u] = y[j];
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int j = j0 + u * blockDim.x;
+            if (j < nv * P) mmvp_y[(j % P) * nv + j / P] = f[u];
+        }
+    }
+    __syncthreads();
+    for (; row < nrows; row += step) {
+        float sum = 0.0f;
+        for (int v0 = 0; v0 < nv; v0 += U * TERNION_WARP_SIZE) {
+            if (!have) {
+                load(row, v0);
+            }
+            have = false;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int i = v0 + u * TERNION_WARP_SIZE + lane;
+                if (i < nv) {
+                    const T * e = (const T *)&raw[u];
+#pragma unroll
+                    for (int p = 0; p < P; p++) {
+                        const float4 f = mmvp_y[p * nv + i];
+                        sum += ternion_load(e + 4 * p) * f.x + ternion_load(e + 4 * p + 1) * f.y + ternion_load(e + 4 * p + 2) * f.z +
+                               ternion_load(e + 4 * p + 3) * f.w;
+                    }
+                }
+            }
+        }
+        for (int m = TERNION_WARP_SIZE / 2; m > 0; m >>= 1) sum += TERNION_SHFL_XOR(sum, m);
+        if (lane == 0) {
+            *(float *)((char *)dst.data + row * dst.nb[0]) = sum;
+        }
+    }
+}
+
 // Rows R·blockIdx.x … of mmvn for NC columns (see mmvn).
 template <typename T, int V, int R, int NC>
 static __device__ __forceinline__ void mmvn_cols(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_u32 i02,
