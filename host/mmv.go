@@ -68,42 +68,6 @@ func init() {
 		r, _ := strconv.Atoi(k.Bind["r"])
 		return int64(r) * kernels.MMVTRows
 	}))
-	// mmvp_{t}(dst, src0, src1, early): one matrix, one column; warp w of
-	// the grid (block x's warps x·W' … x·W' + W' - 1, W' = blockDim.x/32)
-	// takes rows w, w + W, … (W warps in the grid), each dot product
-	// summed in float64; early changes when the GPU reads, not what.
-	registerTemplate("mmvp", func(k kernels.Kernel) (*hostKernel, error) {
-		t, err := elemTypeOf(k.Name, k.Bind, "t")
-		if err != nil {
-			return nil, err
-		}
-		f32 := elemTypes["f32"]
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				bufs := []buffer{tensorBuf("dst", a.TensorAt(0), 4), vecRows("src0", a.TensorAt(1), t.size, 16),
-					vecRows("src1", a.TensorAt(2), 4, 16)}
-				s0, s1 := a.TensorAt(1), a.TensorAt(2)
-				if s0.Ne[2]*s0.Ne[3] != 1 || s1.Ne[1]*s1.Ne[2]*s1.Ne[3] != 1 || s1.Ne[0] != s0.Ne[0] {
-					bufs[2].bad = "mmvp multiplies one matrix by one column of its k"
-				}
-				return bufs
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, s0 := a.TensorAt(0), a.TensorAt(1)
-				nw := int64(b.dim.X) / warpSize
-				step := int64(b.grid.X) * nw
-				for w := range nw {
-					for row := int64(b.idx.X)*nw + w; row < s0.Ne[1]; row += step {
-						var sum float64
-						for i := range s0.Ne[0] {
-							sum += float64(t.load(m[1][row*s0.Nb[1]+i*int64(t.size):])) * float64(f32.load(m[2][4*i:]))
-						}
-						f32.store(m[0][row*dst.Nb[0]:], float32(sum))
-					}
-				}
-			},
-		}, nil
-	})
 	// batched_ptrs(out, a, b, c, ne12, ne13, nba2, nba3, nbb2, nbb3, nbc2, nbc3, r2, r3).
 	register("batched_ptrs", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {

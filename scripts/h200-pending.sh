@@ -31,8 +31,6 @@
 #   bash scripts/h200-pending.sh 18   session 24's first run: on an H200 the goals; the fold A/B (one
 #                                     round); the kernels of the n=512 MUL_MAT goal cases read one by one
 #                                     (Nsight Compute, caches kept); BenchmarkMulMatVsBLAS
-#   bash scripts/h200-pending.sh 19   session 24: float MUL_MAT tested with mmvp (the persistent one-column
-#                                     kernel), its A/B against mmvv (TERNION_NO_MMVP), on an H200 the goals
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -265,16 +263,6 @@ case $part in
   wait
   timeout 90 /tmp/cudatest -test.run XXX -test.bench 'MulMatVsBLAS' -test.benchtime 1s > "$OUT/bench-vsblas.txt" 2>&1
   grep -E "^Benchmark|^ok|FAIL" "$OUT/bench-vsblas.txt" ;;
-19)
-  # Session 24: one-column f16/bf16/f32 MUL_MAT on mmvp (a block a
-  # multiprocessor, a warp a row, src1 in shared memory, the first weights
-  # requested before the wait) tested, eager and replayed, and A/B'd against
-  # mmvv (TERNION_NO_MMVP); then on an H200 the goals.
-  timeout 120 /tmp/tB ops test -d cuda --runs 2 -p 'MUL_MAT\(type_a=(f32|f16|bf16),' > "$OUT/test-float.txt" 2>&1
-  echo "float MUL_MAT: $(tail -1 "$OUT/test-float.txt")"; grep -m10 -E "FAIL|error" "$OUT/test-float.txt"
-  switch_ab TERNION_NO_MMVP nommvp 'MUL_MAT\(type_a=(f32|f16|bf16),.*n=1,' 'MUL_MAT\(type_a=(f16|bf16|f32),type_b=f32,m=(4096|14336),n=1,'
-  echo "A/B at $(el) s"
-  if grep -q H200 "$OUT/env.txt"; then END=${END:-400}; goals /tmp/tB; fi ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

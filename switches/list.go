@@ -106,11 +106,6 @@ var (
 	NoMMVT2 = boolSwitch(Switch{Name: "TERNION_NO_MMVT2",
 		Meaning: "f16/bf16 mul_mat of 2..8 columns on the tensor cores takes 16 rows a block (mmvt) instead of 32 (mmvt2: each src1 fragment loaded once for two row tiles, half the src1 reads from L2; 4 % faster on the H100 at m=4096 k=14336)",
 		ReadBy:  LayerCore})
-	// NoMMVP keeps one-column f16/bf16/f32 mul_mat on the vector kernel of
-	// a few rows a block (mmvv) instead of the persistent one (mmvp).
-	NoMMVP = boolSwitch(Switch{Name: "TERNION_NO_MMVP",
-		Meaning: "one-column f16/bf16/f32 mul_mat of one matrix takes the vector kernel of a few rows a block (mmvv) instead of the persistent one (mmvp: one block a multiprocessor, a warp a row, src1 read once a block into shared memory, and the first weights requested before the kernel waits for the one before it where no node of the graph writes them; NVIDIA arch 9.0 and later)",
-		ReadBy:  LayerCore})
 	// NoFattnTC keeps one-query FLASH_ATTN_EXT off the tensor-core decode
 	// kernel.
 	NoFattnTC = boolSwitch(Switch{Name: "TERNION_NO_FATTN_TC",

@@ -73,23 +73,7 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		MMVQ8WF:    useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16)),
 		MMVQ8WT:    useMMVQ8WT(n.Src(0).Type(), n.Src(0).Ne()[0], n.Src(0).Nb()[1], p, n.Src(1).Ne()[1]),
 		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
-		MMVT2:      useMMVT2(),
-		MMVP:       mmvpNode(n, p)}
-}
-
-// mmvpNode reports whether MUL_MAT node n takes mmvp on a device of props p
-// (useMMVP, with the row alignment of its placement where it has one).
-func mmvpNode(n *graph.Tensor, p vendorapi.Props) bool {
-	a, b := n.Src(0), n.Src(1)
-	if t := a.Type(); (t != tensor.F32 && t != tensor.F16 && t != tensor.BF16) || b.Type() != tensor.F32 {
-		return false
-	}
-	ds, err := descs(a, b)
-	if err != nil {
-		return false
-	}
-	_, ok := useMMVP(a.Type(), p, ds[0], ds[1])
-	return ok
+		MMVT2:      useMMVT2()}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -105,14 +89,8 @@ func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
 	return ChooseMulMat(mulMatShape(n, p))
 }
 
-// runMulMat launches the path ChooseMulMat picks, with src0 read only
-// after the kernels before it are done.
-func runMulMat(d Device, n *graph.Tensor) error { return runMulMatEarly(d, n, nil) }
-
-// runMulMatEarly is runMulMat where early, when not nil, reports whether
-// src0 may be read before the kernel waits for the kernels before it
-// (weightsEarly; asked only by a kernel that can).
-func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
+// runMulMat launches the path ChooseMulMat picks.
+func runMulMat(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
 		return err
@@ -123,7 +101,7 @@ func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {
-			return runMMV(d, at, dst, a, b, early)
+			return runMMV(d, at, dst, a, b)
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
@@ -136,22 +114,13 @@ func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
 	return fmt.Errorf("%w: %s", ErrNotSupported, why)
 }
 
-// runMMV launches mmvp_{t} where useMMVP allows (early as runMulMatEarly's),
-// else mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one block per
-// dst element (per kernels.MMVVRows rows for mmvv), threads striding over k.
-func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
+// runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
+// block per dst element (per kernels.MMVVRows rows for mmvv), threads
+// striding over k.
+func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	t, _ := floatType(at)
 	k := a.Ne[0]
 	vec := mmvVec(at, a, b)
-	if warps, ok := useMMVP(at, d.Props(), a, b); ok {
-		e := int32(0)
-		if early != nil && early() {
-			e = 1
-		}
-		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).I32(e)
-		return launchShared(d, "mmvp_"+t, vendorapi.Dim3{X: uint32(d.Props().SMs)}, vendorapi.Dim3{X: uint32(warps * d.Props().WarpSize)},
-			uint32(4*k), args)
-	}
 	if b.Ne[1] > 1 {
 		if !vec {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
@@ -185,59 +154,6 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
-}
-
-// useMMVP reports whether one-column MUL_MAT of src0 a (type at) by src1 b
-// takes mmvp_{t}, the persistent vector kernel, on a device of props p, and
-// with how many warps a block (mmvpWarps): one matrix, one column, rows
-// that mmvv's 16-byte loads take, src1 fitting the opt-in shared memory
-// (4·k bytes), NVIDIA arch 9.0 and later (where it launches while the
-// kernel before it ends: one block a multiprocessor) or the host device,
-// rows that fill the grid's warps evenly, unless TERNION_NO_MMVP.
-func useMMVP(at tensor.Type, p vendorapi.Props, a, b vendorapi.TensorDesc) (int, bool) {
-	if switches.On(nil, switches.NoMMVP) || !(p.CC == 0 || (p.CC.IsNVIDIA() && p.CC >= arch.Hopper)) {
-		return 0, false
-	}
-	if b.Ne[1] != 1 || a.Ne[2]*a.Ne[3] != 1 || b.Ne[2]*b.Ne[3] != 1 || !mmvVec(at, a, b) ||
-		4*a.Ne[0] > int64(p.SharedMemPerBlockOptin) || p.WarpSize <= 0 {
-		return 0, false
-	}
-	return mmvpWarps(a.Ne[1], p.SMs, 1024/p.WarpSize)
-}
-
-// mmvpMinShare is the least share of mmvp's warps that have work in its
-// last round of rows: below it the vector kernel of a few rows a block,
-// whose blocks the hardware balances, runs instead.
-const mmvpMinShare = 0.9
-
-// mmvpShareSlack is how much less busy than the best count of warps a
-// larger count may be and still be chosen (more warps keep more bytes in
-// flight).
-const mmvpShareSlack = 0.02
-
-// mmvpWarps returns the warps a block of mmvp (one block on each of sms
-// multiprocessors, at most most warps a block, at least 8) for rows rows:
-// the most warps whose share of work over their rounds of rows is within
-// mmvpShareSlack of the best count's, and whether that share reaches
-// mmvpMinShare. 4096 rows on 132 multiprocessors: 32 warps, one round,
-// 97 % busy; 14336 rows: 28 warps, four rounds, 97 % (22 warps would be
-// 98.7 % busy over five rounds).
-func mmvpWarps(rows int64, sms, most int) (int, bool) {
-	share := func(w int) float64 {
-		all := int64(sms) * int64(w)
-		rounds := (rows + all - 1) / all
-		return float64(rows) / float64(rounds*all)
-	}
-	top := 0.0
-	for w := 8; w <= most && sms > 0 && rows > 0; w++ {
-		top = max(top, share(w))
-	}
-	for w := most; w >= 8 && top > 0; w-- {
-		if s := share(w); s >= top-mmvpShareSlack {
-			return w, s >= mmvpMinShare
-		}
-	}
-	return 0, false
 }
 
 // mmvVec reports whether the vector kernel takes src0 a (of type at) and

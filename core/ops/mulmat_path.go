@@ -61,7 +61,6 @@ type MulMatShape struct {
 	MMVQ8WT    bool        // 2..8 columns, src0's format has mmvq8wt kernels, k fits them and the device runs them (useMMVQ8WT)
 	MMVT       bool        // src0 is f16 or bf16 and the device runs the tensor-core vector kernel (useMMVT)
 	MMVT2      bool        // the tensor-core vector kernel takes two row tiles a block (mmvt2; not under TERNION_NO_MMVT2)
-	MMVP       bool        // one float column takes the persistent vector kernel (mmvp: useMMVP)
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -100,8 +99,6 @@ func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 	switch {
 	case s.ForceBLAS:
 		return PathBLAS, switches.ForceBLAS.Name
-	case s.VectorSrc1 && s.Columns == 1 && s.MMVP:
-		return PathMMV, "float src0, one f32 column: the vector kernel (mmvp: persistent, a warp a row, src1 in shared memory)"
 	case s.VectorSrc1 && s.Columns == 1:
 		return PathMMV, "float src0, one f32 column: the vector kernel"
 	case s.VectorSrc1 && s.VecRows && s.MMVT && s.Columns <= MMVQMaxColumns:

@@ -23,8 +23,6 @@ func TestChooseMulMat(t *testing.T) {
 		why  string
 	}{
 		{"f16 one column", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 1, VectorSrc1: true}, PathMMV, "vector kernel"},
-		{"f16 one column, persistent", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 1, VectorSrc1: true, MMVP: true}, PathMMV, "mmvp"},
-		{"f16 one column, BLAS forced over mmvp", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 1, VectorSrc1: true, MMVP: true, ForceBLAS: true}, PathBLAS, "FORCE_BLAS"},
 		{"f16 two columns, rows not 16-byte aligned", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true}, PathBLAS, "BLAS"},
 		{"f16 two columns", MulMatShape{A: tensor.F16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true}, PathMMV, "vector kernel"},
 		{"bf16 two columns", MulMatShape{A: tensor.BF16, B: tensor.F32, Columns: 2, VectorSrc1: true, VecRows: true}, PathMMV, "2 f32 columns"},
@@ -63,82 +61,6 @@ func TestChooseMulMat(t *testing.T) {
 		})
 	}
 	assert.Equal(t, "dequant+blas", PathDequantBLAS.String())
-}
-
-// TestMMVPWarps is mmvp's block size: the most warps within
-// mmvpShareSlack of the busiest share over the rounds of rows, and whether
-// that share reaches mmvpMinShare.
-func TestMMVPWarps(t *testing.T) {
-	for _, c := range []struct {
-		name       string
-		rows       int64
-		sms, most  int
-		warps      int
-		worthwhile bool
-	}{
-		{"4096 rows on 132 multiprocessors: one round of 32", 4096, 132, 32, 32, true},
-		{"14336 rows: four rounds of 28 (32 would leave 15 % idle)", 14336, 132, 32, 28, true},
-		{"1024 rows: one round of 8", 1024, 132, 32, 8, true},
-		{"512 rows fill half the smallest grid", 512, 132, 32, 8, false},
-		{"4224 rows: exactly one round of 32", 4224, 132, 32, 32, true},
-		{"4096 rows on 120 multiprocessors, at most 16 warps: 3 rounds of 12", 4096, 120, 16, 12, true},
-		{"no rows", 0, 132, 32, 0, false},
-		{"no multiprocessors", 4096, 0, 32, 0, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			w, ok := mmvpWarps(c.rows, c.sms, c.most)
-			assert.Equal(t, c.warps, w)
-			assert.Equal(t, c.worthwhile, ok)
-		})
-	}
-}
-
-// TestUseMMVP is mmvp's device and shape rule.
-func TestUseMMVP(t *testing.T) {
-	for _, k := range []string{"mmvp_f32", "mmvp_f16", "mmvp_bf16"} {
-		_, err := kernels.Lookup(k)
-		require.NoError(t, err, k)
-	}
-	hopper := vendorapi.Props{CC: arch.Hopper, SMs: 132, WarpSize: 32, SharedMemPerBlockOptin: 227 << 10}
-	ampere := hopper
-	ampere.CC = arch.Ampere
-	amd := hopper
-	amd.CC, amd.WarpSize = arch.CDNA3, 64
-	host := hopper
-	host.CC = 0
-	mat := func(t tensor.Type, k, m int64) vendorapi.TensorDesc {
-		es := int64(t.BlockBytes())
-		return vendorapi.TensorDesc{Data: 1 << 20, Ne: [4]int64{k, m, 1, 1}, Nb: [4]int64{es, es * k, es * k * m, es * k * m}}
-	}
-	for _, c := range []struct {
-		name string
-		t    tensor.Type
-		p    vendorapi.Props
-		a, b vendorapi.TensorDesc
-		off  bool // TERNION_NO_MMVP set
-		want bool
-	}{
-		{"f16 on Hopper", tensor.F16, hopper, mat(tensor.F16, 14336, 4096), mat(tensor.F32, 14336, 1), false, true},
-		{"bf16 on the host device", tensor.BF16, host, mat(tensor.BF16, 14336, 4096), mat(tensor.F32, 14336, 1), false, true},
-		{"f32 on Hopper", tensor.F32, hopper, mat(tensor.F32, 4096, 4096), mat(tensor.F32, 4096, 1), false, true},
-		{"f16 on Ampere: not measured there", tensor.F16, ampere, mat(tensor.F16, 14336, 4096), mat(tensor.F32, 14336, 1), false, false},
-		{"f16 on AMD", tensor.F16, amd, mat(tensor.F16, 14336, 4096), mat(tensor.F32, 14336, 1), false, false},
-		{"two columns", tensor.F16, hopper, mat(tensor.F16, 14336, 4096), mat(tensor.F32, 14336, 2), false, false},
-		{"batched matrices", tensor.F16, hopper, func() vendorapi.TensorDesc { a := mat(tensor.F16, 4096, 4096); a.Ne[2] = 2; return a }(),
-			func() vendorapi.TensorDesc { b := mat(tensor.F32, 4096, 1); b.Ne[2] = 2; return b }(), false, false},
-		{"rows not 16-byte aligned", tensor.F16, hopper, mat(tensor.F16, 14332, 4096), mat(tensor.F32, 14332, 1), false, false},
-		{"src1 past the shared memory", tensor.F16, hopper, mat(tensor.F16, 65536, 4096), mat(tensor.F32, 65536, 1), false, false},
-		{"too few rows", tensor.F16, hopper, mat(tensor.F16, 4096, 512), mat(tensor.F32, 4096, 1), false, false},
-		{"TERNION_NO_MMVP", tensor.F16, hopper, mat(tensor.F16, 14336, 4096), mat(tensor.F32, 14336, 1), true, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.off {
-				t.Setenv(switches.NoMMVP.Name, "1")
-			}
-			_, ok := useMMVP(c.t, c.p, c.a, c.b)
-			require.Equal(t, c.want, ok)
-		})
-	}
 }
 
 // TestUseMMVT is mmvt's device and shape rule: f16/bf16, 2..8 columns,

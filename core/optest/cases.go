@@ -284,10 +284,6 @@ func firstPerfs() []Case {
 		mulMatCase(tensor.F16, tensor.F32, 4096, 1, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.BF16, tensor.F32, 4096, 1, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.F32, tensor.F32, 4096, 1, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
-		// The other projections of the same FFN and a square one, one
-		// column: the persistent vector kernel's rounds of rows (mmvp).
-		mulMatCase(tensor.F16, tensor.F32, 14336, 1, 4096, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
-		mulMatCase(tensor.F16, tensor.F32, 4096, 1, 4096, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.F16, tensor.F32, 4096, 8, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.BF16, tensor.F32, 4096, 8, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		// The vector kernel's columns against BLAS (with TERNION_FORCE_BLAS=1).
