@@ -284,6 +284,10 @@ func firstPerfs() []Case {
 		mulMatCase(tensor.F16, tensor.F32, 4096, 1, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.BF16, tensor.F32, 4096, 1, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.F32, tensor.F32, 4096, 1, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
+		// The other projection of the same FFN and a square one (33.5 MB of
+		// weights, within the L2 of an H100 or H200), one column.
+		mulMatCase(tensor.F16, tensor.F32, 14336, 1, 4096, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
+		mulMatCase(tensor.F16, tensor.F32, 4096, 1, 4096, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.F16, tensor.F32, 4096, 8, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		mulMatCase(tensor.BF16, tensor.F32, 4096, 8, 14336, [2]int64{1, 1}, [2]int64{1, 1}, [4]int{0, 1, 2, 3}),
 		// The vector kernel's columns against BLAS (with TERNION_FORCE_BLAS=1).
