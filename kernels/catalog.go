@@ -51,6 +51,13 @@ type Kernel struct {
 	// TERNION_GRID_WAIT() itself before it reads what the kernel before it
 	// writes (a test checks both).
 	EarlyEntry bool
+	// Deferred: the entry point begins with TERNION_KERNEL_ENTRY_DEFERRED()
+	// (nothing) instead of TERNION_KERNEL_ENTRY(), and the body calls
+	// TERNION_KERNEL_ENTRY() itself once it has requested what it may read
+	// before the kernels queued before it are done (memory core knows none
+	// of them writes; a test checks the call). Unlike EarlyEntry, the next
+	// kernel still launches only after this one has waited.
+	Deferred bool
 	// Cluster is the blocks of a thread-block cluster along x the entry
 	// point declares (TERNION_CLUSTER_DIMS: NVIDIA code for arch 9.0 and
 	// later; the grid's x a multiple of it), 0 for none.
@@ -86,6 +93,7 @@ type Template struct {
 	LaunchBounds int
 	MinBlocks    int
 	EarlyEntry   bool
+	Deferred     bool
 	Cluster      int
 }
 
@@ -145,7 +153,7 @@ func (t Template) expand(fam string) []Kernel {
 			bind[ax] = v.Name
 		}
 		out = append(out, Kernel{Name: name, Family: fam, Params: t.Params, Doc: doc, Body: body, Bind: bind,
-			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks, EarlyEntry: t.EarlyEntry, Cluster: t.Cluster})
+			LaunchBounds: t.LaunchBounds, MinBlocks: t.MinBlocks, EarlyEntry: t.EarlyEntry, Deferred: t.Deferred, Cluster: t.Cluster})
 	}
 	return out
 }

@@ -32,6 +32,8 @@ func TestKernelEntry(t *testing.T) {
 			want := "TERNION_KERNEL_ENTRY();"
 			if k, err := Lookup(m[1]); err == nil && k.EarlyEntry {
 				want = "TERNION_KERNEL_ENTRY_EARLY();"
+			} else if err == nil && k.Deferred {
+				want = "TERNION_KERNEL_ENTRY_DEFERRED();"
 			}
 			assert.Equal(t, want, m[2], "%s: kernel %s begins with %q", where, m[1], m[2])
 		}
@@ -50,7 +52,8 @@ func TestKernelEntry(t *testing.T) {
 	assert.GreaterOrEqual(t, seen, len(Catalog), "every catalog kernel was checked")
 	// An EarlyEntry kernel's body waits for the grids before it itself, or
 	// a function it calls does (up to three levels: mmvq8w's column and
-	// its shared rows loop).
+	// its shared rows loop); a Deferred kernel's body calls
+	// TERNION_KERNEL_ENTRY() itself.
 	sources := map[string]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -67,20 +70,25 @@ func TestKernelEntry(t *testing.T) {
 		}
 		return ""
 	}
-	const wait = "TERNION_GRID_WAIT();"
+	const wait, entry = "TERNION_GRID_WAIT();", "TERNION_KERNEL_ENTRY();"
 	calls := regexp.MustCompile(`\b(\w+)\s*(?:<[^;(){}]*>)?\s*\(`)
-	early := 0
+	early, deferred := 0, 0
 	for _, k := range Catalog {
-		if !k.EarlyEntry {
+		if !k.EarlyEntry && !k.Deferred {
 			continue
 		}
-		early++
+		want := wait
+		if k.Deferred {
+			want, deferred = entry, deferred+1
+		} else {
+			early++
+		}
 		name := k.Body[:strings.IndexAny(k.Body+"<", "<(")]
 		body := bodyOf(name)
 		require.NotEmpty(t, body, "%s: the body of %s", k.Name, name)
 		var waits func(fn, body string, depth int) bool
 		waits = func(fn, body string, depth int) bool {
-			if strings.Contains(body, wait) {
+			if strings.Contains(body, want) {
 				return true
 			}
 			for _, c := range calls.FindAllStringSubmatch(body, -1) {
@@ -90,7 +98,8 @@ func TestKernelEntry(t *testing.T) {
 			}
 			return false
 		}
-		assert.True(t, waits(name, body, 3), "%s: %s never waits for the grids before it", k.Name, name)
+		assert.True(t, waits(name, body, 3), "%s: %s never calls %s", k.Name, name, want)
 	}
 	assert.Positive(t, early, "the catalog has early-entry kernels (mmvq8w, mmvq8wt)")
+	assert.Positive(t, deferred, "the catalog has deferred-entry kernels (mmvt, mmvt2)")
 }

@@ -203,35 +203,62 @@ static __device__ __forceinline__ float4 mmvt_ldx(const void * p) {
     return v;
 }
 
-// One group of mmvt's loads: for each of its steps from value k0 (32
-// values a step), the lane's 16 bytes of rows x[2r] and x[2r + 1] of each
-// of the R row tiles (a[s][2r], a[s][2r + 1]) and its 8 values of column y
-// as 4 pairs (b; zero where col is false: a column slot past ncols).
-// CHECK: the group may pass k; kl is k less the lane's offset 8c, and a
-// step from i < kl is in (k is a multiple of 8, so a lane's 8 values are
-// all in or all out; those out read as zero).
+// Step i of mmvt's loads (32 values from value i; the lane's own 8c are in
+// x): the lane's 16 bytes of rows x[2r] and x[2r + 1] of each of the R row
+// tiles (a[2r], a[2r + 1]). CHECK: the step may pass k; kl is k less the
+// lane's offset 8c, and a step from i < kl is in (k is a multiple of 8, so
+// a lane's 8 values are all in or all out; those out read as zero).
 template <typename T, int R, bool CHECK>
+static __device__ __forceinline__ void mmvt_step_w(const char * const (&x)[2 * R], ternion_i64 i, ternion_i64 kl, uint4 (&a)[2 * R]) {
+    const bool in = !CHECK || i < kl;
+    const ternion_i64 o = in ? i : 0;
+#pragma unroll
+    for (int h = 0; h < 2 * R; h++) {
+        a[h] = mmvt_ldw(x[h] + o * (ternion_i64)sizeof(T));
+    }
+    if (!in) {
+#pragma unroll
+        for (int h = 0; h < 2 * R; h++) {
+            a[h] = make_uint4(0, 0, 0, 0);
+        }
+    }
+}
+
+// Step i's 8 values of column y as 4 pairs (b; zero where col is false: a
+// column slot past ncols, or past k as mmvt_step_w).
+template <typename T, bool CHECK>
+static __device__ __forceinline__ void mmvt_step_y(const float * y, bool col, ternion_i64 i, ternion_i64 kl, ternion_u32 (&b)[4]) {
+    const bool in = !CHECK || i < kl;
+    const ternion_i64 o = in ? i : 0;
+    float4 f0 = mmvt_ldx(y + o), f1 = mmvt_ldx(y + o + 4);
+    if (!in || !col) f0 = f1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    b[0] = ternion_mma_type<T>::pack(f0.x, f0.y), b[1] = ternion_mma_type<T>::pack(f0.z, f0.w);
+    b[2] = ternion_mma_type<T>::pack(f1.x, f1.y), b[3] = ternion_mma_type<T>::pack(f1.z, f1.w);
+}
+
+// One group of mmvt's loads from value k0 (MMVT_GROUP steps of 32 values):
+// each step's weights, then its column values. W: the weights only; Y: the
+// column values only (the first group of a kernel that requests its
+// weights before it waits).
+template <typename T, int R, bool CHECK, bool W = true, bool Y = true>
 static __device__ __forceinline__ void mmvt_load(const char * const (&x)[2 * R], const float * y, bool col, ternion_i64 k0, ternion_i64 kl,
                                                  uint4 (*a)[2 * R], ternion_u32 (*b)[4]) {
 #pragma unroll
     for (int s = 0; s < MMVT_GROUP; s++) {
-        const ternion_i64 i = k0 + 32 * s; // the step's first value (the lane's own 8c are in x, y)
-        const bool in = !CHECK || i < kl;
-        const ternion_i64 o = in ? i : 0;
-#pragma unroll
-        for (int h = 0; h < 2 * R; h++) {
-            a[s][h] = mmvt_ldw(x[h] + o * (ternion_i64)sizeof(T));
-        }
-        float4 f0 = mmvt_ldx(y + o), f1 = mmvt_ldx(y + o + 4);
-        if (!in) {
-#pragma unroll
-            for (int h = 0; h < 2 * R; h++) {
-                a[s][h] = make_uint4(0, 0, 0, 0);
-            }
-        }
-        if (!in || !col) f0 = f1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        b[s][0] = ternion_mma_type<T>::pack(f0.x, f0.y), b[s][1] = ternion_mma_type<T>::pack(f0.z, f0.w);
-        b[s][2] = ternion_mma_type<T>::pack(f1.x, f1.y), b[s][3] = ternion_mma_type<T>::pack(f1.z, f1.w);
+        if (W) mmvt_step_w<T, R, CHECK>(x, k0 + 32 * s, kl, a[s]);
+        if (Y) mmvt_step_y<T, CHECK>(y, col, k0 + 32 * s, kl, b[s]);
+    }
+}
+
+// mmvt_load of the first group of a warp, from k0: whole says it lies
+// within k (no checks).
+template <typename T, int R, bool W, bool Y>
+static __device__ __forceinline__ void mmvt_first(bool whole, const char * const (&x)[2 * R], const float * y, bool col, ternion_i64 k0,
+                                                  ternion_i64 kl, uint4 (*a)[2 * R], ternion_u32 (*b)[4]) {
+    if (whole) {
+        mmvt_load<T, R, false, W, Y>(x, y, col, k0, kl, a, b);
+    } else {
+        mmvt_load<T, R, true, W, Y>(x, y, col, k0, kl, a, b);
     }
 }
 #endif
@@ -241,11 +268,16 @@ static __device__ __forceinline__ void mmvt_load(const char * const (&x)[2 * R],
 // 2, whose warps load each src1 fragment once for both tiles, half the
 // src1 reads from L2) of matrix (y, z) for the ncols (2..8) columns: src0
 // of T with 16-byte aligned rows (k a multiple of 8), src1 f32 with 16-byte
-// aligned rows, MMVT_WARPS·32 threads.
+// aligned rows, MMVT_WARPS·32 threads. With early set, each warp requests
+// its first group of weights before the kernel waits for the kernels before
+// it (core sets it only where no node of the graph writes src0 and a
+// kernel of the graph runs before this one: core/ops/early.go).
 template <typename T, int R>
 static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
-                                            ternion_fastdiv r3, int ncols) {
-#if TERNION_SM80
+                                            ternion_fastdiv r3, int ncols, int early) {
+#if !TERNION_SM80
+    TERNION_KERNEL_ENTRY(); // an empty body, never planned
+#else
     constexpr int ROWS = MMVT_ROWS * R;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
@@ -271,12 +303,18 @@ static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor s
     }
     uint4 a[MMVT_GROUP][2 * R];
     ternion_u32 b[MMVT_GROUP][4];
-    if (gb < ge) {
-        if (gb < full) {
-            mmvt_load<T, R, false>(x, y, col, gb * span, kl, a, b);
-        } else {
-            mmvt_load<T, R, true>(x, y, col, gb * span, kl, a, b);
-        }
+    // The first group: its weights requested before the kernel waits for
+    // the kernels before it when early (core: no node of the graph writes
+    // src0), its column values after.
+    const bool any = gb < ge, whole = gb < full;
+    if (early && any) {
+        mmvt_first<T, R, true, false>(whole, x, y, col, gb * span, kl, a, b);
+    }
+    TERNION_KERNEL_ENTRY();
+    if (early && any) {
+        mmvt_first<T, R, false, true>(whole, x, y, col, gb * span, kl, a, b);
+    } else if (any) {
+        mmvt_first<T, R, true, true>(whole, x, y, col, gb * span, kl, a, b);
     }
     for (ternion_i64 gi = gb; gi < ge; gi++) {
         uint4 an[MMVT_GROUP][2 * R];

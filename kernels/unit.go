@@ -37,7 +37,8 @@ func Unit(family string) (string, error) {
 // writeEntry writes k's generated entry point: a void * for each pointer (the
 // body's typed pointer is converted by ternion_ptr), other kinds as declared;
 // its first statement is TERNION_KERNEL_ENTRY() (vendor.h), as every
-// kernel's, or TERNION_KERNEL_ENTRY_EARLY() for an EarlyEntry kernel.
+// kernel's, TERNION_KERNEL_ENTRY_EARLY() for an EarlyEntry kernel or
+// TERNION_KERNEL_ENTRY_DEFERRED() for a Deferred one.
 func writeEntry(b *strings.Builder, k Kernel) {
 	fmt.Fprintf(b, "// %s\n", k.Doc)
 	b.WriteString(`extern "C" __global__ void `)
@@ -65,6 +66,9 @@ func writeEntry(b *strings.Builder, k Kernel) {
 	entry := ") {\n    TERNION_KERNEL_ENTRY();\n    "
 	if k.EarlyEntry {
 		entry = ") {\n    TERNION_KERNEL_ENTRY_EARLY();\n    "
+	}
+	if k.Deferred {
+		entry = ") {\n    TERNION_KERNEL_ENTRY_DEFERRED();\n    "
 	}
 	b.WriteString(entry + k.Body + "(")
 	for i, p := range k.Params {

@@ -76,6 +76,16 @@
         TERNION_GRID_WAIT();            \
         TERNION_KERNEL_ENTRY_EARLY();   \
     } while (0)
+// TERNION_KERNEL_ENTRY_DEFERRED() is the first statement of a kernel the
+// catalog marks Deferred: it does nothing, and the kernel calls
+// TERNION_KERNEL_ENTRY() itself after it has requested memory that no kernel
+// still running may write (core launches it so only where it knows that:
+// weights no node of the graph writes). The next kernel launches only after
+// that call, so its own early reads still find every kernel before this one
+// done.
+#define TERNION_KERNEL_ENTRY_DEFERRED() \
+    do {                                \
+    } while (0)
 
 // Global linear thread index and total thread count of a 1D launch.
 #define TERNION_TID() ((ternion_i64)blockIdx.x * blockDim.x + threadIdx.x)

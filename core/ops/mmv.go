@@ -89,8 +89,14 @@ func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
 	return ChooseMulMat(mulMatShape(n, p))
 }
 
-// runMulMat launches the path ChooseMulMat picks.
-func runMulMat(d Device, n *graph.Tensor) error {
+// runMulMat launches the path ChooseMulMat picks, with src0 read only
+// after the kernels before it are done.
+func runMulMat(d Device, n *graph.Tensor) error { return runMulMatEarly(d, n, nil) }
+
+// runMulMatEarly is runMulMat where early, when not nil, reports whether
+// src0 may be read before the kernel waits for the kernels before it
+// (weightsEarly; asked only by a kernel that can: mmvt's).
+func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
 		return err
@@ -101,7 +107,7 @@ func runMulMat(d Device, n *graph.Tensor) error {
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {
-			return runMMV(d, at, dst, a, b)
+			return runMMV(d, at, dst, a, b, early)
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
@@ -116,8 +122,9 @@ func runMulMat(d Device, n *graph.Tensor) error {
 
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
 // block per dst element (per kernels.MMVVRows rows for mmvv), threads
-// striding over k.
-func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+// striding over k; for 2..8 columns mmvt_{t} or mmvt2_{t} (early as
+// runMulMatEarly's) or mmvn_{t}.
+func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
 	t, _ := floatType(at)
 	k := a.Ne[0]
 	vec := mmvVec(at, a, b)
@@ -126,10 +133,14 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
 		if useMMVT(at, d.Props(), b.Ne[1]) {
-			if useMMVT2() {
-				return runColumns(d, "mmvt2_"+t, 2*mmvtRows, 256, dst, a, b)
+			e := int32(0)
+			if early != nil && early() {
+				e = 1
 			}
-			return runColumns(d, "mmvt_"+t, mmvtRows, 256, dst, a, b)
+			if useMMVT2() {
+				return runColumns(d, "mmvt2_"+t, 2*mmvtRows, 256, dst, a, b, e)
+			}
+			return runColumns(d, "mmvt_"+t, mmvtRows, 256, dst, a, b, e)
 		}
 		return runColumns(d, "mmvn_"+t, mmvvRows(t), 128, dst, a, b)
 	}
@@ -164,12 +175,16 @@ func mmvVec(at tensor.Type, a, b vendorapi.TensorDesc) bool {
 	return k%(16/at.BlockBytes()) == 0 && k%4 == 0 && aligned(a, 16) && aligned(b, 16)
 }
 
-// runColumns launches kernel (mmvn_{t} or mmvt_{t}) for 2..8 columns (rows
-// checked 16-byte aligned): rows rows a block of threads threads.
-func runColumns(d Device, kernel string, rows int64, threads uint32, dst, a, b vendorapi.TensorDesc) error {
+// runColumns launches kernel (mmvn_{t}, mmvt_{t} or mmvt2_{t}) for 2..8
+// columns (rows checked 16-byte aligned): rows rows a block of threads
+// threads, the arguments up to ncols followed by extra (mmvt's early).
+func runColumns(d Device, kernel string, rows int64, threads uint32, dst, a, b vendorapi.TensorDesc, extra ...int32) error {
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).
 		I32(int32(b.Ne[1]))
+	for _, v := range extra {
+		args.I32(v)
+	}
 	return launch(d, kernel, grid, vendorapi.Dim3{X: threads}, 0, args)
 }
 

@@ -56,7 +56,7 @@ func MulMatRows(src0, src1 tensor.Type) (RowsFunc, string) {
 func mulMatRowsFloat(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	vec := mmvVec(at, a, b) && (b.Ne[1] <= MMVMaxColumns || useMMVT(at, d.Props(), b.Ne[1]))
 	if b.Ne[1] == 1 || vec {
-		return runMMV(d, at, dst, a, b)
+		return runMMV(d, at, dst, a, b, nil)
 	}
 	return runGemm(d, at, tensor.F32, dst, a, b)
 }

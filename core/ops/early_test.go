@@ -1,0 +1,80 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
+)
+
+// TestWeightsEarly is the rule for reading a MUL_MAT's src0 before its
+// kernel waits: no node of the graph writes src0's bytes, and a node before
+// it launches work that waits before it lets the next kernel launch.
+func TestWeightsEarly(t *testing.T) {
+	const k, m = 64, 32
+	const slot = 1 << 16 // bytes between placements
+	for _, c := range []struct {
+		name string
+		// build returns the graph's outputs from weights w [k, m] f16, v
+		// [k, k] f32, u [k, m] f16 and input x [k] f32.
+		build   func(w, v, u, x *graph.Tensor) []*graph.Tensor
+		overlap bool // place the first node over w's bytes
+		wmmvq8f bool // TERNION_MMVQ8WF set
+		want    bool
+		off     bool // TERNION_NO_EARLY_WEIGHTS set
+	}{
+		{"after a kernel", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, true, false},
+		{"the graph's first node", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x)} }, false, false, false, false},
+		{"a node copies into the weights", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{u.Cpy(w), w.MulMat(x.Scale(2))}
+		}, false, false, false, false},
+		{"a node's result lies over the weights", func(w, _, _, x *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(x.Scale(2))}
+		}, true, false, false, false},
+		{"after a MUL_MAT", func(w, v, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(v.MulMat(x))} }, false, false, true, false},
+		{"after a MUL_MAT that may let the next launch before it waits", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(v.MulMat(x))}
+		}, false, true, false, false},
+		{"after such a MUL_MAT and a kernel before it", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
+		}, false, true, true, false},
+		{"after a kernel, TERNION_NO_EARLY_WEIGHTS", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.wmmvq8f {
+				t.Setenv(switches.MMVQ8WF.Name, "1")
+			}
+			if c.off {
+				t.Setenv(switches.NoEarlyWeights.Name, "1")
+			}
+			ctx := graph.NewContext()
+			w, v := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k, k)
+			u, x := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k)
+			g, err := ctx.Build(c.build(w, v, u, x)...)
+			require.NoError(t, err)
+			var buf normTestBuffer
+			for i, l := range []*graph.Tensor{w, v, u, x} {
+				require.NoError(t, l.Place(buf, uint64(i)*slot))
+			}
+			nodes := g.Nodes()
+			last := -1
+			for i, n := range nodes {
+				if n.ViewSrc() == nil {
+					at := uint64(10+i) * slot
+					if i == 0 && c.overlap {
+						at = 64 // inside w
+					}
+					require.NoError(t, n.Place(buf, at))
+				}
+				if n.Op() == graph.OpMulMat && n.Src(0) == w {
+					last = i
+				}
+			}
+			require.GreaterOrEqual(t, last, 0, "the graph has w's MUL_MAT")
+			require.Equal(t, c.want, weightsEarly(nodes, last))
+		})
+	}
+}
