@@ -1230,8 +1230,10 @@ template <int D> static __device__ __forceinline__ ternion_u32 fattn_dect_off(in
 // Starts copying step s (rows 16s..16s+15 of the chunk) of K and V into the
 // stage at shared address sa: kl/vl point at this lane's chunk of the
 // chunk's row rr (its row in every copy pass); rows at or past nrow read as
-// zeros (and nothing from global memory). Commits one group.
-template <int D>
+// zeros (and nothing from global memory). Commits one group. K, V: which of
+// the two it copies; C: whether it commits (a step copied in two calls, K
+// before the kernel waits and V after, commits once, in the second).
+template <int D, bool K = true, bool V = true, bool C = true>
 static __device__ __forceinline__ void fattn_dect_copy(ternion_u32 sa, const char * kl, const char * vl, ternion_i64 knb,
                                                        ternion_i64 vnb, int s, int nrow, int cc, int rr) {
     typedef fattn_dect_geometry<D> geo;
@@ -1242,13 +1244,13 @@ static __device__ __forceinline__ void fattn_dect_copy(ternion_u32 sa, const cha
         const int r = p * geo::RP + rr;
         const bool in = s * 16 + r < nrow;
         const ternion_u32 off = sa + fattn_dect_off<D>(r, cc);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(off), "l"(in ? kp : kl), "r"(in ? 16 : 0));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(off + geo::TILE), "l"(in ? vp : vl),
-                     "r"(in ? 16 : 0));
+        if (K) asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(off), "l"(in ? kp : kl), "r"(in ? 16 : 0));
+        if (V) asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(off + geo::TILE), "l"(in ? vp : vl),
+                            "r"(in ? 16 : 0));
         kp += geo::RP * knb;
         vp += geo::RP * vnb;
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    if (C) asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 #if FATTN_DECT_BULK
@@ -1297,7 +1299,8 @@ static __device__ __forceinline__ void fattn_mbar_wait(ternion_u32 bar, ternion_
 // Quantized K/V: starts copying step s of K and V as raw rows (8-byte
 // pieces) into the raw stage at shared address sa; kb/vb point at the
 // chunk's first row; rows at or past nrow read as zeros. Commits one group.
-template <int D, int KV>
+// K, V, C: as fattn_dect_copy's.
+template <int D, int KV, bool K = true, bool V = true, bool C = true>
 static __device__ __forceinline__ void fattn_dect_copy_raw(ternion_u32 sa, const char * kb, const char * vb, ternion_i64 knb,
                                                            ternion_i64 vnb, int s, int nrow, int lane) {
     typedef fattn_dect_geometry<D, KV> geo;
@@ -1308,13 +1311,13 @@ static __device__ __forceinline__ void fattn_dect_copy_raw(ternion_u32 sa, const
             const int j = s * 16 + r;
             const bool in = j < nrow;
             const ternion_u32 dst = sa + r * geo::RB + off;
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst),
-                         "l"(in ? kb + (ternion_i64)j * knb + off : kb), "r"(in ? 8 : 0));
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst + geo::RTILE),
-                         "l"(in ? vb + (ternion_i64)j * vnb + off : vb), "r"(in ? 8 : 0));
+            if (K) asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst),
+                                "l"(in ? kb + (ternion_i64)j * knb + off : kb), "r"(in ? 8 : 0));
+            if (V) asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst + geo::RTILE),
+                                "l"(in ? vb + (ternion_i64)j * vnb + off : vb), "r"(in ? 8 : 0));
         }
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    if (C) asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 // Four unsigned bytes (a word, first value in the low byte) minus the
@@ -1390,8 +1393,11 @@ template <int D, int R, int KV, int W = FATTN_DECT_WARPS>
 static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
                                                   ternion_tensor mask, const float * sinks, float * part, float scale,
                                                   float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,
-                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters) {
-#if TERNION_SM80
+                                                  ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters,
+                                                  int early) {
+#if !TERNION_SM80
+    TERNION_KERNEL_ENTRY(); // an empty body, never planned
+#else
     typedef fattn_dect_geometry<D, KV> geo;
     typedef ternion_mma_type<ternion_f16> mma;
     constexpr int NS = FATTN_DECT_NS, H = R / 8, KS = D / 16;
@@ -1442,14 +1448,36 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         }
     };
 
+    // The first NS - 1 steps: where early says so (bit 0 K, bit 1 V: core
+    // sets a bit only where no kernel still running writes that tensor,
+    // core/ops/early.go), K, or K and V, requested before the kernel waits
+    // for the kernels before it, the rest after (V alone, or bulk copies:
+    // everything after).
+    const int eb = BULK || (early & 1) == 0 ? 0 : early & 3; // 0, 1 or 3
+    const auto prologue = [&](bool k_only, bool v_only) {
 #pragma unroll
-    for (int i = 0; i < NS - 1; i++) {
-        const int s = w + i * W;
-        if (s < nsteps) {
-            copy(i, s);
-        } else {
-            asm volatile("cp.async.commit_group;" ::: "memory");
+        for (int i = 0; i < NS - 1; i++) {
+            const int s = w + i * W;
+            const ternion_u32 sa = ring + i * STAGE;
+            if (s >= nsteps) {
+                if (!k_only) asm volatile("cp.async.commit_group;" ::: "memory");
+            } else if (!k_only && !v_only) {
+                copy(i, s);
+            } else if (Q) {
+                if (k_only) fattn_dect_copy_raw<D, KV, true, false, false>(sa, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
+                if (v_only) fattn_dect_copy_raw<D, KV, false, true, true>(sa, kl, vl, k.nb[1], v.nb[1], s, nrow, lane);
+            } else {
+                if (k_only) fattn_dect_copy<D, true, false, false>(sa, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
+                if (v_only) fattn_dect_copy<D, false, true, true>(sa, kl, vl, k.nb[1], v.nb[1], s, nrow, cc, rr);
+            }
         }
+    };
+    if (eb != 0) {
+        prologue(eb == 1, false);
+    }
+    TERNION_KERNEL_ENTRY();
+    if (eb != 3) {
+        prologue(false, eb == 1);
     }
 
     // Rows g and g + 8 (H = 2) of the tile: q head ik2·gqa + row (rows past

@@ -27,17 +27,17 @@ var fattnFamily = Family{Name: "fattn",
 			Doc:    "one-query flash-decoding for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y, batch z; 128 threads in 4 independent warps (register prefetch, log2-unit online softmax); one chunk writes dst, several write partials, merged by the tile's last block when counters is not null, else by fattn_dec_combine; K/V rows 16-byte aligned",
 			Params: fattnDecParams(),
 			Axes:   []Axis{fattnHeadSizes, {Name: "r", Values: []Value{{"1", "1"}, {"4", "4"}, {"8", "8"}}}}},
-		{Name: "fattn_dect_d{d}_r8", Body: "fattn_dect<{d}, {r}, 0>", LaunchBounds: 128,
+		{Name: "fattn_dect_d{d}_r8", Body: "fattn_dect<{d}, {r}, 0>", LaunchBounds: 128, Deferred: true,
 			Doc:    fattnDectDoc,
-			Params: fattnDecParams(),
+			Params: fattnDectParams(),
 			Axes:   []Axis{headSizeAxis(64, 128, 256), {Name: "r", Values: []Value{{"8", "8"}}}}},
-		{Name: "fattn_dect_d{d}_r16", Body: "fattn_dect<{d}, {r}, 0>", LaunchBounds: 128,
+		{Name: "fattn_dect_d{d}_r16", Body: "fattn_dect<{d}, {r}, 0>", LaunchBounds: 128, Deferred: true,
 			Doc:    fattnDectDoc,
-			Params: fattnDecParams(),
+			Params: fattnDectParams(),
 			Axes:   []Axis{headSizeAxis(64, 128), {Name: "r", Values: []Value{{"16", "16"}}}}},
-		{Name: "fattn_dect_d{d}_r{r}_{kv}", Body: "fattn_dect<{d}, {r}, {kv}>", LaunchBounds: 128,
+		{Name: "fattn_dect_d{d}_r{r}_{kv}", Body: "fattn_dect<{d}, {r}, {kv}>", LaunchBounds: 128, Deferred: true,
 			Doc:    fattnDectQ8Doc,
-			Params: fattnDecParams(),
+			Params: fattnDectParams(),
 			Axes: []Axis{headSizeAxis(128), {Name: "r", Values: []Value{{"8", "8"}, {"16", "16"}}},
 				{Name: "kv", Values: []Value{{"q8_0", "1"}, {"q4_0", "2"}}}}},
 		{Name: "fattn_mma_d{d}", Body: "fattn_mma<{d}, 4>", LaunchBounds: 128,
@@ -53,7 +53,7 @@ var fattnFamily = Family{Name: "fattn",
 
 // fattnDectDoc documents the tensor-core decode kernels (r16 only for head
 // sizes up to 128: at 256 its Q fragments and accumulators would spill).
-const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage ring of 16-position K/V tiles (filled by 16-byte cp.async, or by the bulk copy engine where built for sm_90 by nvcc or NVRTC 12 and later with TERNION_FATTN_BULK defined) and mask values loaded two steps ahead; dynamic shared memory 384·(2·{d}+16) + 96 bytes on sm_90 (rows padded by 16 bytes, then the warps' mbarriers), 768·{d} + 96 below (rows swizzled), as core/ops' fattnDectShared counts; one chunk writes dst, several write partials, merged by the tile's last block when counters is not null, else by fattn_dec_combine; K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
+const fattnDectDoc = "one-query flash-decoding on the tensor cores (mma.sync m16n8k16) for head size {d}: block (x, y, z) = KV chunk x of chunk positions, the gqa <= {r} q heads of kv head y as rows of one 16-row tile, batch z; 128 threads in 4 independent warps, each with its own 3-stage ring of 16-position K/V tiles (filled by 16-byte cp.async, or by the bulk copy engine where built for sm_90 by nvcc or NVRTC 12 and later with TERNION_FATTN_BULK defined) and mask values loaded two steps ahead; dynamic shared memory 384·(2·{d}+16) + 96 bytes on sm_90 (rows padded by 16 bytes, then the warps' mbarriers), 768·{d} + 96 below (rows swizzled), as core/ops' fattnDectShared counts; one chunk writes dst, several write partials, merged by the tile's last block when counters is not null, else by fattn_dec_combine; with early bit 0 (K) or 1 (V) set, each warp requests that tensor's first steps before the kernel waits for the kernels before it (core sets a bit only where no kernel still running writes it; not with bulk copies); K/V rows 16-byte aligned; an empty body below sm_80 and off NVIDIA"
 
 // fattnDectQ8Doc documents the tensor-core decode kernels for quantized K
 // and V.
@@ -92,3 +92,7 @@ func fattnParams(vec bool) []Param {
 // null): with it, the last block of a tile to finish merges the tile's
 // partials into dst (no fattn_dec_combine) and zeroes its word again.
 func fattnDecParams() []Param { return append(fattnParams(true), Param{"counters", ptr}) }
+
+// fattnDectParams are fattn_dect's: fattn_dec's, then early (bit 0: K, bit
+// 1: V requested before the kernel waits for the kernels before it).
+func fattnDectParams() []Param { return append(fattnDecParams(), Param{"early", i32}) }

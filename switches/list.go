@@ -106,10 +106,10 @@ var (
 	NoMMVT2 = boolSwitch(Switch{Name: "TERNION_NO_MMVT2",
 		Meaning: "f16/bf16 mul_mat of 2..8 columns on the tensor cores takes 16 rows a block (mmvt) instead of 32 (mmvt2: each src1 fragment loaded once for two row tiles, half the src1 reads from L2; 4 % faster on the H100 at m=4096 k=14336)",
 		ReadBy:  LayerCore})
-	// NoEarlyWeights keeps kernels from requesting weights before the
+	// NoEarlyReads keeps kernels from requesting inputs before the
 	// kernels before them are done.
-	NoEarlyWeights = boolSwitch(Switch{Name: "TERNION_NO_EARLY_WEIGHTS",
-		Meaning: "kernels that can request their weights before the kernel before them is done (mmvt: f16/bf16 mul_mat of 2..8 columns; where no node of the graph writes the weights and a kernel of the graph runs before) wait for it first",
+	NoEarlyReads = boolSwitch(Switch{Name: "TERNION_NO_EARLY_READS",
+		Meaning: "kernels that can request inputs before the kernels before them are done (mmvt: the weights of f16/bf16 mul_mat of 2..8 columns; fattn_dect: K and V of one-query FLASH_ATTN_EXT on the tensor cores), where no kernel that may still run writes them, wait for those kernels first",
 		ReadBy:  LayerCore})
 	// NoFattnTC keeps one-query FLASH_ATTN_EXT off the tensor-core decode
 	// kernel.

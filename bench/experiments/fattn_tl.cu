@@ -68,9 +68,9 @@ constexpr int shared_of(int w) { return w * 3 * 2 * 16 * (2 * D + 16) + w * 3 * 
         void * part, float scale, float softcap, float max_bias, float m0, float m1, ternion_u32 n_head_log2,    \
         ternion_u32 gqa, ternion_u32 r3, ternion_u32 chunk, unsigned int * counters
 #define DECT_CALL(W)                                                                                             \
-    TERNION_KERNEL_ENTRY();                                                                                      \
+    TERNION_KERNEL_ENTRY_DEFERRED(); /* fattn_dect waits itself (early 0: before any K/V) */                     \
     fattn_dect<128, 8, 0, W>(dst, q, k, v, mask, ternion_ptr{sinks}, ternion_ptr{part}, scale, softcap, max_bias, m0, \
-                             m1, n_head_log2, gqa, r3, chunk, counters)
+                             m1, n_head_log2, gqa, r3, chunk, counters, 0)
 
 __global__ void __launch_bounds__(128) dect_w4(DECT_ARGS) { DECT_CALL(4); }
 __global__ void __launch_bounds__(256) dect_w8(DECT_ARGS) { DECT_CALL(8); }

@@ -6,48 +6,52 @@ import (
 	"github.com/ternion/ternion/vendorapi"
 )
 
-// early.go decides when a kernel may request its weights before it waits
-// for the kernels queued before it (a Deferred catalog kernel's early
-// argument: mmvt's), unless TERNION_NO_EARLY_WEIGHTS. Launched with programmatic dependent launch, such a
-// kernel starts while the kernel before it ends; what it reads before its
-// wait must be memory no kernel still running writes. Two things make that
-// so for src0 of node i:
-//   - no node of the graph writes memory src0 occupies (weights: a node
-//     writes only its dst, and a view's dst is the bytes it views), so no
-//     kernel of this graph does;
-//   - a node before i in the graph launches work that waits for the work
-//     before it before it lets the next kernel launch (every kernel but the
-//     EarlyEntry ones; copies are full dependencies), so no kernel of an
-//     earlier call can still be running either.
+// early.go decides when a kernel may request an input before it waits for
+// the kernels queued before it (a Deferred catalog kernel's early argument:
+// mmvt's weights, fattn_dect's K and V), unless TERNION_NO_EARLY_READS.
+// Launched with programmatic dependent launch, such a kernel starts while
+// the kernel before it runs; what it reads before its wait must be memory no
+// kernel still running writes. A kernel that waits before it lets the next
+// one launch (every kernel but the EarlyEntry ones; a copy is a full
+// dependency) has all work queued before it done by the time the next one
+// starts; so the kernels that may still run are those of the nodes from the
+// last such node on. Node i may read input t early when:
+//   - a node before i in the graph launches work that waits before it lets
+//     the next kernel launch (else a kernel of an earlier call may still
+//     run), and
+//   - neither that node nor any launching node after it, up to i, writes
+//     memory t occupies (a node writes only its dst; a view's dst is the
+//     bytes it views).
 
-// weightsEarly reports whether node i of nodes (the graph's nodes in order,
-// allocated) may read its src0 before its kernel waits for the kernels
-// queued before it.
-func weightsEarly(nodes []*graph.Tensor, i int) bool {
-	if switches.On(nil, switches.NoEarlyWeights) {
+// readEarly reports whether node i of nodes (the graph's nodes in order,
+// allocated) may read t before its kernel waits for the kernels queued
+// before it.
+func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor) bool {
+	if switches.On(nil, switches.NoEarlyReads) {
 		return false
 	}
-	w := nodes[i].Src(0)
-	lo, hi, ok := extent(w)
+	lo, hi, ok := extent(t)
 	if !ok {
 		return false
 	}
-	for _, m := range nodes {
+	for j := i - 1; j >= 0; j-- {
+		m := nodes[j]
 		if !launches(m) {
 			continue
 		}
-		mlo, mhi, ok := extent(m)
-		if !ok || (mlo < hi && lo < mhi) {
+		if mlo, mhi, ok := extent(m); !ok || (mlo < hi && lo < mhi) {
 			return false
 		}
-	}
-	for j := i - 1; j >= 0; j-- {
-		if m := nodes[j]; launches(m) && !triggersBeforeWait(m) {
+		if !triggersBeforeWait(m) {
 			return true
 		}
 	}
 	return false
 }
+
+// weightsEarly reports whether node i (a MUL_MAT) may read its src0 early
+// (readEarly).
+func weightsEarly(nodes []*graph.Tensor, i int) bool { return readEarly(nodes, i, nodes[i].Src(0)) }
 
 // launches reports whether node n queues work (views and leaves do not).
 func launches(n *graph.Tensor) bool {

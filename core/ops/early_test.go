@@ -11,8 +11,9 @@ import (
 )
 
 // TestWeightsEarly is the rule for reading a MUL_MAT's src0 before its
-// kernel waits: no node of the graph writes src0's bytes, and a node before
-// it launches work that waits before it lets the next kernel launch.
+// kernel waits: a node before it launches work that waits before it lets
+// the next kernel launch, and neither it nor a launching node after it
+// writes src0's bytes.
 func TestWeightsEarly(t *testing.T) {
 	const k, m = 64, 32
 	const slot = 1 << 16 // bytes between placements
@@ -24,13 +25,17 @@ func TestWeightsEarly(t *testing.T) {
 		overlap bool // place the first node over w's bytes
 		wmmvq8f bool // TERNION_MMVQ8WF set
 		want    bool
-		off     bool // TERNION_NO_EARLY_WEIGHTS set
+		off     bool // TERNION_NO_EARLY_READS set
 	}{
 		{"after a kernel", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, true, false},
 		{"the graph's first node", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x)} }, false, false, false, false},
-		{"a node copies into the weights", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
-			return []*graph.Tensor{u.Cpy(w), w.MulMat(x.Scale(2))}
+		{"the node before copies into the weights", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
+			s := x.Scale(2)
+			return []*graph.Tensor{s, u.Cpy(w), w.MulMat(s)}
 		}, false, false, false, false},
+		{"a node copied into the weights before the node before", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{u.Cpy(w), w.MulMat(x.Scale(2))}
+		}, false, false, true, false},
 		{"a node's result lies over the weights", func(w, _, _, x *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(x.Scale(2))}
 		}, true, false, false, false},
@@ -41,14 +46,14 @@ func TestWeightsEarly(t *testing.T) {
 		{"after such a MUL_MAT and a kernel before it", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
 		}, false, true, true, false},
-		{"after a kernel, TERNION_NO_EARLY_WEIGHTS", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
+		{"after a kernel, TERNION_NO_EARLY_READS", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.wmmvq8f {
 				t.Setenv(switches.MMVQ8WF.Name, "1")
 			}
 			if c.off {
-				t.Setenv(switches.NoEarlyWeights.Name, "1")
+				t.Setenv(switches.NoEarlyReads.Name, "1")
 			}
 			ctx := graph.NewContext()
 			w, v := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k, k)

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
@@ -179,6 +180,21 @@ type fattnCall struct {
 	scale, softcap, bias float32
 	m0, m1               float32
 	nHeadLog2, gqa, r3   uint32
+	early                func(t *graph.Tensor) bool // readEarly of the node's graph (nil: read nothing early)
+	kv                   [2]*graph.Tensor           // K and V as the graph has them (nil where a temporary replaced them)
+}
+
+// earlyBits is fattn_dect's early argument: bit 0 where K, bit 1 where V
+// (still the graph's own tensors) may be read before the kernel waits for
+// the kernels before it.
+func (c fattnCall) earlyBits() int32 {
+	bits := int32(0)
+	for i, t := range c.kv {
+		if t != nil && c.early != nil && c.early(t) {
+			bits |= 1 << i
+		}
+	}
+	return bits
 }
 
 // fattnArgs reads node n's descriptors and parameters; the softcap divides
@@ -228,11 +244,18 @@ func (c fattnCall) args(d Device, vec bool, part vendorapi.DevicePtr, chunk uint
 	return a
 }
 
-func fattnRun(d Device, n *graph.Tensor) error {
+func fattnRun(d Device, n *graph.Tensor) error { return fattnRunEarly(d, n, nil) }
+
+// fattnRunEarly is fattnRun where early, when not nil, reports whether an
+// input of the node may be read before its kernel waits for the kernels
+// before it (readEarly; asked only by a kernel that can: fattn_dect's K
+// and V).
+func fattnRunEarly(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	c, err := fattnArgs(n)
 	if err != nil {
 		return err
 	}
+	c.early, c.kv = early, [2]*graph.Tensor{n.Src(1), n.Src(2)}
 	p := d.Props()
 	path := fattnChoose(c.q.Ne[1], int64(c.gqa), c.k.Ne[0], c.v.Ne[0], p)
 	kt, vt := n.Src(1).Type(), n.Src(2).Type()
@@ -260,6 +283,7 @@ func fattnRun(d Device, n *graph.Tensor) error {
 			return err
 		}
 		*kv.desc = tmp
+		c.kv[0], c.kv[1] = nil, nil // (both are read after the conversions anyway)
 	}
 	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
 		return fmt.Errorf("k and v data must be 16-byte aligned")
@@ -339,10 +363,14 @@ func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chun
 	if dec && grid.X > 1 {
 		counters = tileCounters(d, int64(grid.Y)*int64(grid.Z))
 	}
+	dect := strings.HasPrefix(name, "fattn_dect_")
 	args := func(part vendorapi.DevicePtr) *vendorapi.Args {
 		a := c.args(d, true, part, uint32(chunk))
 		if dec {
 			a = a.Ptr(counters)
+		}
+		if dect {
+			a = a.I32(c.earlyBits())
 		}
 		return a
 	}

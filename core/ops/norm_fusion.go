@@ -53,6 +53,12 @@ func RunFused(d Device, nodes []*graph.Tensor, i int, uses func(*graph.Tensor) i
 		}
 		return 1, nil
 	}
+	if n := nodes[i]; n.Op() == graph.OpFlashAttnExt && !n.Layout().Empty() {
+		if err := fattnRunEarly(d, n, func(t *graph.Tensor) bool { return readEarly(nodes, i, t) }); err != nil {
+			return 0, fmt.Errorf("ternion: %s: %w", describe(n), err)
+		}
+		return 1, nil
+	}
 	return 1, Run(d, nodes[i])
 }
 
