@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -348,5 +349,31 @@ func TestFlashAttnMMAWarps(t *testing.T) {
 		assert.Equal(t, c.warps, w, c.name)
 		assert.Equal(t, c.shared, fattnMMAShared(c.dim, w, c.p.SharedMemPerBlockOptin), c.name)
 		assert.Equal(t, c.fits, fattnMMAFits(c.dim, c.p), c.name)
+	}
+}
+
+// TestFattnEarlyBits is fattn_dect's early argument: bit 0 for K, bit 1
+// for V where the graph's rule allows each, none for a temporary.
+func TestFattnEarlyBits(t *testing.T) {
+	ctx := graph.NewContext()
+	k, v := ctx.Empty(tensor.F16, 64, 16), ctx.Empty(tensor.F16, 64, 16)
+	only := func(ts ...*graph.Tensor) func(*graph.Tensor) bool {
+		return func(x *graph.Tensor) bool { return slices.Contains(ts, x) }
+	}
+	for _, c := range []struct {
+		name  string
+		early func(*graph.Tensor) bool
+		kv    [2]*graph.Tensor
+		want  int32
+	}{
+		{"no rule", nil, [2]*graph.Tensor{k, v}, 0},
+		{"K and V", only(k, v), [2]*graph.Tensor{k, v}, 3},
+		{"K: V's copy is the node before", only(k), [2]*graph.Tensor{k, v}, 1},
+		{"V alone", only(v), [2]*graph.Tensor{k, v}, 2},
+		{"temporaries", only(k, v), [2]*graph.Tensor{}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, fattnCall{early: c.early, kv: c.kv}.earlyBits())
+		})
 	}
 }
