@@ -31,6 +31,8 @@
 #   bash scripts/h200-pending.sh 18   session 24's first run: on an H200 the goals; the fold A/B (one
 #                                     round); the kernels of the n=512 MUL_MAT goal cases read one by one
 #                                     (Nsight Compute, caches kept); BenchmarkMulMatVsBLAS
+#   bash scripts/h200-pending.sh 20   session 24's last run: every op tested (mmvt and fattn_dect reading
+#                                     early), on an H200 the goals and TERNION_NO_EARLY_READS's A/B
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -263,6 +265,17 @@ case $part in
   wait
   timeout 90 /tmp/cudatest -test.run XXX -test.bench 'MulMatVsBLAS' -test.benchtime 1s > "$OUT/bench-vsblas.txt" 2>&1
   grep -E "^Benchmark|^ok|FAIL" "$OUT/bench-vsblas.txt" ;;
+20)
+  # Session 24's last run: every op tested on the default build (mmvt's
+  # weights and fattn_dect's K/V requested before the kernel waits where
+  # core allows it); on an H200 the goals, then the early reads A/B'd on the
+  # goal cases they touch (f16/bf16 n=8, the one-query FA cases).
+  timeout 240 /tmp/tB ops test -d cuda --runs 2 > "$OUT/test-all.txt" 2>&1
+  tail -1 "$OUT/test-all.txt"; grep -m10 -E "FAIL|error" "$OUT/test-all.txt"; echo "tested at $(el) s"
+  if grep -q H200 "$OUT/env.txt"; then
+    END=${END:-450}; goals /tmp/tB
+    switch_ab TERNION_NO_EARLY_READS noearly 'MUL_MAT\(type_a=(f16|bf16),.*n=8,' 'MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=4096,n=8,|FLASH_ATTN_EXT\(hsk=128,.*kv=16384,nb=1,.*type_KV=f16'
+  fi ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the
