@@ -115,6 +115,35 @@ func benchGraphReplay1000(b *testing.B, k tinyKernel) {
 	reportPer(b, replayLoop(b, d, s, x)*nodes, "node")
 }
 
+// BenchmarkGraphReplay1 is the driver's floor of a call that replays a
+// graph of one tiny launch and waits for it: what every Compute of a
+// replayed graph pays at least (`ops perf` computes its graph and waits,
+// as test-backend-ops does). Reports µs a replay.
+func BenchmarkGraphReplay1(b *testing.B) { forKernels(b, benchGraphReplay1) }
+
+func benchGraphReplay1(b *testing.B, k tinyKernel) {
+	d, f, s, args := tiny(b, k)
+	x := captureGraph(b, d, s, func() { require.NoError(b, d.Launch(f, one, one, 0, s, args)) })
+	reportPer(b, replayLoop(b, d, s, x), "replay")
+}
+
+// BenchmarkComputeOne is Compute and Synchronize of a one-node graph (SCALE
+// of one element), with and without GPU graphs: ternion's fixed cost a
+// call, to hold against BenchmarkGraphReplay1's. Reports µs a call.
+func BenchmarkComputeOne(b *testing.B) {
+	graphModes(b, func(b *testing.B, be *backend.Backend) {
+		ctx := graph.NewContext()
+		h := ctx.FromFloats([]float32{3}, 1).Scale(0.5)
+		g, err := ctx.Build(h)
+		require.NoError(b, err)
+		n := computeLoop(b, be, g)
+		got, err := h.Floats()
+		require.NoError(b, err)
+		require.InDelta(b, 1.5, got[0], 1e-6)
+		reportPer(b, n, "call")
+	})
+}
+
 // captureGraph captures the launches queue makes on s into a graph,
 // instantiates it and launches it once, waiting for it (warm-up: the first
 // launch uploads the graph); the benchmark's cleanup destroys both.
