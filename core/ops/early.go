@@ -21,7 +21,13 @@ import (
 //     run), and
 //   - neither that node nor any launching node after it, up to i, writes
 //     memory t occupies (a node writes only its dst; a view's dst is the
-//     bytes it views).
+//     bytes it views), and none of them is a CPY: a captured graph replays
+//     a CPY with its destination moved (core/backend's CPY pointer array:
+//     a KV-cache row one further each token) without capturing again, so
+//     the bytes it writes are not known when the graph is made.
+// Model code that writes the KV cache before Q's ROPE (the node before the
+// attention) lets FLASH_ATTN_EXT read K and V early; llama.cpp's order (the
+// cache copies right before the attention) does not.
 
 // readEarly reports whether node i of nodes (the graph's nodes in order,
 // allocated) may read t before its kernel waits for the kernels queued
@@ -39,7 +45,7 @@ func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor) bool {
 		if !launches(m) {
 			continue
 		}
-		if mlo, mhi, ok := extent(m); !ok || (mlo < hi && lo < mhi) {
+		if mlo, mhi, ok := extent(m); !ok || (mlo < hi && lo < mhi) || m.Op() == graph.OpCpy {
 			return false
 		}
 		if !triggersBeforeWait(m) {

@@ -36,6 +36,10 @@ func TestWeightsEarly(t *testing.T) {
 		{"a node copied into the weights before the node before", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{u.Cpy(w), w.MulMat(x.Scale(2))}
 		}, false, false, true, false},
+		{"a CPY elsewhere is the node before (its destination may move between replays)", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+			s := x.Scale(2)
+			return []*graph.Tensor{s, x.Scale(3).Cpy(v.View(0, []int64{64}, nil)), w.MulMat(s)}
+		}, false, false, false, false},
 		{"a node's result lies over the weights", func(w, _, _, x *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(x.Scale(2))}
 		}, true, false, false, false},
