@@ -445,7 +445,7 @@ func BenchmarkQuantPair(b *testing.B) {
 	require.NoError(b, d.SetMaxDynamicSharedMemory(fm, shared))
 	one := vendorapi.NewFastDiv(1)
 	qArgs := vendorapi.NewArgs().Tensor(vendorapi.TensorDesc{Data: src1, Ne: [4]int64{k, 1, 1, 1}, Nb: [4]int64{4, 4 * k, 4 * k, 4 * k}}).
-		Ptr(yq).Ptr(yd).FastDiv(vendorapi.NewFastDiv(k / 32)).FastDiv(one).FastDiv(one).I64(k / 32).I32(0)
+		Ptr(yq).Ptr(yd).FastDiv(vendorapi.NewFastDiv(k / 32)).FastDiv(one).FastDiv(one).I64(k / 32)
 	dstDesc := vendorapi.TensorDesc{Data: dst, Ne: [4]int64{m, 1, 1, 1}, Nb: [4]int64{4, 4 * m, 4 * m, 4 * m}}
 	sms := uint32(be.Props().SMs)
 	for _, c := range []struct {

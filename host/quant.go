@@ -399,11 +399,10 @@ func dot64(w, y []float32) float64 {
 }
 
 func init() {
-	// q8y(src, yq, yd, blocks, ne1, ne2, n, early): 32 threads a block of 32
+	// q8y(src, yq, yd, blocks, ne1, ne2, n): 32 threads a block of 32
 	// values in a grid-stride loop over the n blocks; scale amax/127,
 	// bytes q = round(x/scale) (0 for an all-zero block), float4 (scale,
-	// scale·Σq, scale·Σ of q[0:16], scale·Σ of q[16:32]); early changes
-	// when the GPU reads, not what.
+	// scale·Σq, scale·Σ of q[0:16], scale·Σ of q[16:32]).
 	register("q8y", &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
 			src := a.TensorAt(0)

@@ -401,34 +401,23 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
 // the quantized values so that a format's offsets (q4_0's 8, the K-quants'
 // mins) round as its products do.
 
-// The value of src that lane lane of q8y's block g of 32 values reads.
-static __device__ __forceinline__ float q8y_value(const ternion_tensor & src, ternion_i64 g, int lane, ternion_fastdiv blocks,
-                                                  ternion_fastdiv ne1, ternion_fastdiv ne2) {
-    const ternion_u32 row = ternion_fastdiv_div((ternion_u32)g, blocks);
-    const ternion_u32 ib = (ternion_u32)g - row * blocks.d;
-    ternion_u32 i1, i2, i3;
-    ternion_row_index(row, ne1, ne2, i1, i2, i3);
-    return *(const float *)((const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3] +
-                            (ternion_i64)(ib * 32 + lane) * src.nb[0]);
-}
-
 // q8y quantizes src (f32, any strides, ne[0] a multiple of 32) into the
 // columns yq/yd, column = row index i1 + ne1·(i2 + ne2·i3): n blocks of 32
 // values in all (blocks = ne[0]/32 a row), 32 threads a block (a warp or
 // half of a 64-wide one), values rounded to nearest as ggml's
-// quantize_q8_1 does. With early set, each warp reads its first block's
-// values before the kernel waits for the kernels before it (core sets it
-// only where no kernel that may still run writes src: core/ops/early.go);
-// it writes yq/yd only after.
-static __device__ __forceinline__ void q8y_body(ternion_tensor src, void * yq, void * yd, ternion_fastdiv blocks, ternion_fastdiv ne1,
-                                                ternion_fastdiv ne2, ternion_i64 n, int early) {
-    const int lane = threadIdx.x % 32;
-    const ternion_i64 step = TERNION_NTHREADS() / 32, g0 = TERNION_TID() / 32;
-    float first = 0.0f;
-    if (early != 0 && g0 < n) first = q8y_value(src, g0, lane, blocks, ne1, ne2);
+// quantize_q8_1 does.
+extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion_fastdiv blocks, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                               ternion_i64 n) {
     TERNION_KERNEL_ENTRY();
-    for (ternion_i64 g = g0; g < n; g += step) {
-        const float x = g == g0 && early != 0 ? first : q8y_value(src, g, lane, blocks, ne1, ne2);
+    const int lane = threadIdx.x % 32;
+    const ternion_i64 step = TERNION_NTHREADS() / 32;
+    for (ternion_i64 g = TERNION_TID() / 32; g < n; g += step) {
+        const ternion_u32 row = ternion_fastdiv_div((ternion_u32)g, blocks);
+        const ternion_u32 ib = (ternion_u32)g - row * blocks.d;
+        ternion_u32 i1, i2, i3;
+        ternion_row_index(row, ne1, ne2, i1, i2, i3);
+        const float x = *(const float *)((const char *)src.data + i1 * src.nb[1] + i2 * src.nb[2] + i3 * src.nb[3] +
+                                         (ternion_i64)(ib * 32 + lane) * src.nb[0]);
         float amax = fabsf(x);
 #pragma unroll
         for (int m = 16; m > 0; m >>= 1) amax = fmaxf(amax, TERNION_SHFL_XOR(amax, m));
@@ -441,12 +430,6 @@ static __device__ __forceinline__ void q8y_body(ternion_tensor src, void * yq, v
         const int other = TERNION_SHFL_XOR(half, 16);
         if (lane == 0) ((float4 *)yd)[g] = make_float4(d, d * (float)(half + other), d * (float)half, d * (float)other);
     }
-}
-
-extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion_fastdiv blocks, ternion_fastdiv ne1, ternion_fastdiv ne2,
-                               ternion_i64 n, int early) {
-    TERNION_KERNEL_ENTRY_DEFERRED();
-    q8y_body(src, yq, yd, blocks, ne1, ne2, n, early);
 }
 
 // MMVQ8_THREADS is the threads of an mmvq8 block, MMVQ8_ROWS the rows of

@@ -71,9 +71,9 @@ var quantizers = Axis{Name: "q", Values: []Value{{"q4_0", "quantize_q4_0"}, {"q4
 // quantFamily is kernels/quant.cu: ggml's quantized formats on the device.
 var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: dequantize, GET_ROWS, quantize, MUL_MAT for up to 8 columns",
 	Kernels: []Kernel{{Name: "q8y",
-		Doc: "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float4 (scale d, d·Σq, d·Σ of the first 16 q, d·Σ of the last 16) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block; with early ≠ 0 each warp reads its first block's values before the kernel waits for the kernels before it (core sets it only where no kernel that may still run writes src)",
+		Doc: "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float4 (scale d, d·Σq, d·Σ of the first 16 q, d·Σ of the last 16) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block",
 		Params: []Param{{"src", tensor}, {"yq", ptr}, {"yd", ptr}, {"blocks", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
-			{"n", i64}, {"early", i32}}, Deferred: true},
+			{"n", i64}}},
 		{Name: "mmid_group",
 			Doc: "MUL_MAT_ID's pairs p = e + n_used·t (ids [n_used, n_tokens] i32) grouped by expert, in one block: list (n_pairs i32) by expert, tiles (max_tiles pairs of i32: first index in list, expert | count << 16 for runs of up to 8 pairs of one expert, then count 0); an expert out of range: NaN dst rows and bit 1 of *flag; dynamic shared memory 2·n_experts ints",
 			Params: []Param{{"ids", tensor}, {"dst", tensor}, {"n_experts", i32}, {"list", ptr}, {"tiles", ptr},

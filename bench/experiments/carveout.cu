@@ -112,7 +112,7 @@ int main() {
         const unsigned smem = 3 * K / 2 + 16 * 2 * 32 * 144, qgrid = (unsigned)((nb * 32 + 255) / 256);
         const dim3 wgrid(std::min((unsigned)(M + 15) / 16, (unsigned)nsm));
         CK(cudaFuncSetAttribute(rt_mmvq8w, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        auto q = [&](cudaStream_t st) { launch(true, q8y, dim3(qgrid), dim3(256), 0, st, ty, pyq, pyd, blocks, one, one, nb, 0); };
+        auto q = [&](cudaStream_t st) { launch(true, q8y, dim3(qgrid), dim3(256), 0, st, ty, pyq, pyd, blocks, one, one, nb); };
         auto p = [&](cudaStream_t st) { launch(true, rt_mmvq8w, wgrid, dim3(512), (int)smem, st, td, tx, pyq, pyd, one, one); };
         auto f = [&](cudaStream_t st) { launch(true, rt_mmvq8wf, wgrid, dim3(512), (int)smem, st, td, tx, ty, one, one); };
         CK(cudaFuncSetAttribute(rt_mmvq8wf, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -148,7 +148,7 @@ int main() {
         // the tree's mmvq8wIDGrid: units of 4 rows over at most nsm / 8 blocks a pair
         const dim3 wgrid(std::max(1u, std::min((unsigned)((M / 4 + 15) / 16), (unsigned)nsm / 8)), U, 1);
         CK(cudaFuncSetAttribute(rt_mmvq8w_id, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        auto q = [&](cudaStream_t st) { launch(true, q8y, dim3(qgrid), dim3(256), 0, st, ty, pyq, pyd, blocks, ne1, one, nb, 0); };
+        auto q = [&](cudaStream_t st) { launch(true, q8y, dim3(qgrid), dim3(256), 0, st, ty, pyq, pyd, blocks, ne1, one, nb); };
         auto p = [&](cudaStream_t st) {
             launch(true, rt_mmvq8w_id, wgrid, dim3(512), (int)smem, st, td, tx, pyq, pyd, (int)U, ti, flag);
         };

@@ -68,7 +68,6 @@ int main(int argc, char ** argv) {
     ternion_tensor td = {dst, {M, 1, 1, 1}, {4, 4L * M, 4L * M, 4L * M}};
     ternion_fastdiv one = fastdiv(1), blocks = fastdiv(K / 32);
     ternion_i64 nb = K / 32;
-    int early = 0; // q8y's last parameter: nothing read before its wait
     void * pyq = yq, * pyd = yd;
     int nsm = 0;
     CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
@@ -77,10 +76,10 @@ int main(int argc, char ** argv) {
     CK(cudaFuncSetAttribute(rt_mmvq8w, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     CU(cuFuncSetAttribute(fw, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
     auto rt = [&](cudaStream_t st) {
-        launch(true, q8y, dim3(qgrid), dim3(256), 0, st, ty, pyq, pyd, blocks, one, one, nb, early);
+        launch(true, q8y, dim3(qgrid), dim3(256), 0, st, ty, pyq, pyd, blocks, one, one, nb);
         launch(true, rt_mmvq8w, wgrid, dim3(512), (int)smem, st, td, tx, pyq, pyd, one, one);
     };
-    void * qp[] = {&ty, &pyq, &pyd, &blocks, &one, &one, &nb, &early};
+    void * qp[] = {&ty, &pyq, &pyd, &blocks, &one, &one, &nb};
     void * wp[] = {&td, &tx, &pyq, &pyd, &one, &one};
     auto drv = [&](cudaStream_t st) {
         cu_launch(fq, dim3(qgrid), dim3(256), 0, st, qp);

@@ -446,7 +446,7 @@ static void run(const char * name, void (*base)(ternion_tensor, ternion_tensor, 
     ternion_tensor tx = {x, {K, M, 1, 1}, {F::BYTES, xs, xs * M, xs * M}};
     ternion_tensor td = {dst, {M, 1, 1, 1}, {4, 4L * M, 4L * M, 4L * M}};
     const ternion_fastdiv one = fastdiv(1), blocks = fastdiv(K / 32);
-    auto quant = [&](cudaStream_t st) { q8y<<<56, 256, 0, st>>>(ty, yq, yd, blocks, one, one, K / 32, 0); };
+    auto quant = [&](cudaStream_t st) { q8y<<<56, 256, 0, st>>>(ty, yq, yd, blocks, one, one, K / 32); };
     unsigned * sink;
     int nsm = 0;
     CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
@@ -489,7 +489,7 @@ static void run(const char * name, void (*base)(ternion_tensor, ternion_tensor, 
                    (const float4 *)yd, (const float *)y, dst);                                                                    \
         };                                                                                                                        \
         auto qp = [&](cudaStream_t st, bool pdl) {                                                                                \
-            launch(pdl, q8y, dim3(56), dim3(256), 0, st, ty, (void *)yq, (void *)yd, blocks, one, one, (ternion_i64)(K / 32), 0);    \
+            launch(pdl, q8y, dim3(56), dim3(256), 0, st, ty, (void *)yq, (void *)yd, blocks, one, one, (ternion_i64)(K / 32));    \
         };                                                                                                                        \
         CK(cudaMemset(dst, 0xff, M * 4));                                                                                         \
         quant(0);                                                                                                                 \

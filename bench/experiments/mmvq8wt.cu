@@ -65,7 +65,7 @@ static void run(const char * name, int nc) {
     const ternion_fastdiv one = fastdiv(1), blocks = fastdiv(K / 32), fnc = fastdiv(nc);
     const int nb = nc * K / 32;
     auto quant = [&](cudaStream_t st, bool pdl) {
-        launch(pdl, q8y, dim3((nb + 7) / 8), dim3(256), 0, st, ty, (void *)yq, (void *)yd, blocks, fnc, one, (ternion_i64)nb, 0);
+        launch(pdl, q8y, dim3((nb + 7) / 8), dim3(256), 0, st, ty, (void *)yq, (void *)yd, blocks, fnc, one, (ternion_i64)nb);
     };
     int nsm = 0;
     CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));

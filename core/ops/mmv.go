@@ -93,14 +93,10 @@ func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
 // after the kernels before it are done.
 func runMulMat(d Device, n *graph.Tensor) error { return runMulMatEarly(d, n, nil) }
 
-// runMulMatEarly is runMulMat where early, when not nil, reports whether a
-// source of the node may be read before its kernel waits for the kernels
-// before it (readEarly; asked only by a kernel that can: mmvt's src0,
-// q8y's src1).
-func runMulMatEarly(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
-	src := func(i int) func() bool {
-		return func() bool { return early != nil && early(n.Src(i)) }
-	}
+// runMulMatEarly is runMulMat where early, when not nil, reports whether
+// src0 may be read before the kernel waits for the kernels before it
+// (weightsEarly; asked only by a kernel that can: mmvt's).
+func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
 		return err
@@ -111,11 +107,11 @@ func runMulMatEarly(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool)
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {
-			return runMMV(d, at, dst, a, b, src(0))
+			return runMMV(d, at, dst, a, b, early)
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
-		return runMMVQ(d, at, dst, a, b, src(1))
+		return runMMVQ(d, at, dst, a, b)
 	case PathDequantBLAS:
 		return runDequantGemm(d, at, bt, dst, a, b)
 	case PathBLAS:

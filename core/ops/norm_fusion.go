@@ -48,7 +48,7 @@ func RunFused(d Device, nodes []*graph.Tensor, i int, uses func(*graph.Tensor) i
 		return k, nil
 	}
 	if n := nodes[i]; n.Op() == graph.OpMulMat && !n.Layout().Empty() {
-		if err := runMulMatEarly(d, n, func(t *graph.Tensor) bool { return readEarly(nodes, i, t) }); err != nil {
+		if err := runMulMatEarly(d, n, func() bool { return weightsEarly(nodes, i) }); err != nil {
 			return 0, fmt.Errorf("ternion: %s: %w", describe(n), err)
 		}
 		return 1, nil

@@ -476,7 +476,7 @@ const q8BlockSums = 16
 // multiple of 32) to 8 bits a value into a pool buffer: the bytes at yq,
 // the per-32 (scale, sum) pairs at yd, one column per row of b (free the
 // buffer after the kernels reading it are queued).
-func q8Columns(d Device, b vendorapi.TensorDesc, early func() bool) (yq, yd vendorapi.DevicePtr, buf pool.Buffer, err error) {
+func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, buf pool.Buffer, err error) {
 	k, cols := b.Ne[0], b.Ne[1]*b.Ne[2]*b.Ne[3]
 	buf, err = d.Pool().Alloc(uint64(cols*k + cols*(k/32)*q8BlockSums))
 	if err != nil {
@@ -485,11 +485,7 @@ func q8Columns(d Device, b vendorapi.TensorDesc, early func() bool) (yq, yd vend
 	yq, yd = buf.Ptr, buf.Ptr+vendorapi.DevicePtr(cols*k)
 	blocks := cols * k / 32
 	grid, block := flatGeometry(blocks * 32)
-	e := int32(0)
-	if early != nil && early() {
-		e = 1
-	}
-	args := d.Args().Tensor(b).Ptr(yq).Ptr(yd).FastDiv(fd(k / 32)).FastDiv(fd(b.Ne[1])).FastDiv(fd(b.Ne[2])).I64(blocks).I32(e)
+	args := d.Args().Tensor(b).Ptr(yq).Ptr(yd).FastDiv(fd(k / 32)).FastDiv(fd(b.Ne[1])).FastDiv(fd(b.Ne[2])).I64(blocks)
 	if err := launch(d, "q8y", grid, block, 0, args); err != nil {
 		_ = buf.Free()
 		return 0, 0, pool.Buffer{}, err
@@ -501,9 +497,9 @@ func q8Columns(d Device, b vendorapi.TensorDesc, early func() bool) (yq, yd vend
 // f32 columns: q8y then mmvq8_{q}_{1|8} where useMMVQ8 allows, else mmvq_{q}
 // (src1 with packed, 16-byte aligned rows: otherwise copied into a
 // contiguous temporary first).
-func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
+func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	if useMMVQ8(at, a) {
-		return runMMVQ8(d, at, dst, a, b, early)
+		return runMMVQ8(d, at, dst, a, b)
 	}
 	b, buf, err := mmvqSrc1(d, b)
 	if err != nil {
@@ -523,14 +519,14 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early fun
 // and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where
 // useMMVQ8WT allows, mmvq8t_{q} where useMMVQ8T allows, else
 // mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
-func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
+func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	wholeWord := useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1])
 	if wholeWord && useMMVQ8WF(b.Nb[0], aligned(b, 16)) {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 		return launchMMVQ8W(d, "mmvq8wf_", at, a.Ne[0], grid, args)
 	}
-	yq, yd, buf, err := q8Columns(d, b, early)
+	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
 		return err
 	}
@@ -813,7 +809,7 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 		block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
 		return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
 	}
-	yq, yd, buf, err := q8Columns(d, b, nil)
+	yq, yd, buf, err := q8Columns(d, b)
 	if err != nil {
 		return err
 	}
@@ -883,7 +879,7 @@ func init() {
 	for _, t := range deviceQuantTypes {
 		RegisterRows(t, func(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			if b.Ne[1] <= MMVQMaxColumns {
-				return runMMVQ(d, at, dst, a, b, nil)
+				return runMMVQ(d, at, dst, a, b)
 			}
 			return runDequantGemm(d, at, tensor.F32, dst, a, b)
 		})
