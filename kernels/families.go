@@ -108,7 +108,7 @@ var Families = []Family{
 					{"f16", "ternion_f16, 8, " + strconv.Itoa(MMVVRows("f16"))},
 					{"bf16", "ternion_bf16s, 8, " + strconv.Itoa(MMVVRows("bf16"))}}}}},
 			{Name: "mmvt_{t}", Body: "mmvt<{t}, {r}>", LaunchBounds: 256, MinBlocks: 2, Deferred: true,
-				Doc:    "MUL_MAT for 2 ≤ ncols ≤ 8 f32 src1 columns on the tensor cores (mma.sync m16n8k16 {t} with f32 sums; NVIDIA with arch 8.0 and later, elsewhere an empty body): 16 rows a block (MMVT_ROWS), 256 threads (MMVT_WARPS warps splitting k), 2 blocks an SM; grid (rows/16, ne12, ne13); rows of src0 and src1 16-byte aligned, k a multiple of 8; src1's values rounded to {t} for the products; with early ≠ 0 each warp requests its first weights before the kernel waits for the kernels before it (core sets it only where no node of the graph writes src0)",
+				Doc:    "MUL_MAT for 2 ≤ ncols ≤ 8 f32 src1 columns on the tensor cores (mma.sync m16n8k16 {t} with f32 sums; NVIDIA with arch 8.0 and later, elsewhere an empty body): 16 rows a block (MMVT_ROWS), 256 threads (MMVT_WARPS warps splitting k), 2 blocks an SM; grid (rows/16, ne12, ne13); rows of src0 and src1 16-byte aligned, k a multiple of 8; src1's values rounded to {t} for the products; with early ≠ 0 each warp requests its first weights before the kernel waits for the kernels before it (core sets it only where no kernel that may still run writes src0)",
 				Params: []Param{{"dst", tensor}, {"src0", tensor}, {"src1", tensor}, {"r2", fastdiv}, {"r3", fastdiv}, {"ncols", i32}, {"early", i32}},
 				Axes:   []Axis{{Name: "t", Values: []Value{{"f16", "ternion_f16"}, {"bf16", "ternion_bf16s"}}}, mmvtTiles(1)}},
 			{Name: "mmvt2_{t}", Body: "mmvt<{t}, {r}>", LaunchBounds: 256, MinBlocks: 1, Deferred: true,

@@ -270,8 +270,8 @@ static __device__ __forceinline__ void mmvt_first(bool whole, const char * const
 // of T with 16-byte aligned rows (k a multiple of 8), src1 f32 with 16-byte
 // aligned rows, MMVT_WARPS·32 threads. With early set, each warp requests
 // its first group of weights before the kernel waits for the kernels before
-// it (core sets it only where no node of the graph writes src0 and a
-// kernel of the graph runs before this one: core/ops/early.go).
+// it (core sets it only where no kernel that may still run writes src0:
+// core/ops/early.go).
 template <typename T, int R>
 static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
                                             ternion_fastdiv r3, int ncols, int early) {
@@ -304,8 +304,8 @@ static __device__ __forceinline__ void mmvt(ternion_tensor dst, ternion_tensor s
     uint4 a[MMVT_GROUP][2 * R];
     ternion_u32 b[MMVT_GROUP][4];
     // The first group: its weights requested before the kernel waits for
-    // the kernels before it when early (core: no node of the graph writes
-    // src0), its column values after.
+    // the kernels before it when early (core: no kernel that may still run
+    // writes src0), its column values after.
     const bool any = gb < ge, whole = gb < full;
     if (early && any) {
         mmvt_first<T, R, true, false>(whole, x, y, col, gb * span, kl, a, b);

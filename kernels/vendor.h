@@ -79,10 +79,9 @@
 // TERNION_KERNEL_ENTRY_DEFERRED() is the first statement of a kernel the
 // catalog marks Deferred: it does nothing, and the kernel calls
 // TERNION_KERNEL_ENTRY() itself after it has requested memory that no kernel
-// still running may write (core launches it so only where it knows that:
-// weights no node of the graph writes). The next kernel launches only after
-// that call, so its own early reads still find every kernel before this one
-// done.
+// still running may write (core/ops/early.go decides where that holds). The
+// next kernel launches only after that call, so its own early reads still
+// find every kernel before this one done.
 #define TERNION_KERNEL_ENTRY_DEFERRED() \
     do {                                \
     } while (0)

@@ -55,10 +55,6 @@ func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor) bool {
 	return false
 }
 
-// weightsEarly reports whether node i (a MUL_MAT) may read its src0 early
-// (readEarly).
-func weightsEarly(nodes []*graph.Tensor, i int) bool { return readEarly(nodes, i, nodes[i].Src(0)) }
-
 // launches reports whether node n queues work (views and leaves do not).
 func launches(n *graph.Tensor) bool {
 	return n.Op() != graph.OpNone && !n.Op().IsView() && !n.Layout().Empty()

@@ -83,7 +83,7 @@ func TestWeightsEarly(t *testing.T) {
 				}
 			}
 			require.GreaterOrEqual(t, last, 0, "the graph has w's MUL_MAT")
-			require.Equal(t, c.want, weightsEarly(nodes, last))
+			require.Equal(t, c.want, readEarly(nodes, last, w))
 		})
 	}
 }

@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
@@ -18,7 +17,7 @@ import (
 // the mma.sync kernel for prefill.
 
 func init() {
-	register(graph.OpFlashAttnExt, impl{supports: fattnSupports, run: fattnRun})
+	register(graph.OpFlashAttnExt, impl{supports: fattnSupports, runEarly: fattnRun})
 }
 
 // fattnPath is the kernel path of a FLASH_ATTN_EXT node.
@@ -182,6 +181,7 @@ type fattnCall struct {
 	nHeadLog2, gqa, r3   uint32
 	early                func(t *graph.Tensor) bool // readEarly of the node's graph (nil: read nothing early)
 	kv                   [2]*graph.Tensor           // K and V as the graph has them (nil where a temporary replaced them)
+	dect                 bool                       // the kernel is fattn_dect: its early argument follows counters
 }
 
 // earlyBits is fattn_dect's early argument: bit 0 where K, bit 1 where V
@@ -244,13 +244,11 @@ func (c fattnCall) args(d Device, vec bool, part vendorapi.DevicePtr, chunk uint
 	return a
 }
 
-func fattnRun(d Device, n *graph.Tensor) error { return fattnRunEarly(d, n, nil) }
-
-// fattnRunEarly is fattnRun where early, when not nil, reports whether an
-// input of the node may be read before its kernel waits for the kernels
-// before it (readEarly; asked only by a kernel that can: fattn_dect's K
-// and V).
-func fattnRunEarly(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
+// fattnRun launches the path fattnChoose picks; early, when not nil,
+// reports whether an input may be read before the kernel waits for the
+// kernels before it (readEarly; asked only by a kernel that can:
+// fattn_dect's, of K and V).
+func fattnRun(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	c, err := fattnArgs(n)
 	if err != nil {
 		return err
@@ -283,7 +281,7 @@ func fattnRunEarly(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) 
 			return err
 		}
 		*kv.desc = tmp
-		c.kv[0], c.kv[1] = nil, nil // (both are read after the conversions anyway)
+		c.kv[0], c.kv[1] = nil, nil // a converted input is a temporary: after a conversion nothing is read early
 	}
 	if c.k.Data%16 != 0 || c.v.Data%16 != 0 {
 		return fmt.Errorf("k and v data must be 16-byte aligned")
@@ -363,13 +361,12 @@ func fattnRunSplit(d Device, c fattnCall, name string, grid vendorapi.Dim3, chun
 	if dec && grid.X > 1 {
 		counters = tileCounters(d, int64(grid.Y)*int64(grid.Z))
 	}
-	dect := strings.HasPrefix(name, "fattn_dect_")
 	args := func(part vendorapi.DevicePtr) *vendorapi.Args {
 		a := c.args(d, true, part, uint32(chunk))
 		if dec {
 			a = a.Ptr(counters)
 		}
-		if dect {
+		if c.dect {
 			a = a.I32(c.earlyBits())
 		}
 		return a
@@ -501,6 +498,7 @@ func fattnRunDect(d Device, c fattnCall, p vendorapi.Props, kv tensor.Type) erro
 	if kv.IsQuantized() {
 		name += "_" + kv.String()
 	}
+	c.dect = true
 	return fattnRunDecode(d, c, name, grid, chunk, shared)
 }
 

@@ -16,7 +16,7 @@ import (
 // vendor BLAS): the vector kernel for one src1 column, else a gemm.
 
 func init() {
-	register(graph.OpMulMat, impl{supports: supportsMulMat, run: runMulMat})
+	register(graph.OpMulMat, impl{supports: supportsMulMat, runEarly: runMulMat})
 }
 
 func supportsMulMat(n *graph.Tensor, p vendorapi.Props) string {
@@ -89,14 +89,11 @@ func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
 	return ChooseMulMat(mulMatShape(n, p))
 }
 
-// runMulMat launches the path ChooseMulMat picks, with src0 read only
-// after the kernels before it are done.
-func runMulMat(d Device, n *graph.Tensor) error { return runMulMatEarly(d, n, nil) }
-
-// runMulMatEarly is runMulMat where early, when not nil, reports whether
-// src0 may be read before the kernel waits for the kernels before it
-// (weightsEarly; asked only by a kernel that can: mmvt's).
-func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
+// runMulMat launches the path ChooseMulMat picks; early, when not nil,
+// reports whether an input may be read before the kernel waits for the
+// kernels before it (readEarly; asked only by a kernel that can: mmvt's,
+// of src0).
+func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
 		return err
@@ -107,7 +104,7 @@ func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {
-			return runMMV(d, at, dst, a, b, early)
+			return runMMV(d, at, dst, a, b, func() bool { return early != nil && early(n.Src(0)) })
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
@@ -122,8 +119,8 @@ func runMulMatEarly(d Device, n *graph.Tensor, early func() bool) error {
 
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
 // block per dst element (per kernels.MMVVRows rows for mmvv), threads
-// striding over k; for 2..8 columns mmvt_{t} or mmvt2_{t} (early as
-// runMulMatEarly's) or mmvn_{t}.
+// striding over k; for 2..8 columns mmvt_{t} or mmvt2_{t} (reading src0
+// before their wait where early says so) or mmvn_{t}.
 func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
 	t, _ := floatType(at)
 	k := a.Ne[0]

@@ -39,7 +39,8 @@ func Uses(nodes []*graph.Tensor) func(*graph.Tensor) int {
 // RunFused queues node i of nodes on d, fused with the nodes after it when
 // they form a chain one kernel computes (uses is Uses of nodes), and returns
 // how many nodes it ran (at least 1; the nodes it fused in launch nothing
-// of their own). Call Supports for every node first.
+// of their own). A node it runs alone may read inputs before its kernel
+// waits where readEarly allows. Call Supports for every node first.
 func RunFused(d Device, nodes []*graph.Tensor, i int, uses func(*graph.Tensor) int) (int, error) {
 	if c, k := normFuse(nodes, i, uses); k > 1 {
 		if err := normLaunch(d, c); err != nil {
@@ -47,19 +48,7 @@ func RunFused(d Device, nodes []*graph.Tensor, i int, uses func(*graph.Tensor) i
 		}
 		return k, nil
 	}
-	if n := nodes[i]; n.Op() == graph.OpMulMat && !n.Layout().Empty() {
-		if err := runMulMatEarly(d, n, func() bool { return weightsEarly(nodes, i) }); err != nil {
-			return 0, fmt.Errorf("ternion: %s: %w", describe(n), err)
-		}
-		return 1, nil
-	}
-	if n := nodes[i]; n.Op() == graph.OpFlashAttnExt && !n.Layout().Empty() {
-		if err := fattnRunEarly(d, n, func(t *graph.Tensor) bool { return readEarly(nodes, i, t) }); err != nil {
-			return 0, fmt.Errorf("ternion: %s: %w", describe(n), err)
-		}
-		return 1, nil
-	}
-	return 1, Run(d, nodes[i])
+	return 1, runNode(d, nodes[i], func(t *graph.Tensor) bool { return readEarly(nodes, i, t) })
 }
 
 // normFuse returns the norm chain that starts at node i and how many nodes

@@ -53,6 +53,10 @@ type impl struct {
 	supports func(n *graph.Tensor, p vendorapi.Props) string
 	// run queues the node's work on d.
 	run func(d Device, n *graph.Tensor) error
+	// runEarly, for an op whose kernels can read inputs before they wait
+	// for the kernels before them, replaces run: early (nil: none) reports
+	// whether an input may be read so (readEarly).
+	runEarly func(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error
 }
 
 // table holds the ops that launch work; view ops and leaves launch nothing.
@@ -94,9 +98,14 @@ func (e *UnsupportedError) Error() string {
 func (e *UnsupportedError) Unwrap() error { return ErrNotSupported }
 
 // Run queues node n's work on d (a view, a leaf or an empty node queues
-// nothing). Call
+// nothing), every input read after the kernels before it are done. Call
 // Supports first.
-func Run(d Device, n *graph.Tensor) error {
+func Run(d Device, n *graph.Tensor) error { return runNode(d, n, nil) }
+
+// runNode is Run where early, when not nil, reports whether an input of n
+// may be read before its kernel waits for the kernels before it (asked only
+// by ops with runEarly).
+func runNode(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	if n.Op() == graph.OpNone || n.Op().IsView() || n.Layout().Empty() {
 		return nil // nothing to compute (ggml-cuda skips empty nodes too)
 	}
@@ -104,7 +113,13 @@ func Run(d Device, n *graph.Tensor) error {
 	if !ok {
 		return fmt.Errorf("ternion: %s: %w", describe(n), ErrNotSupported)
 	}
-	if err := i.run(d, n); err != nil {
+	var err error
+	if i.runEarly != nil {
+		err = i.runEarly(d, n, early)
+	} else {
+		err = i.run(d, n)
+	}
+	if err != nil {
 		return fmt.Errorf("ternion: %s: %w", describe(n), err)
 	}
 	return nil
