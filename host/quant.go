@@ -448,7 +448,7 @@ func init() {
 	// mmvq8w_id_{q}(dst, src0, yq, yd, ne11, ids, flag): mmvq8w's rows for
 	// pair (slot, token) = (blockIdx.y, blockIdx.z) of MUL_MAT_ID.
 	registerTemplate("mmvq8w_id", mmvq8wIDHost(false))
-	// mmvq8wf_{q}(dst, src0, src1, r2, r3, early) and mmvq8wf_id_{q}(dst, src0,
+	// mmvq8wf_{q}(dst, src0, src1, r2, r3) and mmvq8wf_id_{q}(dst, src0,
 	// src1, ids, flag): mmvq8w and mmvq8w_id with src1 f32, quantized in
 	// the kernel as q8y does.
 	registerTemplate("mmvq8wf", mmvq8wfHost)

@@ -1476,13 +1476,10 @@ static __device__ __forceinline__ void mmvq8w_quantize(const float * yf, ternion
 // computes (a launch with less writes NaN rows, never past its memory). With
 // q8y's column the first chunks of src0 are queued before the wait for the
 // grid before (q8y, which writes only its scratch), src1 after it; with yf
-// (mmvq8wf, a Deferred entry: any kernel may come before, and may write
-// src1) src1 after TERNION_KERNEL_ENTRY(), and src0's first chunks before
-// it only when early (core's readEarly: no kernel still running writes
-// src0), else after it too.
+// (mmvq8wf: any kernel may come before, and may write src0) both after it.
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, ternion_i64 xs, ternion_i64 m, ternion_i64 k,
-                                                   const signed char * ycol, const float4 * dcol, const float * yf, bool early, char * out,
+                                                   const signed char * ycol, const float4 * dcol, const float * yf, char * out,
                                                    ternion_i64 os, ternion_i64 wg, ternion_i64 nw) {
 #if TERNION_SM80
     typedef mmvq8w_fmt<Q> F;
@@ -1492,7 +1489,7 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
     unsigned int shared;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
     if ((ternion_i64)shared < 3 * k / 2 + (ternion_i64)W * C * 32 * F::GROUP) {
-        TERNION_KERNEL_ENTRY(); // (an EarlyEntry kernel has let the next one launch already)
+        TERNION_GRID_WAIT();
         for (ternion_i64 row = wg; lane == 0 && row < m; row += nw) *(float *)(out + row * os) = __int_as_float(0x7fc00000);
         return;
     }
@@ -1528,14 +1525,10 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
     // The first C chunks are queued before the wait for q8y (the kernel
     // before this one, which does not write src0), src1 after it: all in
     // the first group, then C − 1 empty ones, as if each chunk had its own.
-    if (yf != nullptr && !early) TERNION_KERNEL_ENTRY(); // any kernel may come before: src0 only after it ends
+    if (yf != nullptr) TERNION_GRID_WAIT(); // any kernel may come before: src0 only after it ends
 #pragma unroll
     for (int n = 0; n < C; n++) copy(n);
-    if (yf != nullptr) {
-        TERNION_KERNEL_ENTRY(); // (again, when not early: a no-op)
-    } else {
-        TERNION_GRID_WAIT();
-    }
+    TERNION_GRID_WAIT();
     if (yf != nullptr) {
         mmvq8w_quantize(yf, k, ysq, ysd, 32 * W);
     } else {
@@ -1581,12 +1574,12 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
 // units fewer than the grid's warps spread over every block.
 template <typename Q>
 static __device__ __forceinline__ void mmvq8w_col(ternion_tensor dst, ternion_tensor src0, const signed char * ycol, const float4 * dcol,
-                                                  const float * yf, bool early, ternion_fastdiv r2, ternion_fastdiv r3) {
+                                                  const float * yf, ternion_fastdiv r2, ternion_fastdiv r3) {
     constexpr int W = mmvq8w_fmt<Q>::WARPS;
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
     mmvq8w_rows<Q>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], src0.ne[0], ycol, dcol,
-                   yf, early, (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3], dst.nb[0], (ternion_i64)(threadIdx.x / 32) * gridDim.x + blockIdx.x,
+                   yf, (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3], dst.nb[0], (ternion_i64)(threadIdx.x / 32) * gridDim.x + blockIdx.x,
                    (ternion_i64)gridDim.x * W);
 }
 
@@ -1595,17 +1588,16 @@ template <typename Q>
 static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
                                               ternion_fastdiv r3) {
     const ternion_i64 k = src0.ne[0], col = (ternion_i64)blockIdx.y + dst.ne[2] * blockIdx.z;
-    mmvq8w_col<Q>(dst, src0, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, false, r2, r3);
+    mmvq8w_col<Q>(dst, src0, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, r2, r3);
 }
 
 // mmvq8wf: src1 f32 (one column, packed along k, column starts 16-byte
-// aligned), quantized in each block (no q8y); src0's first chunks queued
-// before the wait when early & 1.
+// aligned), quantized in each block (no q8y).
 template <typename Q>
 static __device__ __forceinline__ void mmvq8wf(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
-                                               ternion_fastdiv r3, int early) {
-    mmvq8w_col<Q>(dst, src0, nullptr, nullptr, (const float *)((const char *)src1.data + blockIdx.y * src1.nb[2] + blockIdx.z * src1.nb[3]),
-                  (early & 1) != 0, r2, r3);
+                                               ternion_fastdiv r3) {
+    mmvq8w_col<Q>(dst, src0, nullptr, nullptr, (const float *)((const char *)src1.data + blockIdx.y * src1.nb[2] + blockIdx.z * src1.nb[3]), r2,
+                  r3);
 }
 
 // MUL_MAT_ID of src0 (experts along dim 2; Q, as mmvq8w) for pair (slot e,
@@ -1642,8 +1634,8 @@ static __device__ __forceinline__ void mmvq8w_id(ternion_tensor dst, ternion_ten
                                                  ternion_tensor ids, unsigned int * flag) {
     const ternion_i64 k = src0.ne[0], col = (ternion_i64)(blockIdx.y % ne11) + (ternion_i64)ne11 * blockIdx.z;
     mmvq8w_pair<Q>(dst, src0, ids, flag, false, [&](const unsigned char * x, char * out, ternion_i64 wg, ternion_i64 nw) {
-        mmvq8w_rows<Q>(x, src0.nb[1], src0.ne[1], k, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, false,
-                       out, dst.nb[0], wg, nw);
+        mmvq8w_rows<Q>(x, src0.nb[1], src0.ne[1], k, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, out,
+                       dst.nb[0], wg, nw);
     });
 }
 
@@ -1654,7 +1646,7 @@ static __device__ __forceinline__ void mmvq8wf_id(ternion_tensor dst, ternion_te
                                                   unsigned int * flag) {
     const float * yf = (const float *)((const char *)src1.data + (blockIdx.y % src1.ne[1]) * src1.nb[1] + blockIdx.z * src1.nb[2]);
     mmvq8w_pair<Q>(dst, src0, ids, flag, true, [&](const unsigned char * x, char * out, ternion_i64 wg, ternion_i64 nw) {
-        mmvq8w_rows<Q>(x, src0.nb[1], src0.ne[1], src0.ne[0], nullptr, nullptr, yf, false, out, dst.nb[0], wg, nw);
+        mmvq8w_rows<Q>(x, src0.nb[1], src0.ne[1], src0.ne[0], nullptr, nullptr, yf, out, dst.nb[0], wg, nw);
     });
 }
 

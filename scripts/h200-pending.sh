@@ -33,8 +33,6 @@
 #                                     (Nsight Compute, caches kept); BenchmarkMulMatVsBLAS
 #   bash scripts/h200-pending.sh 20   session 24's last run: every op tested (mmvt and fattn_dect reading
 #                                     early), on an H200 the goals and TERNION_NO_EARLY_READS's A/B
-#   bash scripts/h200-pending.sh 21   session 25's first run: TERNION_MMVQ8WF=1 (mmvq8wf reading src0
-#                                     early) A/B'd against the q8y pair on the one-column quantized cases
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -278,13 +276,6 @@ case $part in
     END=${END:-450}; goals /tmp/tB
     switch_ab TERNION_NO_EARLY_READS noearly 'MUL_MAT\(type_a=(f16|bf16),.*n=8,' 'MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=4096,n=8,|FLASH_ATTN_EXT\(hsk=128,.*kv=16384,nb=1,.*type_KV=f16'
   fi ;;
-21)
-  # Session 25's first run: mmvq8wf (src1 quantized inside the product's
-  # blocks, no q8y) now requests its first chunks of src0 before it waits
-  # where core allows it; TERNION_MMVQ8WF=1 A/B'd against the q8y pair on
-  # the one-column quantized cases, tested first.
-  switch_ab TERNION_MMVQ8WF mmvq8wf 'MUL_MAT(_ID)?\(type_a=(q|iq).*,n=1,' "$P1"
-  ( export TERNION_NO_EARLY_READS=1; ROUNDS=1 switch_ab TERNION_MMVQ8WF mmvq8wf-noearly 'MUL_MAT\(type_a=q4_0,.*,n=1,' 'MUL_MAT\(type_a=(q4_0|q4_K),type_b=f32,m=4096,n=1,k=14336' ) ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

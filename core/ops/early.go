@@ -8,8 +8,7 @@ import (
 
 // early.go decides when a kernel may request an input before it waits for
 // the kernels queued before it (a Deferred catalog kernel's early argument:
-// mmvt's and mmvq8wf's weights, fattn_dect's K and V), unless
-// TERNION_NO_EARLY_READS.
+// mmvt's weights, fattn_dect's K and V), unless TERNION_NO_EARLY_READS.
 // Launched with programmatic dependent launch, such a kernel starts while
 // the kernel before it runs; what it reads before its wait must be memory no
 // kernel still running writes. A kernel that waits before it lets the next
@@ -63,10 +62,10 @@ func launches(n *graph.Tensor) bool {
 
 // triggersBeforeWait reports whether node n may queue only kernels that let
 // the next kernel launch before they wait for the ones before them (the
-// EarlyEntry kernels without a kernel of their own before them:
-// mmvq8wf_id, TERNION_MMVQ8WF; mmvq8wf is Deferred).
+// EarlyEntry kernels without a kernel of their own before them: mmvq8wf and
+// mmvq8wf_id, TERNION_MMVQ8WF).
 func triggersBeforeWait(n *graph.Tensor) bool {
-	return n.Op() == graph.OpMulMatID && switches.On(nil, switches.MMVQ8WF)
+	return (n.Op() == graph.OpMulMat || n.Op() == graph.OpMulMatID) && switches.On(nil, switches.MMVQ8WF)
 }
 
 // extent is the device memory [lo, hi) tensor t spans, and whether it is

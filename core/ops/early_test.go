@@ -44,18 +44,12 @@ func TestWeightsEarly(t *testing.T) {
 			return []*graph.Tensor{w.MulMat(x.Scale(2))}
 		}, true, false, false, false},
 		{"after a MUL_MAT", func(w, v, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(v.MulMat(x))} }, false, false, true, false},
-		{"after a MUL_MAT under TERNION_MMVQ8WF (mmvq8wf waits before it lets the next launch)", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+		{"after a MUL_MAT that may let the next launch before it waits", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(v.MulMat(x))}
+		}, false, true, false, false},
+		{"after such a MUL_MAT and a kernel before it", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
 		}, false, true, true, false},
-		{"after a MUL_MAT_ID that may let the next launch before it waits", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
-			return []*graph.Tensor{w.MulMat(v.MulMatID(x, x.Context().Empty(tensor.I32, 1, 1)))}
-		}, false, true, false, false},
-		{"after such a MUL_MAT_ID and a kernel before it", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
-			return []*graph.Tensor{w.MulMat(v.MulMatID(x.Scale(2), x.Context().Empty(tensor.I32, 1, 1)))}
-		}, false, true, true, false},
-		{"after a MUL_MAT_ID without TERNION_MMVQ8WF", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
-			return []*graph.Tensor{w.MulMat(v.MulMatID(x, x.Context().Empty(tensor.I32, 1, 1)))}
-		}, false, false, true, false},
 		{"after a kernel, TERNION_NO_EARLY_READS", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

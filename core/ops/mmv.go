@@ -91,8 +91,8 @@ func MulMatPathOf(n *graph.Tensor, p vendorapi.Props) (MulMatPath, string) {
 
 // runMulMat launches the path ChooseMulMat picks; early, when not nil,
 // reports whether an input may be read before the kernel waits for the
-// kernels before it (readEarly; asked only by a kernel that can: mmvt's
-// and mmvq8wf's, of src0).
+// kernels before it (readEarly; asked only by a kernel that can: mmvt's,
+// of src0).
 func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
@@ -100,16 +100,15 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
 	at, bt := n.Src(0).Type(), n.Src(1).Type()
-	weightsEarly := func() bool { return early != nil && early(n.Src(0)) }
 	path, why := ChooseMulMat(mulMatShape(n, d.Props()))
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {
-			return runMMV(d, at, dst, a, b, weightsEarly)
+			return runMMV(d, at, dst, a, b, func() bool { return early != nil && early(n.Src(0)) })
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
-		return runMMVQ(d, at, dst, a, b, weightsEarly)
+		return runMMVQ(d, at, dst, a, b)
 	case PathDequantBLAS:
 		return runDequantGemm(d, at, bt, dst, a, b)
 	case PathBLAS:

@@ -497,9 +497,9 @@ func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, bu
 // f32 columns: q8y then mmvq8_{q}_{1|8} where useMMVQ8 allows, else mmvq_{q}
 // (src1 with packed, 16-byte aligned rows: otherwise copied into a
 // contiguous temporary first).
-func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
+func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	if useMMVQ8(at, a) {
-		return runMMVQ8(d, at, dst, a, b, early)
+		return runMMVQ8(d, at, dst, a, b)
 	}
 	b, buf, err := mmvqSrc1(d, b)
 	if err != nil {
@@ -514,21 +514,16 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early fun
 	return launch(d, "mmvq_"+at.String(), grid, block, 0, args)
 }
 
-// runMMVQ8 launches mmvq8wf_{q} (src1 quantized in its blocks; src0's
-// first chunks requested before its wait where early, when not nil, says
-// so) where useMMVQ8W and useMMVQ8WF allow; otherwise it quantizes src1
-// (q8Columns) and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q}
-// where useMMVQ8WT allows, mmvq8t_{q} where useMMVQ8T allows, else
+// runMMVQ8 launches mmvq8wf_{q} (src1 quantized in its blocks) where
+// useMMVQ8W and useMMVQ8WF allow; otherwise it quantizes src1 (q8Columns)
+// and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where
+// useMMVQ8WT allows, mmvq8t_{q} where useMMVQ8T allows, else
 // mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
-func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
+func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	wholeWord := useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1])
 	if wholeWord && useMMVQ8WF(b.Nb[0], aligned(b, 16)) {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
-		var bits int32
-		if early != nil && early() {
-			bits = 1
-		}
-		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3])).I32(bits)
+		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 		return launchMMVQ8W(d, "mmvq8wf_", at, a.Ne[0], grid, args)
 	}
 	yq, yd, buf, err := q8Columns(d, b)
@@ -884,7 +879,7 @@ func init() {
 	for _, t := range deviceQuantTypes {
 		RegisterRows(t, func(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			if b.Ne[1] <= MMVQMaxColumns {
-				return runMMVQ(d, at, dst, a, b, nil)
+				return runMMVQ(d, at, dst, a, b)
 			}
 			return runDequantGemm(d, at, tensor.F32, dst, a, b)
 		})
