@@ -282,7 +282,13 @@ case $part in
   # Session 25: mmvq8w with 3 ring slots a warp (mmvq8w3, as many warps as
   # shared memory holds) A/B'd against 2 on the one-column quantized cases,
   # tested first.
-  switch_ab TERNION_MMVQ8W_STAGES stages3 'MUL_MAT\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),.*,n=1,' "$P1" 3 ;;
+  switch_ab TERNION_MMVQ8W_STAGES stages3 'MUL_MAT\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),.*,n=1,' "$P1" 3
+  echo "A/B at $(el) s"
+  cp /tmp/tB /tmp/ternion
+  for st in 2 3; do
+    left 200 && TERNION_MMVQ8W_STAGES=$st DETAIL=mmvq8w STALLS=1 COUNT=2 timeout 90 bash scripts/h200-profile.sh 'MUL_MAT\(type_a=q4_0,type_b=f32,m=4096,n=1,k=14336,' > /dev/null 2>&1
+  done
+  grep -E "=====|mmvq8w|q8y|Duration|Throughput|Stall|stalled|Warp Cycles|Eligible|Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -80 ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the
