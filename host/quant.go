@@ -444,9 +444,10 @@ func init() {
 	// mmvq8w_{q}(dst, src0, yq, yd, r2, r3): one column, k a multiple of
 	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes units
 	// wg, wg + nw, … (warpRows) of block column (i12, i13).
-	// (mmvq8w3_{q}, the body mmvq8w<{q}, 3>, is this template too: the same
-	// rows a warp, its warps from the launch's block.)
 	registerTemplate("mmvq8w", mmvq8Host(warpRows, oneColumn))
+	// mmvq8w3_{q}: mmvq8w with 3 ring slots a warp (the same rows a warp;
+	// its warps from the launch's block).
+	registerTemplate("mmvq8w3", mmvq8Host(warpRows, oneColumn))
 	// mmvq8w_id_{q}(dst, src0, yq, yd, ne11, ids, flag): mmvq8w's rows for
 	// pair (slot, token) = (blockIdx.y, blockIdx.z) of MUL_MAT_ID.
 	registerTemplate("mmvq8w_id", mmvq8wIDHost(false))

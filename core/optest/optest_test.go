@@ -49,9 +49,6 @@ func TestHostAgainstReference(t *testing.T) {
 	// TERNION_MMVQ8WF (and only it): src1 quantized inside mmvq8wf's and
 	// mmvq8wf_id's blocks instead of by q8y.
 	rerun(t, cases, loaded, "mmvq8wf", 9000, wholeWordColumnCase, map[string]string{switches.MMVQ8WF.Name: "1"})
-	// The same with TERNION_MMVQ8W_STAGES=3: mmvq8w3 (3 ring slots a
-	// warp, as many warps as shared memory holds).
-	rerun(t, cases, loaded, "mmvq8w3", 19000, wholeWordColumnCase, map[string]string{switches.MMVQ8WStages.Name: "3"})
 	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
 	// a block on fattn_mma_w8.
 	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
@@ -80,8 +77,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name,
-		switches.MMVQ8WStages.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
