@@ -445,9 +445,6 @@ func init() {
 	// 256; warp wg of the grid (blockDim.x/32 warps a block) takes units
 	// wg, wg + nw, … (warpRows) of block column (i12, i13).
 	registerTemplate("mmvq8w", mmvq8Host(warpRows, oneColumn))
-	// mmvq8w3_{q}: mmvq8w with 3 ring slots a warp (the same rows a warp;
-	// its warps from the launch's block).
-	registerTemplate("mmvq8w3", mmvq8Host(warpRows, oneColumn))
 	// mmvq8w_id_{q}(dst, src0, yq, yd, ne11, ids, flag): mmvq8w's rows for
 	// pair (slot, token) = (blockIdx.y, blockIdx.z) of MUL_MAT_ID.
 	registerTemplate("mmvq8w_id", mmvq8wIDHost(false))

@@ -1205,8 +1205,7 @@ static __device__ __forceinline__ void mmvq8t_idg(ternion_tensor dst, ternion_te
 
 // The group layout and warps a block of mmvq8w for format Q: GROUP bytes
 // of 256 values, WARPS warps (measured on the H200, m=4096 k=14336:
-// bench/README.md). The kernels take their warps from blockDim (mmvq8w3:
-// as many as core's mmvq8wWarps fits in shared memory, at most WARPS).
+// bench/README.md).
 template <typename Q> struct mmvq8w_fmt;
 template <> struct mmvq8w_fmt<ternion_q4_0> { static constexpr int GROUP = 144, WARPS = 16; };
 template <> struct mmvq8w_fmt<ternion_q8_0> { static constexpr int GROUP = 272, WARPS = 8; };
@@ -1478,14 +1477,13 @@ static __device__ __forceinline__ void mmvq8w_quantize(const float * yf, ternion
 // q8y's column the first chunks of src0 are queued before the wait for the
 // grid before (q8y, which writes only its scratch), src1 after it; with yf
 // (mmvq8wf: any kernel may come before, and may write src0) both after it.
-template <typename Q, int C = MMVQ8W_STAGES>
+template <typename Q>
 static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, ternion_i64 xs, ternion_i64 m, ternion_i64 k,
                                                    const signed char * ycol, const float4 * dcol, const float * yf, char * out,
                                                    ternion_i64 os, ternion_i64 wg, ternion_i64 nw) {
 #if TERNION_SM80
     typedef mmvq8w_fmt<Q> F;
-    constexpr int SLOT = 32 * F::GROUP / 16; // 16-byte units of a chunk
-    const int W = (int)(blockDim.x / 32);
+    constexpr int SLOT = 32 * F::GROUP / 16, C = MMVQ8W_STAGES, W = F::WARPS; // SLOT: 16-byte units of a chunk
     extern __shared__ __align__(16) uint4 mmvq8w_smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     unsigned int shared;
@@ -1574,24 +1572,23 @@ static __device__ __forceinline__ void mmvq8w_rows(const unsigned char * x, tern
 // dcol: q8y's; yf: src1's f32 values, or null), warp wg of the grid's (at
 // most the multiprocessors, ne12, ne13) warp·gridDim.x + blockIdx.x, so that
 // units fewer than the grid's warps spread over every block.
-template <typename Q, int C = MMVQ8W_STAGES>
+template <typename Q>
 static __device__ __forceinline__ void mmvq8w_col(ternion_tensor dst, ternion_tensor src0, const signed char * ycol, const float4 * dcol,
                                                   const float * yf, ternion_fastdiv r2, ternion_fastdiv r3) {
-    const int W = (int)(blockDim.x / 32);
+    constexpr int W = mmvq8w_fmt<Q>::WARPS;
     const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
     const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    mmvq8w_rows<Q, C>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], src0.ne[0], ycol, dcol,
+    mmvq8w_rows<Q>((const unsigned char *)src0.data + i02 * src0.nb[2] + i03 * src0.nb[3], src0.nb[1], src0.ne[1], src0.ne[0], ycol, dcol,
                    yf, (char *)dst.data + i12 * dst.nb[2] + i13 * dst.nb[3], dst.nb[0], (ternion_i64)(threadIdx.x / 32) * gridDim.x + blockIdx.x,
                    (ternion_i64)gridDim.x * W);
 }
 
-// mmvq8w: src1 quantized by q8y (yq, yd; column i12 + ne12·i13); C ring
-// slots a warp.
-template <typename Q, int C = MMVQ8W_STAGES>
+// mmvq8w: src1 quantized by q8y (yq, yd; column i12 + ne12·i13).
+template <typename Q>
 static __device__ __forceinline__ void mmvq8w(ternion_tensor dst, ternion_tensor src0, const void * yq, const void * yd, ternion_fastdiv r2,
                                               ternion_fastdiv r3) {
     const ternion_i64 k = src0.ne[0], col = (ternion_i64)blockIdx.y + dst.ne[2] * blockIdx.z;
-    mmvq8w_col<Q, C>(dst, src0, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, r2, r3);
+    mmvq8w_col<Q>(dst, src0, (const signed char *)yq + col * k, (const float4 *)yd + col * (k / 32), nullptr, r2, r3);
 }
 
 // mmvq8wf: src1 f32 (one column, packed along k, column starts 16-byte
@@ -1616,7 +1613,7 @@ static __device__ __forceinline__ void mmvq8wf(ternion_tensor dst, ternion_tenso
 template <typename Q, typename F>
 static __device__ __forceinline__ void mmvq8w_pair(ternion_tensor dst, ternion_tensor src0, ternion_tensor ids, unsigned int * flag, bool wait,
                                                    F rows) {
-    const int W = (int)(blockDim.x / 32);
+    constexpr int W = mmvq8w_fmt<Q>::WARPS;
     if (wait) TERNION_GRID_WAIT();
     const ternion_u32 e = blockIdx.y, t = blockIdx.z;
     const int expert = *(const int *)((const char *)ids.data + e * ids.nb[0] + t * ids.nb[1]);

@@ -33,8 +33,6 @@
 #                                     (Nsight Compute, caches kept); BenchmarkMulMatVsBLAS
 #   bash scripts/h200-pending.sh 20   session 24's last run: every op tested (mmvt and fattn_dect reading
 #                                     early), on an H200 the goals and TERNION_NO_EARLY_READS's A/B
-#   bash scripts/h200-pending.sh 21   session 25: TERNION_MMVQ8W_STAGES=3 A/B'd on the one-column
-#                                     quantized cases
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -278,17 +276,6 @@ case $part in
     END=${END:-450}; goals /tmp/tB
     switch_ab TERNION_NO_EARLY_READS noearly 'MUL_MAT\(type_a=(f16|bf16),.*n=8,' 'MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=4096,n=8,|FLASH_ATTN_EXT\(hsk=128,.*kv=16384,nb=1,.*type_KV=f16'
   fi ;;
-21)
-  # Session 25: mmvq8w with 3 ring slots a warp (mmvq8w3, as many warps as
-  # shared memory holds) A/B'd against 2 on the one-column quantized cases,
-  # tested first.
-  switch_ab TERNION_MMVQ8W_STAGES stages3 'MUL_MAT\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),.*,n=1,' "$P1" 3
-  echo "A/B at $(el) s"
-  cp /tmp/tB /tmp/ternion
-  for st in 2 3; do
-    left 200 && TERNION_MMVQ8W_STAGES=$st DETAIL=mmvq8w STALLS=1 COUNT=2 timeout 90 bash scripts/h200-profile.sh 'MUL_MAT\(type_a=q4_0,type_b=f32,m=4096,n=1,k=14336,' > /dev/null 2>&1
-  done
-  grep -E "=====|mmvq8w|q8y|Duration|Throughput|Stall|stalled|Warp Cycles|Eligible|Issued" "$OUT/profile.log" 2>/dev/null | cut -c1-160 | head -80 ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

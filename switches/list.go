@@ -90,10 +90,6 @@ var (
 	MMVQ8WF = boolSwitch(Switch{Name: "TERNION_MMVQ8WF",
 		Meaning: "one-column quantized mul_mat and MUL_MAT_ID on the whole-word kernels quantize packed f32 src1 inside the product's blocks (mmvq8wf, mmvq8wf_id) instead of launching q8y first; off until measured on a GPU",
 		ReadBy:  LayerCore})
-	// MMVQ8WStages sets the ring slots a warp of one-column mmvq8w.
-	MMVQ8WStages = intSwitch(Switch{Name: "TERNION_MMVQ8W_STAGES",
-		Meaning: "one-column quantized mul_mat on the whole-word kernel (mmvq8w) streams src0 through this many shared-memory slots a warp: 2 (the default), or 3 (mmvq8w3: more bytes in flight, as many warps a block as shared memory then holds)",
-		ReadBy:  LayerCore}, 2, 2, 3)
 	// DequantSlice bounds the f16 slices of a quantized src0 that the
 	// dequantize + BLAS mul_mat makes at a time.
 	DequantSlice = define(Switch{Name: "TERNION_DEQUANT_SLICE",

@@ -299,29 +299,8 @@ const mmvq8wStages = 2
 // values a row: src1's bytes and float4s (3·k/2 bytes) and each warp's
 // slots of 32 groups.
 func mmvq8wShared(t tensor.Type, k int64) int64 {
-	return mmvq8wSharedFor(t, k, mmvq8wFormats[t].warps, mmvq8wStages)
-}
-
-// mmvq8wSharedFor is the dynamic shared memory of a block of warps warps
-// with stages slots each (mmvq8w_{t}: the format's warps, mmvq8wStages;
-// mmvq8w3_{t}: mmvq8wWarps, 3).
-func mmvq8wSharedFor(t tensor.Type, k, warps, stages int64) int64 {
-	return 3*k/2 + warps*stages*32*mmvq8wFormats[t].group
-}
-
-// mmvq8wWarps is the warps of an mmvq8w3_{t} block (stages slots a warp)
-// for k values a row within limit bytes of shared memory: as many as fit,
-// at most the format's warps; 0 below 4 (the kernel then is not chosen).
-func mmvq8wWarps(t tensor.Type, k, stages, limit int64) int64 {
-	f, ok := mmvq8wFormats[t]
-	if !ok {
-		return 0
-	}
-	w := min(f.warps, (limit-3*k/2)/(stages*32*f.group))
-	if w < 4 {
-		return 0
-	}
-	return w
+	f := mmvq8wFormats[t]
+	return 3*k/2 + f.warps*mmvq8wStages*32*f.group
 }
 
 // useMMVQ8W reports whether the one-column product of src0 type t with k
@@ -555,14 +534,6 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	args := d.Args().Tensor(dst).Tensor(a).Ptr(yq).Ptr(yd).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	if wholeWord {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
-		stages, _, err := switches.Get(nil, switches.MMVQ8WStages)
-		if err != nil {
-			return err
-		}
-		if w := mmvq8wWarps(at, a.Ne[0], 3, int64(d.Props().SharedMemPerBlockOptin)); stages == 3 && w > 0 {
-			return launchShared(d, "mmvq8w3_"+at.String(), grid, vendorapi.Dim3{X: uint32(32 * w)},
-				uint32(mmvq8wSharedFor(at, a.Ne[0], w, 3)), args)
-		}
 		return launchMMVQ8W(d, "mmvq8w_", at, a.Ne[0], grid, args)
 	}
 	args = args.I32(int32(b.Ne[1])) // mmvq8wt's, mmvq8t's and mmvq8's ncols

@@ -206,40 +206,6 @@ func TestUseMMVQ8W(t *testing.T) {
 	require.False(t, useMMVQ8W(tensor.Q4_0, 14336, hopper, 1), switches.NoMMVQ8W.Name)
 }
 
-// TestMMVQ8WWarps pins mmvq8w3's warps a block: as many as Hopper's
-// 232448 bytes hold with 3 slots each beside src1, at most the format's,
-// none below 4; and that every mmvq8w format has an mmvq8w3 kernel.
-func TestMMVQ8WWarps(t *testing.T) {
-	for q := range mmvq8wFormats {
-		_, err := kernels.Lookup("mmvq8w3_" + q.String())
-		require.NoError(t, err, q.String())
-	}
-	const optin = 232448
-	for _, c := range []struct {
-		name string
-		t    tensor.Type
-		k    int64
-		want int64
-	}{
-		{"q4_0 k 14336: (232448 - 21504) / 13824", tensor.Q4_0, 14336, 15},
-		{"q4_0 k 4096: capped at the format's 16", tensor.Q4_0, 4096, 16},
-		{"q8_0 k 14336: 210944 / 26112", tensor.Q8_0, 14336, 8},
-		{"q5_K k 14336: 210944 / 16896", tensor.Q5_K, 14336, 12},
-		{"q6_K k 14336: capped at 8", tensor.Q6_K, 14336, 8},
-		{"q4_0 k 102400: 78848 / 13824 = 5", tensor.Q4_0, 102400, 5},
-		{"q4_0 k 120832: 51200 / 13824 = 3, too few", tensor.Q4_0, 120832, 0},
-		{"q4_1: no such kernel", tensor.Q4_1, 4096, 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			w := mmvq8wWarps(c.t, c.k, 3, optin)
-			require.Equal(t, c.want, w)
-			if w > 0 {
-				require.LessOrEqual(t, mmvq8wSharedFor(c.t, c.k, w, 3), int64(optin))
-			}
-		})
-	}
-}
-
 // TestUseMMVQ8WF pins where src1 is quantized inside mmvq8w's blocks: only
 // under TERNION_MMVQ8WF, src1 packed along k, columns 16-byte aligned; and
 // that every mmvq8w format has both fused kernels.
