@@ -33,6 +33,9 @@
 #                                     (Nsight Compute, caches kept); BenchmarkMulMatVsBLAS
 #   bash scripts/h200-pending.sh 20   session 24's last run: every op tested (mmvt and fattn_dect reading
 #                                     early), on an H200 the goals and TERNION_NO_EARLY_READS's A/B
+#   bash scripts/h200-pending.sh 21   session 25's last run: the n=1 and n=8 goal cases hot (as
+#                                     test-backend-ops) and with --cold 512 (weights from DRAM)
+#   (session 25's earlier parts 21, the mmvq8wf early and 3-slot A/Bs, are in git history)
 #   bash scripts/h200-pending.sh 14   every op tested, the one-query FA cases timed against
 #                                     TERNION_FATTN_DEC_BLOCKS=4 (the plan before f58324a), on an
 #                                     H200 the goals
@@ -276,6 +279,16 @@ case $part in
     END=${END:-450}; goals /tmp/tB
     switch_ab TERNION_NO_EARLY_READS noearly 'MUL_MAT\(type_a=(f16|bf16),.*n=8,' 'MUL_MAT\(type_a=(f16|bf16),type_b=f32,m=4096,n=8,|FLASH_ATTN_EXT\(hsk=128,.*kv=16384,nb=1,.*type_KV=f16'
   fi ;;
+21)
+  # Session 25's last run: the one-column and 8-column goal cases timed as
+  # test-backend-ops times them (the same weights every repetition: from
+  # the L2 where they fit) and with --cold 512 (copies of 512 MiB cycled:
+  # from DRAM, as a model streams them), two rounds.
+  C='MUL_MAT\(type_a=(f16|bf16|q4_0|q8_0|q4_K),type_b=f32,m=4096,n=(1|8),k=14336,'
+  for i in 1 2; do
+    echo "== hot"; perf 60 "$C"
+    echo "== cold"; timeout 60 /tmp/tB ops perf -d cuda --time 200ms --cold 512 -p "$C" 2>&1 | grep -E "us/run|error" | sed -E 's/,bs=.*\)//; s/type_b=f32,//; s/  +/ /g'
+  done 2>&1 | tee "$OUT/perf-cold.txt" ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

@@ -16,7 +16,7 @@ import (
 	"github.com/ternion/ternion/switches"
 )
 
-const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N] [--split LIST|default]"
+const opsSynopsis = "test|perf [-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--cold MIB] [--graphs on|off] [--runs N] [--split LIST|default]"
 
 // ops runs `ternion ops test` or `ternion ops perf`.
 func (a *app) ops(args []string) int {
@@ -25,7 +25,7 @@ func (a *app) ops(args []string) int {
 		return exitUsage
 	}
 	mode := args[0]
-	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--graphs on|off] [--runs N] [--split LIST|default]")
+	fs := a.newFlagSet("ops "+mode, "[-o OP] [-p REGEX] [-d DEVICE] [--json] [--seed N] [--time D] [--cold MIB] [--graphs on|off] [--runs N] [--split LIST|default]")
 	op := fs.String("o", "", "only cases of this op (ggml's name: ADD, MUL_MAT, CPY, ...)")
 	pattern := fs.String("p", "", "only cases whose name matches this regular expression")
 	device := fs.String("d", "", "device: host, cuda, cuda:0, hip:1, ... (default: the first GPU device, else host)")
@@ -33,6 +33,7 @@ func (a *app) ops(args []string) int {
 	verbose := fs.Bool("v", false, "perf: print the kernel path each MUL_MAT case took, and why")
 	seed := fs.Uint64("seed", 0, "test: the random seed of the inputs (default: a fresh one, printed)")
 	minTime := fs.Duration("time", time.Second, "perf: time each case for at least this long")
+	coldMiB := fs.Int64("cold", 0, "perf: cycle each case's inputs through copies of at least this many MiB in all, so that every repetition reads inputs from memory, not from the cache the repetitions before it warmed (a MUL_MAT's weights as a model's layers stream them); 0: repeat one set, as test-backend-ops does")
 	runs := fs.Int("runs", 1, "test: compute each case's graph this many times, every output checked (with graphs on, run 2 captures a GPU graph and later runs replay it)")
 	graphs := fs.String("graphs", "on", "on: Compute captures and replays GPU graphs as the capture policy decides; off: every node launches eagerly (as "+switches.DisableGraphs.Name+"=1)")
 	splitOver := fs.String("split", "", "test: the MUL_MAT cases with src0 split by rows over every device of the driver (with -d host, set "+
@@ -45,6 +46,10 @@ func (a *app) ops(args []string) int {
 	if len(pos) > 0 {
 		fmt.Fprintf(a.stderr, "ternion ops %s: unexpected argument %s\n", mode, quote.Q(pos[0]))
 		fs.Usage()
+		return exitUsage
+	}
+	if *coldMiB < 0 || (*coldMiB > 0 && mode != "perf") {
+		fmt.Fprintf(a.stderr, "ternion ops %s: --cold takes MiB ≥ 0 and applies to ops perf\n", mode)
 		return exitUsage
 	}
 	if *splitOver != "" {
@@ -101,7 +106,7 @@ func (a *app) ops(args []string) int {
 	}
 	defer dev.Close()
 	if mode == "perf" {
-		return a.perf(dev, cases, *minTime, *asJSON, *verbose)
+		return a.perf(dev, cases, *minTime, *coldMiB<<20, *asJSON, *verbose)
 	}
 	if *seed == 0 {
 		*seed = newSeed()
@@ -248,7 +253,7 @@ const (
 )
 
 // perf times cases on dev and prints ggml-style lines.
-func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Duration, asJSON, verbose bool) int {
+func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Duration, coldBytes int64, asJSON, verbose bool) int {
 	bytes, flops := float64(perfBytes), perfFLOPs
 	if dev.Driver().Vendor() == "host" {
 		bytes, flops = bytes/1000, flops/1000
@@ -259,7 +264,7 @@ func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Durat
 	var results []optest.PerfResult
 	status := exitOK
 	for _, c := range cases {
-		r := optest.Perf(c, dev, bytes, flops, minTime)
+		r := optest.PerfCold(c, dev, bytes, flops, minTime, coldBytes)
 		results = append(results, r)
 		if r.Err != "" {
 			status = exitFail

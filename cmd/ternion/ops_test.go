@@ -83,3 +83,29 @@ func TestOpsPerfPath(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsPerfCold checks --cold: accepted by ops perf (a one-node case
+// timed over copies of its inputs; a case of more nodes an error line and
+// status 1), refused by ops test and below 0.
+func TestOpsPerfCold(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		out    string // a substring of stdout, or of stderr for a usage error
+	}{
+		{"a one-node case", []string{"ops", "perf", "-d", "host", "--time", "1ms", "--cold", "1", "-p", `^MUL_MAT\(type_a=q4_0,type_b=f32,m=4096,n=1,k=4096,`},
+			exitOK, "us/run"},
+		{"a case of two nodes", []string{"ops", "perf", "-d", "host", "--time", "1ms", "--cold", "1", "-p", `^CPY\(type_src=f32,type_dst=f32,ne=\[8192,512,2,1\],permute_src=\[0,2,1,3\]`},
+			exitFail, "cold perf cycles one-node cases"},
+		{"ops test", []string{"ops", "test", "-d", "host", "--cold", "1"}, exitUsage, "applies to ops perf"},
+		{"negative", []string{"ops", "perf", "-d", "host", "--cold", "-1"}, exitUsage, "MiB ≥ 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, status := runCLI(t, opsApp(t, 1, nil), tc.args...)
+			if status != tc.status || !strings.Contains(stdout+stderr, tc.out) {
+				t.Errorf("status %d (want %d), want %q in\nstdout:\n%s\nstderr:\n%s", status, tc.status, tc.out, stdout, stderr)
+			}
+		})
+	}
+}

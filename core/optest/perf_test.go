@@ -4,6 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ternion/ternion/core/backend"
+	"github.com/ternion/ternion/core/graph"
 )
 
 // TestPerfRepeats checks the op's count in a perf graph against
@@ -23,4 +27,70 @@ func TestPerfRepeats(t *testing.T) {
 	} {
 		assert.Equal(t, tc.repeat, perfRepeats(tc.target, tc.work, tc.nodes), tc.name)
 	}
+}
+
+// TestBuildCopies checks cold perf's graph: copies of a one-node case, each
+// with its own inputs, until the inputs total the bytes asked (two at
+// least); without bytes the case once; a case of more nodes refused.
+func TestBuildCopies(t *testing.T) {
+	var one, multi *Case
+	inputs := int64(0) // the one-node case's input bytes
+	for _, c := range Tests() {
+		g, out, err := build(c, 1)
+		if err != nil {
+			continue
+		}
+		switch {
+		case one == nil && c.Op == graph.OpMulMat && len(g.Nodes()) == 1:
+			one = &c
+			for i := range graph.MaxSrc {
+				if s := out.Src(i); s != nil && s.HostData() != nil {
+					inputs += s.Layout().Bytes()
+				}
+			}
+		case multi == nil && len(g.Nodes()) > 1:
+			multi = &c
+		}
+	}
+	require.NotNil(t, one, "a one-node MUL_MAT case")
+	require.NotNil(t, multi, "a case of more than one node")
+	require.Positive(t, inputs)
+	for _, tc := range []struct {
+		name  string
+		bytes int64
+		want  int
+	}{
+		{"off: the case once", 0, 1},
+		{"a little: two copies", 1, 2},
+		{"exactly two copies' inputs", 2 * inputs, 2},
+		{"one byte more: three", 2*inputs + 1, 3},
+		{"five copies' inputs", 5 * inputs, 5},
+		{"no more than half the graph's nodes", 1 << 62, perfGraphSize / 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, outs, err := buildCopies(*one, tc.bytes)
+			require.NoError(t, err)
+			require.Len(t, outs, tc.want)
+			require.Equal(t, outs, g.Nodes(), "one node a copy, in order")
+			seen := map[*graph.Tensor]bool{}
+			for _, o := range outs {
+				require.False(t, seen[o.Src(0)], "every copy has its own weights")
+				seen[o.Src(0)] = true
+			}
+		})
+	}
+	_, _, err := buildCopies(*multi, 1)
+	require.ErrorContains(t, err, "cold perf cycles one-node cases")
+
+	// Timed on the host: every copy computed once a graph (the targets ask
+	// for one run), so the runs are a multiple of the copies.
+	be, err := backend.Open("host", 0, backend.Options{})
+	require.NoError(t, err)
+	defer be.Close()
+	r := PerfCold(*one, be, 1, 1, 0, 3*inputs)
+	require.Empty(t, r.Err)
+	require.Positive(t, r.Runs)
+	require.Zero(t, r.Runs%3, "runs %d", r.Runs)
+	r = PerfCold(*multi, be, 1, 1, 0, 1)
+	require.Contains(t, r.Err, "cold perf cycles one-node cases")
 }

@@ -177,6 +177,38 @@ func splittable(g *graph.Graph) ([]*graph.Tensor, string) {
 	return out, ""
 }
 
+// buildCopies makes c's graph from seed 1, or with coldBytes > 0 a graph of
+// copies of c (each from its own seed) until their inputs total at least
+// coldBytes, at least two and at most perfGraphSize / 2; it returns the
+// copies' outputs in order. A case of more than one node is an error
+// before any copy is made.
+func buildCopies(c Case, coldBytes int64) (*graph.Graph, []*graph.Tensor, error) {
+	g, out, err := build(c, 1)
+	if err != nil || coldBytes <= 0 {
+		return g, []*graph.Tensor{out}, err
+	}
+	if n := len(g.Nodes()); n != 1 {
+		return nil, nil, fmt.Errorf("cold perf cycles one-node cases: %s's graph has %d nodes", c.Name, n)
+	}
+	var inputs int64
+	for _, l := range g.Leafs() {
+		if l.HostData() != nil {
+			inputs += l.Layout().Bytes()
+		}
+	}
+	copies := int64(2)
+	if inputs > 0 {
+		copies = min(max(copies, (coldBytes+inputs-1)/inputs), perfGraphSize/2)
+	}
+	outs := []*graph.Tensor{out}
+	for len(outs) < int(copies) {
+		seed := uint64(len(outs) + 1)
+		outs = append(outs, c.Build(g.Context(), rand.New(rand.NewPCG(seed, seed^0x7e5710))))
+	}
+	g, err = g.Context().Build(outs...)
+	return g, outs, err
+}
+
 // build makes c's graph from seed.
 func build(c Case, seed uint64) (*graph.Graph, *graph.Tensor, error) {
 	ctx := graph.NewContext()
@@ -354,12 +386,24 @@ func warmUp(dev *backend.Backend, run func() error) error {
 // has passed; the inputs are placed once beforehand and the graph warmed up
 // (warmUp) before the clock starts.
 func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTime time.Duration) PerfResult {
+	return PerfCold(c, dev, targetBytes, targetFLOPs, minTime, 0)
+}
+
+// PerfCold is Perf with the op's inputs cycled through copies (each its
+// own random inputs) whose inputs total at least coldBytes (two at least),
+// so that a repetition reads inputs the ones just before it did not: the
+// weights of a MUL_MAT come from DRAM, as in a model whose layers exceed
+// the last-level cache, instead of from the cache that test-backend-ops'
+// repetitions of the same inputs keep warm. coldBytes 0 is Perf. Only cases
+// whose graph is their output node alone can be cycled.
+func PerfCold(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTime time.Duration, coldBytes int64) PerfResult {
 	res := PerfResult{Case: c.Name}
-	g, out, err := build(c, 1)
+	g, outs, err := buildCopies(c, coldBytes)
 	if err != nil {
 		res.Err = err.Error()
 		return res
 	}
+	out := outs[0]
 	switch out.Op() {
 	case graph.OpMulMat:
 		p, why := ops.MulMatPathOf(out, dev.Props())
@@ -389,10 +433,17 @@ func Perf(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, minTim
 	if c.FLOPs > 0 {
 		per = perfRepeats(targetFLOPs, c.FLOPs, len(g.Nodes()))
 	}
-	if err := g.Repeat(out, per-1); err != nil {
+	if len(outs) == 1 {
+		err = g.Repeat(out, per-1)
+	}
+	for i := len(outs); i < per && err == nil; i++ {
+		err = g.Repeat(outs[i%len(outs)], 1)
+	}
+	if err != nil {
 		res.Err = err.Error()
 		return res
 	}
+	per = max(per, len(outs))
 	run := func() error {
 		if err := dev.Compute(g); err != nil {
 			return err
