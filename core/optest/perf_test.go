@@ -82,6 +82,34 @@ func TestBuildCopies(t *testing.T) {
 	_, _, err := buildCopies(*multi, 1)
 	require.ErrorContains(t, err, "cold perf cycles one-node cases")
 
+	// The repetitions: the runs a graph holds and their order.
+	for _, tc := range []struct {
+		name              string
+		copies, per, runs int
+	}{
+		{"one set, 5 runs", 1, 5, 5},
+		{"one set, 1 run", 1, 1, 1},
+		{"3 copies, fewer runs asked: each once", 3, 2, 3},
+		{"3 copies, 7 runs: in turn", 3, 7, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cold := int64(tc.copies) * inputs
+			if tc.copies == 1 {
+				cold = 0
+			}
+			g, outs, err := buildCopies(*one, cold)
+			require.NoError(t, err)
+			require.Len(t, outs, tc.copies)
+			runs, err := repeatCopies(g, outs, tc.per)
+			require.NoError(t, err)
+			require.Equal(t, tc.runs, runs)
+			require.Len(t, g.Nodes(), runs, "the graph computes exactly the runs counted")
+			for i, n := range g.Nodes() {
+				require.Same(t, outs[i%len(outs)], n, "node %d", i)
+			}
+		})
+	}
+
 	// Timed on the host: every copy computed once a graph (the targets ask
 	// for one run), so the runs are a multiple of the copies.
 	be, err := backend.Open("host", 0, backend.Options{})

@@ -209,6 +209,21 @@ func buildCopies(c Case, coldBytes int64) (*graph.Graph, []*graph.Tensor, error)
 	return g, outs, err
 }
 
+// repeatCopies puts the copies' outputs outs (each once in g already) in
+// g again in turn until g computes them per times in all (at least once
+// each), and returns how many times that is.
+func repeatCopies(g *graph.Graph, outs []*graph.Tensor, per int) (int, error) {
+	if len(outs) == 1 {
+		return max(per, 1), g.Repeat(outs[0], per-1)
+	}
+	for i := len(outs); i < per; i++ {
+		if err := g.Repeat(outs[i%len(outs)], 1); err != nil {
+			return 0, err
+		}
+	}
+	return max(per, len(outs)), nil
+}
+
 // build makes c's graph from seed.
 func build(c Case, seed uint64) (*graph.Graph, *graph.Tensor, error) {
 	ctx := graph.NewContext()
@@ -433,17 +448,10 @@ func PerfCold(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, mi
 	if c.FLOPs > 0 {
 		per = perfRepeats(targetFLOPs, c.FLOPs, len(g.Nodes()))
 	}
-	if len(outs) == 1 {
-		err = g.Repeat(out, per-1)
-	}
-	for i := len(outs); i < per && err == nil; i++ {
-		err = g.Repeat(outs[i%len(outs)], 1)
-	}
-	if err != nil {
+	if per, err = repeatCopies(g, outs, per); err != nil {
 		res.Err = err.Error()
 		return res
 	}
-	per = max(per, len(outs))
 	run := func() error {
 		if err := dev.Compute(g); err != nil {
 			return err
