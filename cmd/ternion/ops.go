@@ -283,6 +283,9 @@ func (a *app) perf(dev *backend.Backend, cases []optest.Case, minTime time.Durat
 		if verbose && r.Path != "" {
 			fmt.Fprintf(a.stdout, "    path %s\n", r.Path)
 		}
+		if verbose && r.Copies > 0 {
+			fmt.Fprintf(a.stdout, "    cold: %d copies of the inputs in turn\n", r.Copies)
+		}
 	}
 	gs := dev.GraphStats()
 	if asJSON {

@@ -94,8 +94,8 @@ func TestOpsPerfCold(t *testing.T) {
 		status int
 		out    string // a substring of stdout, or of stderr for a usage error
 	}{
-		{"a one-node case", []string{"ops", "perf", "-d", "host", "--time", "1ms", "--cold", "1", "-p", `^MUL_MAT\(type_a=q4_0,type_b=f32,m=4096,n=1,k=4096,`},
-			exitOK, "us/run"},
+		{"a one-node case", []string{"ops", "perf", "-d", "host", "-v", "--time", "1ms", "--cold", "1", "-p", `^MUL_MAT\(type_a=q4_0,type_b=f32,m=4096,n=1,k=4096,`},
+			exitOK, "cold: 2 copies of the inputs in turn"},
 		{"a case of two nodes", []string{"ops", "perf", "-d", "host", "--time", "1ms", "--cold", "1", "-p", `^CPY\(type_src=f32,type_dst=f32,ne=\[8192,512,2,1\],permute_src=\[0,2,1,3\]`},
 			exitFail, "cold perf cycles one-node cases"},
 		{"ops test", []string{"ops", "test", "-d", "host", "--cold", "1"}, exitUsage, "applies to ops perf"},

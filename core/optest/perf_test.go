@@ -119,6 +119,8 @@ func TestBuildCopies(t *testing.T) {
 	require.Empty(t, r.Err)
 	require.Positive(t, r.Runs)
 	require.Zero(t, r.Runs%3, "runs %d", r.Runs)
+	require.Equal(t, 3, r.Copies)
+	require.Zero(t, Perf(*one, be, 1, 1, 0).Copies, "one set: no copies reported")
 	r = PerfCold(*multi, be, 1, 1, 0, 1)
 	require.Contains(t, r.Err, "cold perf cycles one-node cases")
 }

@@ -331,11 +331,12 @@ func compare(got, want []float64) (float64, string) {
 // PerfResult is one case's timing.
 type PerfResult struct {
 	Case   string  `json:"case"`
-	Runs   int     `json:"runs"`           // op runs timed
-	USRun  float64 `json:"us_run"`         // microseconds per run
-	GBs    float64 `json:"gb_s"`           // GiB/s moved (memory-bound cases), 2^30 bytes as ggml prints
-	TFLOPs float64 `json:"tflop_s"`        // for cases with FLOPs
-	Path   string  `json:"path,omitempty"` // MUL_MAT: the kernel path and why (ops.ChooseMulMat)
+	Runs   int     `json:"runs"`             // op runs timed
+	USRun  float64 `json:"us_run"`           // microseconds per run
+	GBs    float64 `json:"gb_s"`             // GiB/s moved (memory-bound cases), 2^30 bytes as ggml prints
+	TFLOPs float64 `json:"tflop_s"`          // for cases with FLOPs
+	Path   string  `json:"path,omitempty"`   // MUL_MAT: the kernel path and why (ops.ChooseMulMat)
+	Copies int     `json:"copies,omitempty"` // PerfCold: the copies of the inputs cycled (absent: one set)
 	Err    string  `json:"error,omitempty"`
 }
 
@@ -419,6 +420,9 @@ func PerfCold(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, mi
 		return res
 	}
 	out := outs[0]
+	if len(outs) > 1 {
+		res.Copies = len(outs)
+	}
 	switch out.Op() {
 	case graph.OpMulMat:
 		p, why := ops.MulMatPathOf(out, dev.Props())
