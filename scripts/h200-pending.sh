@@ -64,8 +64,9 @@ go build -tags cuda -o /tmp/tB ./cmd/ternion || exit 1
 echo "built at $(el) s"
 P1='MUL_MAT(_ID)?\(type_a=(q4_0|q8_0|q4_K|q5_K|q6_K),type_b=f32,(n_mats=128,n_used=8,b=0,)?m=(4096|768|14336),n=1,'
 # perf SECONDS REGEX [BINARY]: the matching perf cases, one short line each
-# (the name without its default-valued tail, then runs, µs/run and rate).
-perf() { timeout "$1" "${3:-/tmp/tB}" ops perf -d cuda -v --time 200ms -p "$2" 2>&1 | grep "us/run" |
+# (the name without its default-valued tail, then runs, µs/run and rate);
+# $PERFFLAGS adds flags (--cold 512).
+perf() { timeout "$1" "${3:-/tmp/tB}" ops perf -d cuda -v --time 200ms ${PERFFLAGS:-} -p "$2" 2>&1 | grep "us/run" |
   sed -E 's/,bs=.*\)//; s/type_b=f32,//; s/mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,//; s/,?permute=\[0,1,2,3\]//; s/  +/ /g' | cut -c1-200; }
 # goals BIN: the goal cases (scripts/perf-goals.re) timed by BIN, stopping
 # by END - 20 s.
@@ -285,10 +286,7 @@ case $part in
   # the L2 where they fit) and with --cold 512 (copies of 512 MiB cycled:
   # from DRAM, as a model streams them), one round.
   C='MUL_MAT\(type_a=(f16|bf16|q4_0|q8_0|q4_K),type_b=f32,m=4096,n=(1|8),k=14336,'
-  for i in 1; do
-    echo "== hot"; perf 50 "$C"
-    echo "== cold"; timeout 90 /tmp/tB ops perf -d cuda --time 200ms --cold 512 -p "$C" 2>&1 | grep -E "us/run|error" | sed -E 's/,bs=.*\)//; s/type_b=f32,//; s/  +/ /g'
-  done 2>&1 | tee "$OUT/perf-cold.txt" ;;
+  { echo "== hot"; perf 50 "$C"; echo "== cold"; PERFFLAGS="--cold 512" perf 90 "$C"; } 2>&1 | tee "$OUT/perf-cold.txt" ;;
 14)
   # Session 23's last run: every op tested on the default build (f16
   # one-query FA planned for one block a multiprocessor since f58324a), the

@@ -36,17 +36,15 @@ func TestBuildCopies(t *testing.T) {
 	var one, multi *Case
 	inputs := int64(0) // the one-node case's input bytes
 	for _, c := range Tests() {
-		g, out, err := build(c, 1)
+		g, _, err := build(c, 1)
 		if err != nil {
 			continue
 		}
 		switch {
 		case one == nil && c.Op == graph.OpMulMat && len(g.Nodes()) == 1:
 			one = &c
-			for i := range graph.MaxSrc {
-				if s := out.Src(i); s != nil && s.HostData() != nil {
-					inputs += s.Layout().Bytes()
-				}
+			for _, l := range inputLeaves(g) {
+				inputs += l.Layout().Bytes()
 			}
 		case multi == nil && len(g.Nodes()) > 1:
 			multi = &c

@@ -191,10 +191,8 @@ func buildCopies(c Case, coldBytes int64) (*graph.Graph, []*graph.Tensor, error)
 		return nil, nil, fmt.Errorf("cold perf cycles one-node cases: %s's graph has %d nodes", c.Name, n)
 	}
 	var inputs int64
-	for _, l := range g.Leafs() {
-		if l.HostData() != nil {
-			inputs += l.Layout().Bytes()
-		}
+	for _, l := range inputLeaves(g) {
+		inputs += l.Layout().Bytes()
 	}
 	copies := int64(2)
 	if inputs > 0 {
@@ -203,7 +201,7 @@ func buildCopies(c Case, coldBytes int64) (*graph.Graph, []*graph.Tensor, error)
 	outs := []*graph.Tensor{out}
 	for len(outs) < int(copies) {
 		seed := uint64(len(outs) + 1)
-		outs = append(outs, c.Build(g.Context(), rand.New(rand.NewPCG(seed, seed^0x7e5710))))
+		outs = append(outs, c.Build(g.Context(), caseRand(seed)))
 	}
 	g, err = g.Context().Build(outs...)
 	return g, outs, err
@@ -224,10 +222,24 @@ func repeatCopies(g *graph.Graph, outs []*graph.Tensor, per int) (int, error) {
 	return max(per, len(outs)), nil
 }
 
+// caseRand is the random source of a case's inputs drawn from seed.
+func caseRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x7e5710)) }
+
+// inputLeaves are g's leaves with values to upload: the case's inputs.
+func inputLeaves(g *graph.Graph) []*graph.Tensor {
+	var in []*graph.Tensor
+	for _, l := range g.Leafs() {
+		if l.HostData() != nil {
+			in = append(in, l)
+		}
+	}
+	return in
+}
+
 // build makes c's graph from seed.
 func build(c Case, seed uint64) (*graph.Graph, *graph.Tensor, error) {
 	ctx := graph.NewContext()
-	out := c.Build(ctx, rand.New(rand.NewPCG(seed, seed^0x7e5710)))
+	out := c.Build(ctx, caseRand(seed))
 	g, err := ctx.Build(out)
 	return g, out, err
 }
@@ -435,12 +447,7 @@ func PerfCold(c Case, dev *backend.Backend, targetBytes, targetFLOPs float64, mi
 		res.Err = err.Error()
 		return res
 	}
-	var inputs []*graph.Tensor
-	for _, l := range g.Leafs() {
-		if l.HostData() != nil {
-			inputs = append(inputs, l)
-		}
-	}
+	inputs := inputLeaves(g)
 	buf, err := dev.AllocTensors(inputs...)
 	if err != nil {
 		res.Err = err.Error()
