@@ -1,0 +1,461 @@
+// wgmma.cu - a standalone nvcc program (sm_90a) that asks whether a gemm of
+// ternion's own, on Hopper's warpgroup tensor-core instructions (wgmma), can
+// take MUL_MAT of quantized weights by many columns (m=4096 k=14336 n=512:
+// Wave 2 · 4/7's goal <= 150 µs; the tree's dequantize -> f16 -> cuBLAS path
+// 159.5 µs on the H200, 46 µs of it the dequantize writing 117 MB of f16)
+// without the dequantize pass: the weights are expanded to f16 inside the
+// gemm, in shared memory, by a producer warpgroup, while two consumer
+// warpgroups multiply.
+//
+//   wg<f16>   A (weights) f16 [M][K], B (src1) f16 [N][K]: both copied by
+//             cp.async into 128-byte-swizzled stages; the same gemm as
+//             cuBLAS's GemmEx, to compare the kernel itself
+//   wg<q4_0>  A q4_0: each producer thread owns one of the tile's 128 rows,
+//             loads 8 blocks (144 bytes, 4 k-tiles) a group ahead into
+//             registers and writes each k-tile's 64 values as f16 (the
+//             seed's dequantize: (q - 8) * d rounded once, so bit-exact with
+//             dq_q4_0_f16) into the swizzled stage
+//
+// CTA tile 128 (m) x 128 (n) x 64 (k), one wave of 128 CTAs on 132 SMs, S
+// stages of 32 KB, full/empty mbarriers; consumers: m64n128k16 wgmma from
+// shared-memory descriptors, one commit group a k-tile, the stage released
+// when the next tile's group is issued. Every result is compared (NMSE) with
+// the tree's path: dq -> f16, src1 -> f16, cublasGemmEx (f32 out and compute).
+//
+// Build and run (device tool, repo root; CUDA 12+):
+//   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I kernels -o /tmp/wgmma \
+//       bench/experiments/wgmma.cu -lcublas -lcuda && /tmp/wgmma
+#include "quant.cu"
+#include "harness.cuh"
+#include <cublas_v2.h>
+#include <cstdint>
+#include <cuda.h>
+#if CUDA_VERSION < 12000 // a compile check with an older toolkit's headers (-ptx only)
+struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };
+#endif
+
+constexpr int M = 4096, K = 14336, N = 512, ITERS = 10;
+constexpr int BM = 128, BN = 128, BK = 64;
+constexpr int TILE_A = BM * BK * 2, TILE_B = BN * BK * 2, STAGE = TILE_A + TILE_B;
+#ifndef WG_RAW
+#define WG_RAW 2
+#endif
+constexpr int RAW = WG_RAW; // quantized group buffers (8 blocks, 4 k-tiles, of each of a tile's rows)
+
+#define CB(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("%s:%d cublas %d\n", __FILE__, __LINE__, (int)s); exit(1); } } while (0)
+
+enum { A_F16 = 0, A_Q4_0 = 1, A_Q8_0 = 2 };
+
+static __device__ __forceinline__ unsigned smem_u32(const void * p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+static __device__ __forceinline__ void mbar_init(unsigned a, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void mbar_arrive(unsigned a) {
+    unsigned long long st;
+    asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(st) : "r"(a) : "memory");
+}
+static __device__ __forceinline__ void mbar_wait(unsigned a, unsigned parity) {
+    unsigned ok;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(ok)
+                     : "r"(a), "r"(parity)
+                     : "memory");
+    } while (!ok);
+}
+static __device__ __forceinline__ void mbar_arrive_tx(unsigned a, unsigned bytes) {
+    unsigned long long st;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(st) : "r"(a), "r"(bytes) : "memory");
+}
+// bytes (a multiple of 16) from global src to shared dst on the async proxy, counted on mbarrier bar.
+static __device__ __forceinline__ void bulk_copy(unsigned dst, const void * src, unsigned bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
+                 "r"(bytes), "r"(bar)
+                 : "memory");
+}
+// The box at (c0, c1) of the 2D tensor map tm into shared dst, counted on mbarrier bar.
+static __device__ __forceinline__ void tma_2d(unsigned dst, const void * tm, int c0, int c1, unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"(tm), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+static __device__ __forceinline__ void fence_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+static __device__ __forceinline__ uint4 ld_shared_v4(unsigned a) {
+    uint4 v;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void st_shared_v4(unsigned a, uint4 v) {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+static __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int NPEND> static __device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(NPEND) : "memory"); }
+
+// The descriptor of a K-major operand in a 128-byte-swizzled stage: rows of
+// 64 f16 (128 bytes), 8-row groups 1024 bytes apart (SBO), start address a
+// (1024-aligned tile base plus 32 bytes a k16 step).
+static __device__ __forceinline__ unsigned long long desc_sw128(unsigned a) {
+    return (unsigned long long)((a & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+// d (64 f32 accumulators of an m64n128 tile) += A (64x16, desc a) . B^T (128x16, desc b)
+static __device__ __forceinline__ void wgmma_m64n128k16(float * d, unsigned long long a, unsigned long long b) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(1));
+}
+
+// Word i (compile-time) of an array of uint4.
+static __device__ __forceinline__ unsigned word_of(const uint4 * c, int i) {
+    const uint4 v = c[i >> 2];
+    return (i & 3) == 0 ? v.x : (i & 3) == 1 ? v.y : (i & 3) == 2 ? v.z : v.w;
+}
+
+// Four low (HI = false) or high nibbles of word w's bytes as (q - 8) * d in
+// f16: the two half2 of values (b0, b1) and (b2, b3).
+template <bool HI> static __device__ __forceinline__ uint2 nib4(unsigned w, __half2 d) {
+    const __half2 off = __halves2half2(__ushort_as_half(0x6408), __ushort_as_half(0x6408)); // 1032 = 1024 + 8
+    unsigned t0 = __byte_perm(w, 0, 0x4140), t1 = __byte_perm(w, 0, 0x4342);
+    if (HI) {
+        t0 >>= 4, t1 >>= 4;
+    }
+    t0 = (t0 & 0x000F000Fu) | 0x64006400u, t1 = (t1 & 0x000F000Fu) | 0x64006400u;
+    const __half2 h0 = __hmul2(__hsub2(*(__half2 *)&t0, off), d), h1 = __hmul2(__hsub2(*(__half2 *)&t1, off), d);
+    return make_uint2(*(const unsigned *)&h0, *(const unsigned *)&h1);
+}
+
+// Block b (0..7, compile-time) of the 144 bytes in c written as f16 chunks
+// (8 values, 16 bytes) pos0 … pos0+3 of row r of the A stage at as.
+static __device__ __forceinline__ void q4_0_block(const uint4 * c, int b, unsigned as, int r, int pos0) {
+    const int o = 18 * b; // byte offset of the block
+    unsigned dw, q[4];
+    if ((o & 3) == 0) {
+        dw = word_of(c, o >> 2) & 0xffffu;
+#pragma unroll
+        for (int j = 0; j < 4; j++) q[j] = __funnelshift_r(word_of(c, (o >> 2) + j), word_of(c, (o >> 2) + j + 1), 16);
+    } else {
+        dw = word_of(c, o >> 2) >> 16;
+#pragma unroll
+        for (int j = 0; j < 4; j++) q[j] = word_of(c, ((o + 2) >> 2) + j);
+    }
+    const __half2 d = __halves2half2(__ushort_as_half((unsigned short)dw), __ushort_as_half((unsigned short)dw));
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        // chunk 0: low nibbles of bytes 0..7 (values 0..7), 1: of bytes 8..15, 2/3: the high nibbles (values 16..31)
+        const unsigned w0 = q[(ch & 1) * 2], w1 = q[(ch & 1) * 2 + 1];
+        const uint2 a = ch < 2 ? nib4<false>(w0, d) : nib4<true>(w0, d);
+        const uint2 e = ch < 2 ? nib4<false>(w1, d) : nib4<true>(w1, d);
+        const int pos = pos0 + ch;
+        st_shared_v4(as + r * 128 + ((pos ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
+    }
+}
+
+// Four int8 of word w as (q) * d in f16 (the seed's q8_0 dequantize:
+// one rounding of the exact product): the half2 of bytes (0, 1) and (2, 3).
+static __device__ __forceinline__ uint2 i8x4(unsigned w, __half2 d) {
+    const __half2 off = __halves2half2(__ushort_as_half(0x6480), __ushort_as_half(0x6480)); // 1152 = 1024 + 128
+    w ^= 0x80808080u;                                                                         // q + 128, unsigned
+    unsigned t0 = __byte_perm(w, 0x64646464u, 0x5140), t1 = __byte_perm(w, 0x64646464u, 0x7362);
+    const __half2 h0 = __hmul2(__hsub2(*(__half2 *)&t0, off), d), h1 = __hmul2(__hsub2(*(__half2 *)&t1, off), d);
+    return make_uint2(*(const unsigned *)&h0, *(const unsigned *)&h1);
+}
+
+// Block b (0..7, compile-time) of the 272 bytes in c (8 q8_0 blocks of 34)
+// written as f16 chunks pos0 … pos0+3 of row r of the A stage at as.
+static __device__ __forceinline__ void q8_0_block(const uint4 * c, int b, unsigned as, int r, int pos0) {
+    const int o = 34 * b;
+    unsigned dw, q[8];
+    if ((o & 3) == 0) {
+        dw = word_of(c, o >> 2) & 0xffffu;
+#pragma unroll
+        for (int j = 0; j < 8; j++) q[j] = __funnelshift_r(word_of(c, (o >> 2) + j), word_of(c, (o >> 2) + j + 1), 16);
+    } else {
+        dw = word_of(c, o >> 2) >> 16;
+#pragma unroll
+        for (int j = 0; j < 8; j++) q[j] = word_of(c, ((o + 2) >> 2) + j);
+    }
+    const __half2 d = __halves2half2(__ushort_as_half((unsigned short)dw), __ushort_as_half((unsigned short)dw));
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        const uint2 a = i8x4(q[2 * ch], d), e = i8x4(q[2 * ch + 1], d);
+        const int pos = pos0 + ch;
+        st_shared_v4(as + r * 128 + ((pos ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
+    }
+}
+
+// Bytes of a row's group of 8 blocks (4 k-tiles) for A's formats.
+template <int AT> struct group_of { static constexpr int BYTES = AT == A_Q8_0 ? 272 : 144; };
+template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return NS * STAGE + (AT == A_F16 ? 0 : RAW * 128 * group_of<AT>::BYTES) + 1024; }
+
+// C [N][M] (f32, m fastest: ggml's dst of MUL_MAT) = A [M][K] . B [N][K]^T.
+// tmA, tmB: 2D tensor maps of A (f16 only) and B, boxes of 64 (k) x 128
+// rows, 128-byte swizzle: the copy engine writes the stages in the layout
+// the wgmma descriptors read.
+//
+// BT: B comes pre-swizzled (cvt_tiled's layout: 16 KB a (n-tile, k-tile),
+// in stage order) by one 1D bulk copy a stage instead of the tensor map.
+template <int AT, bool BT, int S>
+__global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                                                  const unsigned char * Aq, const __half * Bt, float * C, long a_row_bytes) {
+    static_assert(smem_of<AT, S>() <= 232448, "more shared memory than a block can have");
+    constexpr int GB = group_of<AT>::BYTES, NQ = GB / 16;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long full[S], empty[S], rawfull[RAW];
+    const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
+    const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127;
+    const int m0 = (blockIdx.x % (M / BM)) * BM, n0 = (blockIdx.x / (M / BM)) * BN;
+    constexpr int T = K / BK;
+    if (tid == 0) {
+        for (int s = 0; s < S; s++) {
+            // f16: the one TMA thread's arrival; q4_0: it and the 128 producer threads'
+            mbar_init(smem_u32(&full[s]), AT == A_F16 ? 1 : 129);
+            mbar_init(smem_u32(&empty[s]), 8);
+        }
+        for (int r = 0; r < RAW; r++) mbar_init(smem_u32(&rawfull[r]), 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) {
+        if (AT == A_F16) {
+            if (t == 0) {
+                for (int kt = 0; kt < T; kt++) {
+                    const int s = kt % S;
+                    if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+                    const unsigned as = base + s * STAGE, f = smem_u32(&full[s]);
+                    mbar_arrive_tx(f, STAGE);
+                    tma_2d(as, &tmA, kt * BK, m0, f);
+                    if (BT) {
+                        bulk_copy(as + TILE_A, Bt + ((long)(n0 / BN) * T + kt) * (TILE_B / 2), TILE_B, f);
+                    } else {
+                        tma_2d(as + TILE_A, &tmB, kt * BK, n0, f);
+                    }
+                }
+            }
+            return;
+        }
+        // Quantized: the tile's rows, GB bytes (8 blocks, 4 k-tiles) a group, come
+        // by bulk copies into RAW group buffers a group ahead; thread t
+        // expands row t of each k-tile into the stage.
+        const unsigned raw = base + S * STAGE;
+        const unsigned char * arow = Aq + (long)(m0 + t) * a_row_bytes;
+        auto fetch = [&](int g) {
+            const unsigned bar = smem_u32(&rawfull[g % RAW]);
+            if (t == 0) mbar_arrive_tx(bar, 128 * GB);
+            bulk_copy(raw + (g % RAW) * (128 * GB) + t * GB, arow + (long)g * GB, GB, bar);
+        };
+        for (int g = 0; g < RAW - 1 && g < T / 4; g++) fetch(g);
+        for (int g = 0; g < T / 4; g++) {
+            if (g + RAW - 1 < T / 4) {
+                fence_async(); // this thread's reads of that buffer (group g - 1) before the copy engine's writes
+                fetch(g + RAW - 1);
+            }
+            mbar_wait(smem_u32(&rawfull[g % RAW]), (g / RAW) & 1);
+            uint4 cur[NQ];
+#pragma unroll
+            for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + (g % RAW) * (128 * GB) + t * GB + 16 * i);
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int kt = 4 * g + u, s = kt % S;
+                if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+                const unsigned as = base + s * STAGE, f = smem_u32(&full[s]);
+                if (t == 0) {
+                    mbar_arrive_tx(f, TILE_B);
+                    if (BT) {
+                        bulk_copy(as + TILE_A, Bt + ((long)(n0 / BN) * T + kt) * (TILE_B / 2), TILE_B, f);
+                    } else {
+                        tma_2d(as + TILE_A, &tmB, kt * BK, n0, f);
+                    }
+                }
+                if (AT == A_Q4_0) {
+                    q4_0_block(cur, 2 * u, as, t, 0);
+                    q4_0_block(cur, 2 * u + 1, as, t, 4);
+                } else {
+                    q8_0_block(cur, 2 * u, as, t, 0);
+                    q8_0_block(cur, 2 * u + 1, as, t, 4);
+                }
+                fence_async();
+                mbar_arrive(f);
+            }
+        }
+        return;
+    }
+    // Consumers: warpgroup 1 rows 0..63 of the tile, 2 rows 64..127.
+    const int wm = (wg - 1) * 64;
+    float d[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    for (int kt = 0; kt < T; kt++) {
+        const int s = kt % S;
+        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
+        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
+        wg_commit();
+        wg_wait<1>();
+        if (kt > 0 && (t & 31) == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
+    }
+    wg_wait<0>();
+    const int w = t >> 5, l = t & 31;
+    const int r0 = m0 + wm + w * 16 + (l >> 2);
+#pragma unroll
+    for (int c = 0; c < 16; c++) {
+        const int n = n0 + c * 8 + (l & 3) * 2;
+        C[(long)n * M + r0] = d[4 * c];
+        C[(long)(n + 1) * M + r0] = d[4 * c + 1];
+        C[(long)n * M + r0 + 8] = d[4 * c + 2];
+        C[(long)(n + 1) * M + r0 + 8] = d[4 * c + 3];
+    }
+}
+
+// The tree's dequantize entry points (kernels' dq_q4_0_f16, dq_q8_0_f16).
+template <typename Q>
+__global__ void dq_f16(ternion_tensor dst, ternion_tensor src, ternion_fastdiv groups, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                       ternion_i64 n) {
+    dq<Q, ternion_f16>(dst, src, groups, ne1, ne2, n, nullptr);
+}
+
+__global__ void to_f16(const float * x, __half * y, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) y[i] = __float2half(x[i]);
+}
+
+// src1 f32 [N][K] -> f16 in wg_gemm's B stage order: (n-tile, k-tile) tiles of
+// 16 KB, row r's chunk c (8 values) at r*128 + (c ^ (r & 7))*16; one chunk a thread.
+__global__ void cvt_tiled(const float * x, __half * y) {
+    const long q = blockIdx.x * (long)blockDim.x + threadIdx.x; // chunk: n = q / (K/8), k = 8 (q % (K/8))
+    if (q >= (long)N * K / 8) return;
+    const int n = (int)(q / (K / 8)), k = (int)(q % (K / 8)) * 8;
+    const float4 a = *(const float4 *)(x + (long)n * K + k), b = *(const float4 *)(x + (long)n * K + k + 4);
+    const __half2 h0 = __floats2half2_rn(a.x, a.y), h1 = __floats2half2_rn(a.z, a.w), h2 = __floats2half2_rn(b.x, b.y),
+                  h3 = __floats2half2_rn(b.z, b.w);
+    const int r = n % BN, c = (k % BK) / 8;
+    const long o = ((long)(n / BN) * (K / BK) + k / BK) * (BN * BK) + r * BK + ((c ^ (r & 7)) * 8);
+    *(uint4 *)(y + o) = make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3);
+}
+
+// A 2D tensor map of f16 [rows][cols]: boxes of BK columns x 128 rows, 128-byte swizzle.
+static CUtensorMap map_2d(const void * p, long rows, long cols) {
+    CUtensorMap m;
+#if CUDA_VERSION >= 12000
+    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * 2};
+    cuuint32_t box[2] = {BK, 128}, es[2] = {1, 1};
+    const CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)p, dims, strides, box, es,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        printf("cuTensorMapEncodeTiled: %d\n", (int)r);
+        exit(1);
+    }
+#endif
+    return m;
+}
+
+template <int AT, bool BT, int NS> static void prepare() {
+    CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
+}
+
+int main() {
+    const long xs4 = (long)K / 32 * 18, xs8 = (long)K / 32 * 34;
+    unsigned char *x4, *x8;
+    float *y, *c;
+    __half *yh, *yt, *a4, *a8;
+    CK(cudaMalloc(&x4, xs4 * M));
+    CK(cudaMalloc(&x8, xs8 * M));
+    CK(cudaMalloc(&y, (long)K * N * 4));
+    CK(cudaMalloc(&yh, (long)K * N * 2));
+    CK(cudaMalloc(&yt, (long)K * N * 2));
+    CK(cudaMalloc(&a4, (long)K * M * 2));
+    CK(cudaMalloc(&a8, (long)K * M * 2));
+    CK(cudaMalloc(&c, (long)M * N * 4));
+    fill_bytes<<<1024, 256>>>(x4, xs4 * M, 17);
+    fix_scales<<<1024, 256>>>(x4, xs4 * M / 18, 18, 0, 0.001f, 0.01f, 5);
+    fill_bytes<<<1024, 256>>>(x8, xs8 * M, 19);
+    fix_scales<<<1024, 256>>>(x8, xs8 * M / 34, 34, 0, 0.0001f, 0.001f, 7);
+    fill_f32<<<1024, 256>>>(y, (long)K * N, 3);
+    CK(cudaDeviceSynchronize());
+    cublasHandle_t h;
+    CB(cublasCreate(&h));
+    void * ws;
+    CK(cudaMalloc(&ws, 32 << 20));
+    CB(cublasSetWorkspace(h, ws, 32 << 20));
+    const float one = 1.0f, zero = 0.0f;
+    auto dequant = [&](cudaStream_t st, bool q8) {
+        ternion_tensor td = {q8 ? a8 : a4, {K, M, 1, 1}, {2, 2L * K, 2L * K * M, 2L * K * M}};
+        const long xs = q8 ? xs8 : xs4;
+        ternion_tensor ts = {q8 ? (void *)x8 : (void *)x4, {K, M, 1, 1}, {q8 ? 34 : 18, xs, xs * M, xs * M}};
+        const long n = (long)K * M / 8;
+        const unsigned g = (unsigned)std::min((n + 255) / 256, 65536L);
+        if (q8) {
+            dq_f16<ternion_q8_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+        } else {
+            dq_f16<ternion_q4_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+        }
+    };
+    auto convert = [&](cudaStream_t st) { to_f16<<<(unsigned)std::min(((long)K * N + 255) / 256, 65536L), 256, 0, st>>>(y, yh, (long)K * N); };
+    auto convert_tiled = [&](cudaStream_t st) { cvt_tiled<<<(unsigned)(((long)K * N / 8 + 255) / 256), 256, 0, st>>>(y, yt); };
+    auto gemm = [&](cudaStream_t st, const __half * a) {
+        CB(cublasSetStream(h, st));
+        CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, a, CUDA_R_16F, K, yh, CUDA_R_16F, K, &zero, c, CUDA_R_32F, M,
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    };
+    prepare<A_F16, false, 6>();
+    prepare<A_F16, true, 6>();
+    prepare<A_F16, false, 4>();
+    prepare<A_Q4_0, false, 5>();
+    prepare<A_Q4_0, true, 5>();
+    prepare<A_Q4_0, true, 4>();
+    prepare<A_Q8_0, true, 4>();
+    prepare<A_Q8_0, false, 4>();
+    const CUtensorMap tmA4 = map_2d(a4, M, K), tmB = map_2d(yh, N, K);
+    const dim3 grid((M / BM) * (N / BN));
+#define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 384, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
+    std::vector<float> ref4((long)M * N), ref8((long)M * N), got((long)M * N);
+    auto check = [&](auto f, const std::vector<float> & ref) {
+        CK(cudaMemset(c, 0xff, (long)M * N * 4));
+        f((cudaStream_t)0);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(got.data(), c, (long)M * N * 4, cudaMemcpyDeviceToHost));
+        return nmse(got, ref);
+    };
+    auto tree = [&](cudaStream_t st, bool q8) {
+        dequant(st, q8);
+        convert(st);
+        gemm(st, q8 ? a8 : a4);
+    };
+    for (int q8 = 0; q8 < 2; q8++) {
+        tree(0, q8);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy((q8 ? ref8 : ref4).data(), c, (long)M * N * 4, cudaMemcpyDeviceToHost));
+    }
+    convert_tiled(0);
+    CK(cudaDeviceSynchronize());
+    const double flop = 2.0 * M * N * K;
+    printf("m=%d k=%d n=%d: q4_0 %.1f MB, q8_0 %.1f MB, as f16 %.1f MB; %d quantized group buffers\n", M, K, N, xs4 * M / 1e6,
+           xs8 * M / 1e6, 2.0 * M * K / 1e6, RAW);
+    auto row = [&](const char * name, auto f, const std::vector<float> & ref) {
+        const double e = check(f, ref);
+        const float us = timeit(f, ITERS);
+        printf("%-44s %8.2f us %5.0f TFLOP/s  nmse %.2e\n", name, us, flop / us / 1e6, e);
+    };
+    row("cublasGemmEx f16 (q4_0 dequantized)", [&](cudaStream_t st) { gemm(st, a4); }, ref4);
+    row("wg<f16> tma B, 6 stages", WG(A_F16, false, 6, nullptr, 0), ref4);
+    row("wg<f16> tiled B, 6 stages", WG(A_F16, true, 6, nullptr, 0), ref4);
+    row("wg<f16> tma B, 4 stages", WG(A_F16, false, 4, nullptr, 0), ref4);
+    row("wg<q4_0> tma B, 5 stages", WG(A_Q4_0, false, 5, x4, xs4), ref4);
+    row("wg<q4_0> tiled B, 5 stages", WG(A_Q4_0, true, 5, x4, xs4), ref4);
+    row("wg<q4_0> tiled B, 4 stages", WG(A_Q4_0, true, 4, x4, xs4), ref4);
+    row("wg<q8_0> tma B, 4 stages", WG(A_Q8_0, false, 4, x8, xs8), ref8);
+    row("wg<q8_0> tiled B, 4 stages", WG(A_Q8_0, true, 4, x8, xs8), ref8);
+    row("src1 -> f16 (to_f16)", convert, ref4);
+    row("src1 -> f16 tiled (cvt_tiled)", convert_tiled, ref4);
+    row("tree q4_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, false); }, ref4);
+    row("cvt_tiled + wg<q4_0> tiled, 5 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q4_0, true, 5, x4, xs4)(st); }, ref4);
+    row("tree q8_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, true); }, ref8);
+    row("cvt_tiled + wg<q8_0> tiled, 4 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q8_0, true, 4, x8, xs8)(st); }, ref8);
+    CB(cublasDestroy(h));
+    return 0;
+}
