@@ -197,8 +197,12 @@ template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return N
 //
 // BT: B comes pre-swizzled (cvt_tiled's layout: 16 KB a (n-tile, k-tile),
 // in stage order) by one 1D bulk copy a stage instead of the tensor map.
-template <int AT, bool BT, int S>
-__global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+//
+// PW: producer warpgroups. With 2, thread (h, t) of the producers expands
+// block h of row t's two blocks in each k-tile (twice the threads on the
+// expansion, each with half of it).
+template <int AT, bool BT, int S, int PW = 1>
+__global__ void __launch_bounds__((2 + PW) * 128, 1) wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                                                   const unsigned char * Aq, const __half * Bt, float * C, long a_row_bytes) {
     static_assert(smem_of<AT, S>() <= 232448, "more shared memory than a block can have");
     constexpr int GB = group_of<AT>::BYTES, NQ = GB / 16;
@@ -211,16 +215,16 @@ __global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtens
     if (tid == 0) {
         for (int s = 0; s < S; s++) {
             // f16: the one TMA thread's arrival; q4_0: it and the 128 producer threads'
-            mbar_init(smem_u32(&full[s]), AT == A_F16 ? 1 : 129);
+            mbar_init(smem_u32(&full[s]), AT == A_F16 ? 1 : 128 * PW + 1);
             mbar_init(smem_u32(&empty[s]), 8);
         }
         for (int r = 0; r < RAW; r++) mbar_init(smem_u32(&rawfull[r]), 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (wg == 0) {
+    if (wg < PW) {
         if (AT == A_F16) {
-            if (t == 0) {
+            if (tid == 0) {
                 for (int kt = 0; kt < T; kt++) {
                     const int s = kt % S;
                     if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
@@ -241,7 +245,9 @@ __global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtens
         // expands row t of each k-tile into the stage.
         const unsigned raw = base + S * STAGE;
         const unsigned char * arow = Aq + (long)(m0 + t) * a_row_bytes;
+        const int h = wg; // the producer warpgroup: with PW = 2, the block of the k-tile it expands
         auto fetch = [&](int g) {
+            if (h != 0) return;
             const unsigned bar = smem_u32(&rawfull[g % RAW]);
             if (t == 0) mbar_arrive_tx(bar, 128 * GB);
             bulk_copy(raw + (g % RAW) * (128 * GB) + t * GB, arow + (long)g * GB, GB, bar);
@@ -261,7 +267,7 @@ __global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtens
                 const int kt = 4 * g + u, s = kt % S;
                 if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
                 const unsigned as = base + s * STAGE, f = smem_u32(&full[s]);
-                if (t == 0) {
+                if (tid == 0) {
                     mbar_arrive_tx(f, TILE_B);
                     if (BT) {
                         bulk_copy(as + TILE_A, Bt + ((long)(n0 / BN) * T + kt) * (TILE_B / 2), TILE_B, f);
@@ -269,12 +275,14 @@ __global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtens
                         tma_2d(as + TILE_A, &tmB, kt * BK, n0, f);
                     }
                 }
-                if (AT == A_Q4_0) {
-                    q4_0_block(cur, 2 * u, as, t, 0);
-                    q4_0_block(cur, 2 * u + 1, as, t, 4);
-                } else {
-                    q8_0_block(cur, 2 * u, as, t, 0);
-                    q8_0_block(cur, 2 * u + 1, as, t, 4);
+#pragma unroll
+                for (int b = 0; b < 2; b++) {
+                    if (PW == 2 && b != h) continue;
+                    if (AT == A_Q4_0) {
+                        q4_0_block(cur, 2 * u + b, as, t, 4 * b);
+                    } else {
+                        q8_0_block(cur, 2 * u + b, as, t, 4 * b);
+                    }
                 }
                 fence_async();
                 mbar_arrive(f);
@@ -282,8 +290,8 @@ __global__ void __launch_bounds__(384, 1) wg_gemm(const __grid_constant__ CUtens
         }
         return;
     }
-    // Consumers: warpgroup 1 rows 0..63 of the tile, 2 rows 64..127.
-    const int wm = (wg - 1) * 64;
+    // Consumers: warpgroup PW rows 0..63 of the tile, PW + 1 rows 64..127.
+    const int wm = (wg - PW) * 64;
     float d[64];
 #pragma unroll
     for (int i = 0; i < 64; i++) d[i] = 0.0f;
@@ -353,8 +361,8 @@ static CUtensorMap map_2d(const void * p, long rows, long cols) {
     return m;
 }
 
-template <int AT, bool BT, int NS> static void prepare() {
-    CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
+template <int AT, bool BT, int NS, int PW = 1> static void prepare() {
+    CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS, PW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
 }
 
 int main() {
@@ -404,14 +412,18 @@ int main() {
     prepare<A_F16, false, 6>();
     prepare<A_F16, true, 6>();
     prepare<A_F16, false, 4>();
+    prepare<A_F16, false, 7>();
     prepare<A_Q4_0, false, 5>();
     prepare<A_Q4_0, true, 5>();
     prepare<A_Q4_0, true, 4>();
     prepare<A_Q8_0, true, 4>();
     prepare<A_Q8_0, false, 4>();
+    prepare<A_Q4_0, true, 5, 2>();
+    prepare<A_Q8_0, true, 4, 2>();
     const CUtensorMap tmA4 = map_2d(a4, M, K), tmB = map_2d(yh, N, K);
     const dim3 grid((M / BM) * (N / BN));
 #define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 384, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
+#define WG2(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 2><<<grid, 512, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
     std::vector<float> ref4((long)M * N), ref8((long)M * N), got((long)M * N);
     auto check = [&](auto f, const std::vector<float> & ref) {
         CK(cudaMemset(c, 0xff, (long)M * N * 4));
@@ -445,16 +457,21 @@ int main() {
     row("wg<f16> tma B, 6 stages", WG(A_F16, false, 6, nullptr, 0), ref4);
     row("wg<f16> tiled B, 6 stages", WG(A_F16, true, 6, nullptr, 0), ref4);
     row("wg<f16> tma B, 4 stages", WG(A_F16, false, 4, nullptr, 0), ref4);
+    row("wg<f16> tma B, 7 stages", WG(A_F16, false, 7, nullptr, 0), ref4);
     row("wg<q4_0> tma B, 5 stages", WG(A_Q4_0, false, 5, x4, xs4), ref4);
     row("wg<q4_0> tiled B, 5 stages", WG(A_Q4_0, true, 5, x4, xs4), ref4);
     row("wg<q4_0> tiled B, 4 stages", WG(A_Q4_0, true, 4, x4, xs4), ref4);
     row("wg<q8_0> tma B, 4 stages", WG(A_Q8_0, false, 4, x8, xs8), ref8);
+    row("wg<q4_0> tiled B, 5 stages, 2 producer wgs", WG2(A_Q4_0, 5, x4, xs4), ref4);
+    row("wg<q8_0> tiled B, 4 stages, 2 producer wgs", WG2(A_Q8_0, 4, x8, xs8), ref8);
     row("wg<q8_0> tiled B, 4 stages", WG(A_Q8_0, true, 4, x8, xs8), ref8);
     row("src1 -> f16 (to_f16)", convert, ref4);
     row("src1 -> f16 tiled (cvt_tiled)", convert_tiled, ref4);
     row("tree q4_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, false); }, ref4);
     row("cvt_tiled + wg<q4_0> tiled, 5 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q4_0, true, 5, x4, xs4)(st); }, ref4);
+    row("cvt_tiled + wg<q4_0>, 2 producer wgs", [&](cudaStream_t st) { convert_tiled(st); WG2(A_Q4_0, 5, x4, xs4)(st); }, ref4);
     row("tree q8_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, true); }, ref8);
+    row("cvt_tiled + wg<q8_0>, 2 producer wgs", [&](cudaStream_t st) { convert_tiled(st); WG2(A_Q8_0, 4, x8, xs8)(st); }, ref8);
     row("cvt_tiled + wg<q8_0> tiled, 4 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q8_0, true, 4, x8, xs8)(st); }, ref8);
     CB(cublasDestroy(h));
     return 0;
