@@ -202,79 +202,89 @@ template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return N
 // block h of row t's two blocks in each k-tile (twice the threads on the
 // expansion, each with half of it).
 template <int AT, bool BT, int S, int PW = 1>
-__global__ void __launch_bounds__((2 + PW) * 128, 1) wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                                                  const unsigned char * Aq, const __half * Bt, float * C, long a_row_bytes) {
+__global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
+    wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, const unsigned char * Aq,
+            const __half * Bt, float * C, long a_row_bytes) {
     static_assert(smem_of<AT, S>() <= 232448, "more shared memory than a block can have");
     constexpr int GB = group_of<AT>::BYTES, NQ = GB / 16;
     extern __shared__ unsigned char smem_raw[];
-    __shared__ __align__(8) unsigned long long full[S], empty[S], rawfull[RAW];
+    __shared__ __align__(8) unsigned long long full[S], empty[S], rawfull[RAW], rawempty[RAW];
     const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
-    const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127;
+    const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127, warp = tid >> 5;
     const int m0 = (blockIdx.x % (M / BM)) * BM, n0 = (blockIdx.x / (M / BM)) * BN;
-    constexpr int T = K / BK;
+    constexpr int T = K / BK, G = T / 4;
+    const unsigned raw = base + S * STAGE;
     if (tid == 0) {
         for (int s = 0; s < S; s++) {
-            // f16: the one TMA thread's arrival; q4_0: it and the 128 producer threads'
+            // the fetch warp's arrival (with the bytes it expects), and for
+            // quantized A every producer thread's
             mbar_init(smem_u32(&full[s]), AT == A_F16 ? 1 : 128 * PW + 1);
             mbar_init(smem_u32(&empty[s]), 8);
         }
-        for (int r = 0; r < RAW; r++) mbar_init(smem_u32(&rawfull[r]), 1);
+        for (int r = 0; r < RAW; r++) {
+            mbar_init(smem_u32(&rawfull[r]), 1);
+            mbar_init(smem_u32(&rawempty[r]), 128 * PW);
+        }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (wg < PW) {
-        if (AT == A_F16) {
-            if (tid == 0) {
-                for (int kt = 0; kt < T; kt++) {
-                    const int s = kt % S;
-                    if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+    if (warp == (2 + PW) * 4) {
+        // The fetch warp: every copy (TMA or bulk) is issued here, so no
+        // thread that fences (MEMBAR) has one outstanding. Quantized A's
+        // group of rows RAW - 1 groups ahead, then B (and f16 A) of each k-tile.
+        const int l = tid & 31;
+        auto fetch_raw = [&](int g) {
+            const int r = g % RAW;
+            if (g >= RAW) mbar_wait(smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
+            const unsigned bar = smem_u32(&rawfull[r]);
+            if (l == 0) mbar_arrive_tx(bar, 128 * GB);
+            __syncwarp();
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int row = l + 32 * i;
+                bulk_copy(raw + r * (128 * GB) + row * GB, Aq + (long)(m0 + row) * a_row_bytes + (long)g * GB, GB, bar);
+            }
+        };
+        if (AT != A_F16) {
+            for (int g = 0; g < RAW - 1 && g < G; g++) fetch_raw(g);
+        }
+        for (int g = 0; g < G; g++) {
+            if (AT != A_F16 && g + RAW - 1 < G) fetch_raw(g + RAW - 1);
+            for (int u = 0; u < 4; u++) {
+                const int kt = 4 * g + u, s = kt % S;
+                if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+                if (l == 0) {
                     const unsigned as = base + s * STAGE, f = smem_u32(&full[s]);
-                    mbar_arrive_tx(f, STAGE);
-                    tma_2d(as, &tmA, kt * BK, m0, f);
+                    mbar_arrive_tx(f, AT == A_F16 ? STAGE : TILE_B);
+                    if (AT == A_F16) tma_2d(as, &tmA, kt * BK, m0, f);
                     if (BT) {
                         bulk_copy(as + TILE_A, Bt + ((long)(n0 / BN) * T + kt) * (TILE_B / 2), TILE_B, f);
                     } else {
                         tma_2d(as + TILE_A, &tmB, kt * BK, n0, f);
                     }
                 }
+                __syncwarp();
             }
-            return;
         }
-        // Quantized: the tile's rows, GB bytes (8 blocks, 4 k-tiles) a group, come
-        // by bulk copies into RAW group buffers a group ahead; thread t
-        // expands row t of each k-tile into the stage.
-        const unsigned raw = base + S * STAGE;
-        const unsigned char * arow = Aq + (long)(m0 + t) * a_row_bytes;
-        const int h = wg; // the producer warpgroup: with PW = 2, the block of the k-tile it expands
-        auto fetch = [&](int g) {
-            if (h != 0) return;
-            const unsigned bar = smem_u32(&rawfull[g % RAW]);
-            if (t == 0) mbar_arrive_tx(bar, 128 * GB);
-            bulk_copy(raw + (g % RAW) * (128 * GB) + t * GB, arow + (long)g * GB, GB, bar);
-        };
-        for (int g = 0; g < RAW - 1 && g < T / 4; g++) fetch(g);
-        for (int g = 0; g < T / 4; g++) {
-            if (g + RAW - 1 < T / 4) {
-                fence_async(); // this thread's reads of that buffer (group g - 1) before the copy engine's writes
-                fetch(g + RAW - 1);
-            }
-            mbar_wait(smem_u32(&rawfull[g % RAW]), (g / RAW) & 1);
+        return;
+    }
+    if (wg < PW) {
+        if (AT == A_F16) return;
+        // Producers: thread t expands row t of each k-tile (with PW = 2,
+        // warpgroup h block h of the k-tile's two) into the stage.
+        const int h = wg;
+        for (int g = 0; g < G; g++) {
+            const int r = g % RAW;
+            mbar_wait(smem_u32(&rawfull[r]), (g / RAW) & 1);
             uint4 cur[NQ];
 #pragma unroll
-            for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + (g % RAW) * (128 * GB) + t * GB + 16 * i);
+            for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + r * (128 * GB) + t * GB + 16 * i);
+            mbar_arrive(smem_u32(&rawempty[r]));
 #pragma unroll
             for (int u = 0; u < 4; u++) {
                 const int kt = 4 * g + u, s = kt % S;
                 if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
-                const unsigned as = base + s * STAGE, f = smem_u32(&full[s]);
-                if (tid == 0) {
-                    mbar_arrive_tx(f, TILE_B);
-                    if (BT) {
-                        bulk_copy(as + TILE_A, Bt + ((long)(n0 / BN) * T + kt) * (TILE_B / 2), TILE_B, f);
-                    } else {
-                        tma_2d(as + TILE_A, &tmB, kt * BK, n0, f);
-                    }
-                }
+                const unsigned as = base + s * STAGE;
 #pragma unroll
                 for (int b = 0; b < 2; b++) {
                     if (PW == 2 && b != h) continue;
@@ -285,7 +295,7 @@ __global__ void __launch_bounds__((2 + PW) * 128, 1) wg_gemm(const __grid_consta
                     }
                 }
                 fence_async();
-                mbar_arrive(f);
+                mbar_arrive(smem_u32(&full[s]));
             }
         }
         return;
@@ -422,8 +432,8 @@ int main() {
     prepare<A_Q8_0, true, 4, 2>();
     const CUtensorMap tmA4 = map_2d(a4, M, K), tmB = map_2d(yh, N, K);
     const dim3 grid((M / BM) * (N / BN));
-#define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 384, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
-#define WG2(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 2><<<grid, 512, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
+#define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 416, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
+#define WG2(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 2><<<grid, 544, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
     std::vector<float> ref4((long)M * N), ref8((long)M * N), got((long)M * N);
     auto check = [&](auto f, const std::vector<float> & ref) {
         CK(cudaMemset(c, 0xff, (long)M * N * 4));
