@@ -80,6 +80,9 @@ static __device__ __forceinline__ void tma_2d(unsigned dst, const void * tm, int
                  "l"(tm), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
 }
+static __device__ __forceinline__ void cp16(unsigned dst, const void * src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
 static __device__ __forceinline__ void fence_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 static __device__ __forceinline__ uint4 ld_shared_v4(unsigned a) {
     uint4 v;
@@ -222,7 +225,7 @@ __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
             mbar_init(smem_u32(&empty[s]), 8);
         }
         for (int r = 0; r < RAW; r++) {
-            mbar_init(smem_u32(&rawfull[r]), 1);
+            mbar_init(smem_u32(&rawfull[r]), 32);
             mbar_init(smem_u32(&rawempty[r]), 128 * PW);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -233,17 +236,18 @@ __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
         // thread that fences (MEMBAR) has one outstanding. Quantized A's
         // group of rows RAW - 1 groups ahead, then B (and f16 A) of each k-tile.
         const int l = tid & 31;
+        // Quantized rows by 16-byte cp.async (chunk q = l + 32 i of the group's
+        // 128 rows x GB/16 chunks: row q / NQ, chunk q % NQ, so neighbouring
+        // lanes read neighbouring bytes), completion counted on rawfull by
+        // cp.async.mbarrier.arrive (one arrival a lane).
         auto fetch_raw = [&](int g) {
             const int r = g % RAW;
             if (g >= RAW) mbar_wait(smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
-            const unsigned bar = smem_u32(&rawfull[r]);
-            if (l == 0) mbar_arrive_tx(bar, 128 * GB);
-            __syncwarp();
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                const int row = l + 32 * i;
-                bulk_copy(raw + r * (128 * GB) + row * GB, Aq + (long)(m0 + row) * a_row_bytes + (long)g * GB, GB, bar);
+            for (int q = l; q < 128 * NQ; q += 32) {
+                const int row = q / NQ, ch = q % NQ;
+                cp16(raw + r * (128 * GB) + row * GB + ch * 16, Aq + (long)(m0 + row) * a_row_bytes + (long)g * GB + ch * 16);
             }
+            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&rawfull[r])) : "memory");
         };
         if (AT != A_F16) {
             for (int g = 0; g < RAW - 1 && g < G; g++) fetch_raw(g);
