@@ -206,7 +206,8 @@ template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return N
 // expansion, each with half of it).
 template <int AT, bool BT, int S, int PW = 1>
 __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
-    wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, const unsigned char * Aq,
+    wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmQ,
+            const unsigned char * Aq,
             const __half * Bt, float * C, long a_row_bytes) {
     static_assert(smem_of<AT, S>() <= 232448, "more shared memory than a block can have");
     constexpr int GB = group_of<AT>::BYTES, NQ = GB / 16;
@@ -225,7 +226,7 @@ __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
             mbar_init(smem_u32(&empty[s]), 8);
         }
         for (int r = 0; r < RAW; r++) {
-            mbar_init(smem_u32(&rawfull[r]), 32);
+            mbar_init(smem_u32(&rawfull[r]), 1);
             mbar_init(smem_u32(&rawempty[r]), 128 * PW);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -236,18 +237,17 @@ __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
         // thread that fences (MEMBAR) has one outstanding. Quantized A's
         // group of rows RAW - 1 groups ahead, then B (and f16 A) of each k-tile.
         const int l = tid & 31;
-        // Quantized rows by 16-byte cp.async (chunk q = l + 32 i of the group's
-        // 128 rows x GB/16 chunks: row q / NQ, chunk q % NQ, so neighbouring
-        // lanes read neighbouring bytes), completion counted on rawfull by
-        // cp.async.mbarrier.arrive (one arrival a lane).
+        // Quantized rows: the group's 128 rows x GB bytes by one 2D TMA
+        // (tmQ: the weights as u16 [M][row bytes / 2], boxes GB/2 x 128).
         auto fetch_raw = [&](int g) {
             const int r = g % RAW;
             if (g >= RAW) mbar_wait(smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
-            for (int q = l; q < 128 * NQ; q += 32) {
-                const int row = q / NQ, ch = q % NQ;
-                cp16(raw + r * (128 * GB) + row * GB + ch * 16, Aq + (long)(m0 + row) * a_row_bytes + (long)g * GB + ch * 16);
+            if (l == 0) {
+                const unsigned bar = smem_u32(&rawfull[r]);
+                mbar_arrive_tx(bar, 128 * GB);
+                tma_2d(raw + r * (128 * GB), &tmQ, g * (GB / 2), m0, bar);
             }
-            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&rawfull[r])) : "memory");
+            __syncwarp();
         };
         if (AT != A_F16) {
             for (int g = 0; g < RAW - 1 && g < G; g++) fetch_raw(g);
@@ -375,6 +375,23 @@ static CUtensorMap map_2d(const void * p, long rows, long cols) {
     return m;
 }
 
+// A 2D tensor map of quantized rows as u16 [rows][row_bytes / 2]: boxes of gb bytes x 128 rows, no swizzle.
+static CUtensorMap map_rows(const void * p, long rows, long row_bytes, int gb) {
+    CUtensorMap m;
+#if CUDA_VERSION >= 12000
+    cuuint64_t dims[2] = {(cuuint64_t)row_bytes / 2, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)row_bytes};
+    cuuint32_t box[2] = {(cuuint32_t)gb / 2, 128}, es[2] = {1, 1};
+    const CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, (void *)p, dims, strides, box, es,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        printf("cuTensorMapEncodeTiled (rows): %d\n", (int)r);
+        exit(1);
+    }
+#endif
+    return m;
+}
+
 template <int AT, bool BT, int NS, int PW = 1> static void prepare() {
     CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS, PW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
 }
@@ -434,10 +451,10 @@ int main() {
     prepare<A_Q8_0, false, 4>();
     prepare<A_Q4_0, true, 5, 2>();
     prepare<A_Q8_0, true, 4, 2>();
-    const CUtensorMap tmA4 = map_2d(a4, M, K), tmB = map_2d(yh, N, K);
+    const CUtensorMap tmA4 = map_2d(a4, M, K), tmB = map_2d(yh, N, K), tmQ4 = map_rows(x4, M, xs4, 144), tmQ8 = map_rows(x8, M, xs8, 272);
     const dim3 grid((M / BM) * (N / BN));
-#define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 416, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
-#define WG2(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 2><<<grid, 544, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ, yt, c, XS); }
+#define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 416, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ == x8 ? tmQ8 : tmQ4, XQ, yt, c, XS); }
+#define WG2(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 2><<<grid, 544, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ == x8 ? tmQ8 : tmQ4, XQ, yt, c, XS); }
     std::vector<float> ref4((long)M * N), ref8((long)M * N), got((long)M * N);
     auto check = [&](auto f, const std::vector<float> & ref) {
         CK(cudaMemset(c, 0xff, (long)M * N * 4));
