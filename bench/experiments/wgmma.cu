@@ -204,8 +204,12 @@ template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return N
 // PW: producer warpgroups. With 2, thread (h, t) of the producers expands
 // block h of row t's two blocks in each k-tile (twice the threads on the
 // expansion, each with half of it).
-template <int AT, bool BT, int S, int PW = 1>
-__global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
+//
+// FW: 0: one fetch warp (B, and the quantized rows by 2D TMA); 1: a fetch
+// warpgroup, its warp 0 issuing B, warps 1..3 the quantized rows by 16-byte
+// cp.async (no tensor map for them).
+template <int AT, bool BT, int S, int PW = 1, int FW = 0>
+__global__ void __launch_bounds__((2 + PW) * 128 + (FW ? 128 : 32), 1)
     wg_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmQ,
             const unsigned char * Aq,
             const __half * Bt, float * C, long a_row_bytes) {
@@ -226,13 +230,14 @@ __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
             mbar_init(smem_u32(&empty[s]), 8);
         }
         for (int r = 0; r < RAW; r++) {
-            mbar_init(smem_u32(&rawfull[r]), 1);
+            mbar_init(smem_u32(&rawfull[r]), FW ? 96 : 1);
             mbar_init(smem_u32(&rawempty[r]), 128 * PW);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (warp == (2 + PW) * 4) {
+    if (warp >= (2 + PW) * 4) {
+        const int fwarp = warp - (2 + PW) * 4; // 0 (B), 1..3 (rows, FW = 1)
         // The fetch warp: every copy (TMA or bulk) is issued here, so no
         // thread that fences (MEMBAR) has one outstanding. Quantized A's
         // group of rows RAW - 1 groups ahead, then B (and f16 A) of each k-tile.
@@ -242,18 +247,30 @@ __global__ void __launch_bounds__((2 + PW) * 128 + 32, 1)
         auto fetch_raw = [&](int g) {
             const int r = g % RAW;
             if (g >= RAW) mbar_wait(smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
-            if (l == 0) {
+            if (FW) {
+                for (int q = (fwarp - 1) * 32 + l; q < 128 * NQ; q += 96) {
+                    const int row = q / NQ, ch = q % NQ;
+                    cp16(raw + r * (128 * GB) + row * GB + ch * 16, Aq + (long)(m0 + row) * a_row_bytes + (long)g * GB + ch * 16);
+                }
+                asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&rawfull[r])) : "memory");
+            } else if (l == 0) {
                 const unsigned bar = smem_u32(&rawfull[r]);
                 mbar_arrive_tx(bar, 128 * GB);
                 tma_2d(raw + r * (128 * GB), &tmQ, g * (GB / 2), m0, bar);
             }
             __syncwarp();
         };
-        if (AT != A_F16) {
+        if (FW && fwarp > 0) {
+            if (AT != A_F16) {
+                for (int g = 0; g < G; g++) fetch_raw(g);
+            }
+            return;
+        }
+        if (AT != A_F16 && !FW) {
             for (int g = 0; g < RAW - 1 && g < G; g++) fetch_raw(g);
         }
         for (int g = 0; g < G; g++) {
-            if (AT != A_F16 && g + RAW - 1 < G) fetch_raw(g + RAW - 1);
+            if (AT != A_F16 && !FW && g + RAW - 1 < G) fetch_raw(g + RAW - 1);
             for (int u = 0; u < 4; u++) {
                 const int kt = 4 * g + u, s = kt % S;
                 if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
@@ -392,8 +409,8 @@ static CUtensorMap map_rows(const void * p, long rows, long row_bytes, int gb) {
     return m;
 }
 
-template <int AT, bool BT, int NS, int PW = 1> static void prepare() {
-    CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS, PW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
+template <int AT, bool BT, int NS, int PW = 1, int FW = 0> static void prepare() {
+    CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS, PW, FW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
 }
 
 int main() {
@@ -450,10 +467,15 @@ int main() {
     prepare<A_Q8_0, true, 4>();
     prepare<A_Q8_0, false, 4>();
     prepare<A_Q4_0, true, 5, 2>();
+    prepare<A_Q4_0, true, 4, 1, 1>();
+    prepare<A_Q8_0, true, 4, 1, 1>();
+    prepare<A_Q4_0, true, 3>();
+    prepare<A_Q8_0, true, 3>();
     prepare<A_Q8_0, true, 4, 2>();
     const CUtensorMap tmA4 = map_2d(a4, M, K), tmB = map_2d(yh, N, K), tmQ4 = map_rows(x4, M, xs4, 144), tmQ8 = map_rows(x8, M, xs8, 272);
     const dim3 grid((M / BM) * (N / BN));
 #define WG(AT, BT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, BT, NS><<<grid, 416, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ == x8 ? tmQ8 : tmQ4, XQ, yt, c, XS); }
+#define WGF(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 1, 1><<<grid, 512, smem_of<AT, NS>(), st>>>(tmA4, tmB, tmQ4, XQ, yt, c, XS); }
 #define WG2(AT, NS, XQ, XS) [&](cudaStream_t st) { wg_gemm<AT, true, NS, 2><<<grid, 544, smem_of<AT, NS>(), st>>>(tmA4, tmB, XQ == x8 ? tmQ8 : tmQ4, XQ, yt, c, XS); }
     std::vector<float> ref4((long)M * N), ref8((long)M * N), got((long)M * N);
     auto check = [&](auto f, const std::vector<float> & ref) {
@@ -487,22 +509,23 @@ int main() {
     row("cublasGemmEx f16 (q4_0 dequantized)", [&](cudaStream_t st) { gemm(st, a4); }, ref4);
     row("wg<f16> tma B, 6 stages", WG(A_F16, false, 6, nullptr, 0), ref4);
     row("wg<f16> tiled B, 6 stages", WG(A_F16, true, 6, nullptr, 0), ref4);
-    row("wg<f16> tma B, 4 stages", WG(A_F16, false, 4, nullptr, 0), ref4);
-    row("wg<f16> tma B, 7 stages", WG(A_F16, false, 7, nullptr, 0), ref4);
     row("wg<q4_0> tma B, 5 stages", WG(A_Q4_0, false, 5, x4, xs4), ref4);
     row("wg<q4_0> tiled B, 5 stages", WG(A_Q4_0, true, 5, x4, xs4), ref4);
     row("wg<q4_0> tiled B, 4 stages", WG(A_Q4_0, true, 4, x4, xs4), ref4);
     row("wg<q8_0> tma B, 4 stages", WG(A_Q8_0, false, 4, x8, xs8), ref8);
-    row("wg<q4_0> tiled B, 5 stages, 2 producer wgs", WG2(A_Q4_0, 5, x4, xs4), ref4);
-    row("wg<q8_0> tiled B, 4 stages, 2 producer wgs", WG2(A_Q8_0, 4, x8, xs8), ref8);
+    row("wg<q4_0> tiled B, 3 stages", WG(A_Q4_0, true, 3, x4, xs4), ref4);
+    row("wg<q8_0> tiled B, 3 stages", WG(A_Q8_0, true, 3, x8, xs8), ref8);
+    row("wg<q4_0> tiled B, 4 stages, rows by cp.async", WGF(A_Q4_0, 4, x4, xs4), ref4);
+    row("wg<q8_0> tiled B, 4 stages, rows by cp.async", WGF(A_Q8_0, 4, x8, xs8), ref8);
     row("wg<q8_0> tiled B, 4 stages", WG(A_Q8_0, true, 4, x8, xs8), ref8);
     row("src1 -> f16 (to_f16)", convert, ref4);
     row("src1 -> f16 tiled (cvt_tiled)", convert_tiled, ref4);
     row("tree q4_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, false); }, ref4);
     row("cvt_tiled + wg<q4_0> tiled, 5 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q4_0, true, 5, x4, xs4)(st); }, ref4);
-    row("cvt_tiled + wg<q4_0>, 2 producer wgs", [&](cudaStream_t st) { convert_tiled(st); WG2(A_Q4_0, 5, x4, xs4)(st); }, ref4);
+    row("cvt_tiled + wg<q4_0> tiled, 4 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q4_0, true, 4, x4, xs4)(st); }, ref4);
+    row("cvt_tiled + wg<q4_0>, rows by cp.async", [&](cudaStream_t st) { convert_tiled(st); WGF(A_Q4_0, 4, x4, xs4)(st); }, ref4);
     row("tree q8_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, true); }, ref8);
-    row("cvt_tiled + wg<q8_0>, 2 producer wgs", [&](cudaStream_t st) { convert_tiled(st); WG2(A_Q8_0, 4, x8, xs8)(st); }, ref8);
+    row("cvt_tiled + wg<q8_0>, rows by cp.async", [&](cudaStream_t st) { convert_tiled(st); WGF(A_Q8_0, 4, x8, xs8)(st); }, ref8);
     row("cvt_tiled + wg<q8_0> tiled, 4 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q8_0, true, 4, x8, xs8)(st); }, ref8);
     CB(cublasDestroy(h));
     return 0;
