@@ -1,0 +1,166 @@
+// wgmma.cuh - what the standalone wgmma experiments (wgmma.cu, wgq.cu) share:
+// the 128 x 128 x 64 tile geometry, mbarrier / copy / wgmma wrappers in
+// inline PTX (sm_90a), the 128-byte-swizzled stage layout and its shared-memory
+// descriptor, and the expansion of q4_0 / q8_0 blocks into f16 stage rows
+// (bit-exact with the tree's dq: (q - 8) * d or q * d rounded once).
+#pragma once
+#include <cuda_fp16.h>
+#include <cstdint>
+
+constexpr int BM = 128, BN = 128, BK = 64;
+constexpr int TILE_A = BM * BK * 2, TILE_B = BN * BK * 2, STAGE = TILE_A + TILE_B;
+#ifndef WG_RAW
+#define WG_RAW 2
+#endif
+constexpr int RAW = WG_RAW; // quantized group buffers (8 blocks, 4 k-tiles, of each of a tile's rows)
+
+
+enum { A_F16 = 0, A_Q4_0 = 1, A_Q8_0 = 2 };
+
+static __device__ __forceinline__ unsigned smem_u32(const void * p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+static __device__ __forceinline__ void mbar_init(unsigned a, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void mbar_arrive(unsigned a) {
+    unsigned long long st;
+    asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(st) : "r"(a) : "memory");
+}
+static __device__ __forceinline__ void mbar_wait(unsigned a, unsigned parity) {
+    unsigned ok;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(ok)
+                     : "r"(a), "r"(parity)
+                     : "memory");
+    } while (!ok);
+}
+static __device__ __forceinline__ void mbar_arrive_tx(unsigned a, unsigned bytes) {
+    unsigned long long st;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(st) : "r"(a), "r"(bytes) : "memory");
+}
+// bytes (a multiple of 16) from global src to shared dst on the async proxy, counted on mbarrier bar.
+static __device__ __forceinline__ void bulk_copy(unsigned dst, const void * src, unsigned bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
+                 "r"(bytes), "r"(bar)
+                 : "memory");
+}
+// The box at (c0, c1) of the 2D tensor map tm into shared dst, counted on mbarrier bar.
+static __device__ __forceinline__ void tma_2d(unsigned dst, const void * tm, int c0, int c1, unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"(tm), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+static __device__ __forceinline__ void cp16(unsigned dst, const void * src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+static __device__ __forceinline__ void fence_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+static __device__ __forceinline__ uint4 ld_shared_v4(unsigned a) {
+    uint4 v;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void st_shared_v4(unsigned a, uint4 v) {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+static __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int NPEND> static __device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(NPEND) : "memory"); }
+
+// The descriptor of a K-major operand in a 128-byte-swizzled stage: rows of
+// 64 f16 (128 bytes), 8-row groups 1024 bytes apart (SBO), start address a
+// (1024-aligned tile base plus 32 bytes a k16 step).
+static __device__ __forceinline__ unsigned long long desc_sw128(unsigned a) {
+    return (unsigned long long)((a & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+// d (64 f32 accumulators of an m64n128 tile) += A (64x16, desc a) . B^T (128x16, desc b)
+static __device__ __forceinline__ void wgmma_m64n128k16(float * d, unsigned long long a, unsigned long long b) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(1));
+}
+
+// Word i (compile-time) of an array of uint4.
+static __device__ __forceinline__ unsigned word_of(const uint4 * c, int i) {
+    const uint4 v = c[i >> 2];
+    return (i & 3) == 0 ? v.x : (i & 3) == 1 ? v.y : (i & 3) == 2 ? v.z : v.w;
+}
+
+// Four low (HI = false) or high nibbles of word w's bytes as (q - 8) * d in
+// f16: the two half2 of values (b0, b1) and (b2, b3).
+template <bool HI> static __device__ __forceinline__ uint2 nib4(unsigned w, __half2 d) {
+    const __half2 off = __halves2half2(__ushort_as_half(0x6408), __ushort_as_half(0x6408)); // 1032 = 1024 + 8
+    unsigned t0 = __byte_perm(w, 0, 0x4140), t1 = __byte_perm(w, 0, 0x4342);
+    if (HI) {
+        t0 >>= 4, t1 >>= 4;
+    }
+    t0 = (t0 & 0x000F000Fu) | 0x64006400u, t1 = (t1 & 0x000F000Fu) | 0x64006400u;
+    const __half2 h0 = __hmul2(__hsub2(*(__half2 *)&t0, off), d), h1 = __hmul2(__hsub2(*(__half2 *)&t1, off), d);
+    return make_uint2(*(const unsigned *)&h0, *(const unsigned *)&h1);
+}
+
+// Block b (0..7, compile-time) of the 144 bytes in c written as f16 chunks
+// (8 values, 16 bytes) pos0 … pos0+3 of row r of the A stage at as.
+static __device__ __forceinline__ void q4_0_block(const uint4 * c, int b, unsigned as, int r, int pos0) {
+    const int o = 18 * b; // byte offset of the block
+    unsigned dw, q[4];
+    if ((o & 3) == 0) {
+        dw = word_of(c, o >> 2) & 0xffffu;
+#pragma unroll
+        for (int j = 0; j < 4; j++) q[j] = __funnelshift_r(word_of(c, (o >> 2) + j), word_of(c, (o >> 2) + j + 1), 16);
+    } else {
+        dw = word_of(c, o >> 2) >> 16;
+#pragma unroll
+        for (int j = 0; j < 4; j++) q[j] = word_of(c, ((o + 2) >> 2) + j);
+    }
+    const __half2 d = __halves2half2(__ushort_as_half((unsigned short)dw), __ushort_as_half((unsigned short)dw));
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        // chunk 0: low nibbles of bytes 0..7 (values 0..7), 1: of bytes 8..15, 2/3: the high nibbles (values 16..31)
+        const unsigned w0 = q[(ch & 1) * 2], w1 = q[(ch & 1) * 2 + 1];
+        const uint2 a = ch < 2 ? nib4<false>(w0, d) : nib4<true>(w0, d);
+        const uint2 e = ch < 2 ? nib4<false>(w1, d) : nib4<true>(w1, d);
+        const int pos = pos0 + ch;
+        st_shared_v4(as + r * 128 + ((pos ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
+    }
+}
+
+// Four int8 of word w as (q) * d in f16 (the seed's q8_0 dequantize:
+// one rounding of the exact product): the half2 of bytes (0, 1) and (2, 3).
+static __device__ __forceinline__ uint2 i8x4(unsigned w, __half2 d) {
+    const __half2 off = __halves2half2(__ushort_as_half(0x6480), __ushort_as_half(0x6480)); // 1152 = 1024 + 128
+    w ^= 0x80808080u;                                                                         // q + 128, unsigned
+    unsigned t0 = __byte_perm(w, 0x64646464u, 0x5140), t1 = __byte_perm(w, 0x64646464u, 0x7362);
+    const __half2 h0 = __hmul2(__hsub2(*(__half2 *)&t0, off), d), h1 = __hmul2(__hsub2(*(__half2 *)&t1, off), d);
+    return make_uint2(*(const unsigned *)&h0, *(const unsigned *)&h1);
+}
+
+// Block b (0..7, compile-time) of the 272 bytes in c (8 q8_0 blocks of 34)
+// written as f16 chunks pos0 … pos0+3 of row r of the A stage at as.
+static __device__ __forceinline__ void q8_0_block(const uint4 * c, int b, unsigned as, int r, int pos0) {
+    const int o = 34 * b;
+    unsigned dw, q[8];
+    if ((o & 3) == 0) {
+        dw = word_of(c, o >> 2) & 0xffffu;
+#pragma unroll
+        for (int j = 0; j < 8; j++) q[j] = __funnelshift_r(word_of(c, (o >> 2) + j), word_of(c, (o >> 2) + j + 1), 16);
+    } else {
+        dw = word_of(c, o >> 2) >> 16;
+#pragma unroll
+        for (int j = 0; j < 8; j++) q[j] = word_of(c, ((o + 2) >> 2) + j);
+    }
+    const __half2 d = __halves2half2(__ushort_as_half((unsigned short)dw), __ushort_as_half((unsigned short)dw));
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        const uint2 a = i8x4(q[2 * ch], d), e = i8x4(q[2 * ch + 1], d);
+        const int pos = pos0 + ch;
+        st_shared_v4(as + r * 128 + ((pos ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
+    }
+}
+
+// Bytes of a row's group of 8 blocks (4 k-tiles) for A's formats.
+template <int AT> struct group_of { static constexpr int BYTES = AT == A_Q8_0 ? 272 : 144; };
+template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return NS * STAGE + (AT == A_F16 ? 0 : RAW * 128 * group_of<AT>::BYTES) + 1024; }
+

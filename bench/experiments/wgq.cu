@@ -1,0 +1,234 @@
+// wgq.cu - a standalone nvcc program (sm_90a): the form of wgmma.cu's
+// quantized gemm that needs no tensor map, for any m, n and k a multiple of
+// 256, as core would launch it for MUL_MAT of q4_0 / q8_0 weights by more than
+// 8 columns, checked and timed against the tree's path (dq -> f16, src1 ->
+// f16, cublasGemmEx) over a sweep of shapes.
+//
+//   cvt_tiled  src1 f32 [n][k] (row stride ldx) -> f16 in the gemm's B stage
+//              order: tile (n-tile, k-tile) of 128 x 64 values at
+//              ((n-tile · k/64) + k-tile) · 16 KB, row r's chunk c (8 values)
+//              at r·128 + (c ^ (r & 7))·16 bytes; rows past n are zeros
+//   wgq<q>     dst [n][m] f32 (column stride ldc) = src0 (q, rows of
+//              a_row_bytes) · B; 512 threads: warpgroup 0 expands each
+//              k-tile's rows into the A stage (fence, arrive), 1 and 2 multiply
+//              (wgmma m64n128k16), 3 fetches: its warp 0 one 16 KB bulk copy of
+//              B a stage, warps 1..3 the rows 8 blocks (4 k-tiles) ahead by
+//              16-byte cp.async counted on the group's mbarrier (no thread that
+//              fences has a copy in flight: wgmma.cu run A); 4 stages (run F);
+//              rows past m are not copied and their results not stored
+//
+// Build and run (device tool, repo root; CUDA 12+):
+//   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I kernels -o /tmp/wgq \
+//       bench/experiments/wgq.cu -lcublas && /tmp/wgq
+#include "quant.cu"
+#include "harness.cuh"
+#include <cublas_v2.h>
+#include "wgmma.cuh"
+
+#define CB(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("%s:%d cublas %d\n", __FILE__, __LINE__, (int)s); exit(1); } } while (0)
+
+constexpr int WQ_STAGES = 4, WQ_THREADS = 512;
+
+template <int AT> __host__ __device__ constexpr int wgq_smem() { return smem_of<AT, WQ_STAGES>(); }
+
+template <int AT>
+__global__ void __launch_bounds__(WQ_THREADS, 1)
+    wgq(float * C, long ldc, const unsigned char * Aq, long a_row_bytes, const __half * Bt, int M, int N, int K) {
+    constexpr int S = WQ_STAGES, GB = group_of<AT>::BYTES, NQ = GB / 16;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long full[S], empty[S], rawfull[RAW], rawempty[RAW];
+    const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u, raw = base + S * STAGE;
+    const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127, warp = tid >> 5, l = tid & 31;
+    const int mt = (M + BM - 1) / BM, m0 = (int)(blockIdx.x % mt) * BM, nt = (int)(blockIdx.x / mt), n0 = nt * BN;
+    const int T = K / BK, G = T / 4, rows = min(BM, M - m0);
+    if (tid == 0) {
+        for (int s = 0; s < S; s++) {
+            mbar_init(smem_u32(&full[s]), 128 + 1); // the producers, and warp 12's arrival expecting B's bytes
+            mbar_init(smem_u32(&empty[s]), 8);      // lane 0 of each consumer warp
+        }
+        for (int r = 0; r < RAW; r++) {
+            mbar_init(smem_u32(&rawfull[r]), 96);   // each lane of warps 13..15 (cp.async.mbarrier.arrive.noinc)
+            mbar_init(smem_u32(&rawempty[r]), 128); // the producers, once they hold the group in registers
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 3) {
+        if (warp == 12) {
+            for (int kt = 0; kt < T; kt++) {
+                const int s = kt % S;
+                if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+                if (l == 0) {
+                    const unsigned f = smem_u32(&full[s]);
+                    mbar_arrive_tx(f, TILE_B);
+                    bulk_copy(base + s * STAGE + TILE_A, Bt + ((long)nt * T + kt) * (BN * BK), TILE_B, f);
+                }
+                __syncwarp();
+            }
+            return;
+        }
+        for (int g = 0; g < G; g++) {
+            const int r = g % RAW;
+            if (g >= RAW) mbar_wait(smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
+            for (int q = (warp - 13) * 32 + l; q < 128 * NQ; q += 96) {
+                const int row = q / NQ, ch = q % NQ;
+                if (row < rows) {
+                    cp16(raw + r * (128 * GB) + row * GB + ch * 16, Aq + (long)(m0 + row) * a_row_bytes + (long)g * GB + ch * 16);
+                }
+            }
+            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&rawfull[r])) : "memory");
+        }
+        return;
+    }
+    if (wg == 0) {
+        for (int g = 0; g < G; g++) {
+            const int r = g % RAW;
+            mbar_wait(smem_u32(&rawfull[r]), (g / RAW) & 1);
+            uint4 cur[NQ];
+#pragma unroll
+            for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + r * (128 * GB) + t * GB + 16 * i);
+            mbar_arrive(smem_u32(&rawempty[r]));
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int kt = 4 * g + u, s = kt % S;
+                if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+                const unsigned as = base + s * STAGE;
+#pragma unroll
+                for (int b = 0; b < 2; b++) {
+                    if (AT == A_Q4_0) {
+                        q4_0_block(cur, 2 * u + b, as, t, 4 * b);
+                    } else {
+                        q8_0_block(cur, 2 * u + b, as, t, 4 * b);
+                    }
+                }
+                fence_async();
+                mbar_arrive(smem_u32(&full[s]));
+            }
+        }
+        return;
+    }
+    const int wm = (wg - 1) * 64;
+    float d[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    for (int kt = 0; kt < T; kt++) {
+        const int s = kt % S;
+        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
+        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
+        wg_commit();
+        wg_wait<1>();
+        if (kt > 0 && l == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
+    }
+    wg_wait<0>();
+    const int r0 = m0 + wm + (warp & 3) * 16 + (l >> 2);
+#pragma unroll
+    for (int c = 0; c < 16; c++) {
+        const int n = n0 + c * 8 + (l & 3) * 2;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
+            if (row < M && col < N) C[(long)col * ldc + row] = d[4 * c + e];
+        }
+    }
+}
+
+__global__ void cvt_tiled(const float * x, long ldx, __half * y, int N, int K, int NT) {
+    const long q = blockIdx.x * (long)blockDim.x + threadIdx.x; // chunk: n = q / (K/8), k = 8 (q % (K/8))
+    if (q >= (long)NT * BN * (K / 8)) return;
+    const int n = (int)(q / (K / 8)), k = (int)(q % (K / 8)) * 8;
+    float4 a = make_float4(0, 0, 0, 0), b = a;
+    if (n < N) {
+        a = *(const float4 *)(x + (long)n * ldx + k), b = *(const float4 *)(x + (long)n * ldx + k + 4);
+    }
+    const __half2 h0 = __floats2half2_rn(a.x, a.y), h1 = __floats2half2_rn(a.z, a.w), h2 = __floats2half2_rn(b.x, b.y),
+                  h3 = __floats2half2_rn(b.z, b.w);
+    const int r = n % BN, c = (k % BK) / 8;
+    const long o = ((long)(n / BN) * (K / BK) + k / BK) * (BN * BK) + r * BK + ((c ^ (r & 7)) * 8);
+    *(uint4 *)(y + o) = make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3);
+}
+
+template <typename Q>
+__global__ void dq_f16(ternion_tensor dst, ternion_tensor src, ternion_fastdiv groups, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                       ternion_i64 n) {
+    dq<Q, ternion_f16>(dst, src, groups, ne1, ne2, n, nullptr);
+}
+
+__global__ void to_f16(const float * x, __half * y, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) y[i] = __float2half(x[i]);
+}
+
+int main() {
+    struct shape { int m, k, n; };
+    const shape shapes[] = {{4096, 14336, 512}, {14336, 4096, 512}, {4096, 4096, 512}, {4096, 14336, 100},
+                            {4096, 14336, 1000}, {4000, 14336, 333}, {4096, 4096, 16},  {4096, 14336, 2048}};
+    const long maxmk = 14336L * 4096, maxnk = 2048L * 14336, maxmn = 4096L * 2048;
+    unsigned char * x;
+    float *y, *c;
+    __half *yh, *yt, *a;
+    CK(cudaMalloc(&x, maxmk / 32 * 34));
+    CK(cudaMalloc(&y, maxnk * 4));
+    CK(cudaMalloc(&yh, maxnk * 2));
+    CK(cudaMalloc(&yt, (maxnk + 128L * 14336) * 2));
+    CK(cudaMalloc(&a, maxmk * 2));
+    CK(cudaMalloc(&c, maxmn * 4));
+    cublasHandle_t h;
+    CB(cublasCreate(&h));
+    void * ws;
+    CK(cudaMalloc(&ws, 32 << 20));
+    CB(cublasSetWorkspace(h, ws, 32 << 20));
+    CK(cudaFuncSetAttribute(wgq<A_Q4_0>, cudaFuncAttributeMaxDynamicSharedMemorySize, wgq_smem<A_Q4_0>()));
+    CK(cudaFuncSetAttribute(wgq<A_Q8_0>, cudaFuncAttributeMaxDynamicSharedMemorySize, wgq_smem<A_Q8_0>()));
+    const float one = 1.0f, zero = 0.0f;
+    for (const shape & sh : shapes) {
+        for (int q8 = 0; q8 < 2; q8++) {
+            const int M = sh.m, K = sh.k, N = sh.n, bb = q8 ? 34 : 18, NT = (N + BN - 1) / BN;
+            const long xs = (long)K / 32 * bb;
+            fill_bytes<<<1024, 256>>>(x, xs * M, 17 + q8);
+            fix_scales<<<1024, 256>>>(x, xs * M / bb, bb, 0, q8 ? 0.0001f : 0.001f, q8 ? 0.001f : 0.01f, 5);
+            fill_f32<<<1024, 256>>>(y, (long)K * N, 3);
+            CK(cudaDeviceSynchronize());
+            auto tree = [&](cudaStream_t st) {
+                ternion_tensor td = {a, {K, M, 1, 1}, {2, 2L * K, 2L * K * M, 2L * K * M}};
+                ternion_tensor ts = {x, {K, M, 1, 1}, {bb, xs, xs * M, xs * M}};
+                const long n = (long)K * M / 8;
+                const unsigned g = (unsigned)std::min((n + 255) / 256, 65536L);
+                if (q8) {
+                    dq_f16<ternion_q8_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+                } else {
+                    dq_f16<ternion_q4_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+                }
+                to_f16<<<(unsigned)std::min(((long)K * N + 255) / 256, 65536L), 256, 0, st>>>(y, yh, (long)K * N);
+                CB(cublasSetStream(h, st));
+                CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, a, CUDA_R_16F, K, yh, CUDA_R_16F, K, &zero, c, CUDA_R_32F,
+                                M, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            };
+            auto fused = [&](cudaStream_t st) {
+                cvt_tiled<<<(unsigned)(((long)NT * BN * (K / 8) + 255) / 256), 256, 0, st>>>(y, K, yt, N, K, NT);
+                const dim3 grid((unsigned)(((M + BM - 1) / BM) * NT));
+                if (q8) {
+                    wgq<A_Q8_0><<<grid, WQ_THREADS, wgq_smem<A_Q8_0>(), st>>>(c, M, x, xs, yt, M, N, K);
+                } else {
+                    wgq<A_Q4_0><<<grid, WQ_THREADS, wgq_smem<A_Q4_0>(), st>>>(c, M, x, xs, yt, M, N, K);
+                }
+            };
+            std::vector<float> ref((long)M * N), got((long)M * N);
+            tree(0);
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(ref.data(), c, (long)M * N * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemset(c, 0xff, (long)M * N * 4));
+            fused(0);
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(got.data(), c, (long)M * N * 4, cudaMemcpyDeviceToHost));
+            const double e = nmse(got, ref), flop = 2.0 * M * N * K;
+            const float tt = timeit(tree, 10), tf = timeit(fused, 10);
+            printf("%s m=%5d k=%5d n=%4d  tree %8.2f us  cvt_tiled+wgq %8.2f us (%4.0f TFLOP/s, %+5.1f %%)  nmse %.2e\n", q8 ? "q8_0" : "q4_0",
+                   M, K, N, tt, tf, flop / tf / 1e6, 100.0 * (tf - tt) / tt, e);
+        }
+    }
+    CB(cublasDestroy(h));
+    return 0;
+}
