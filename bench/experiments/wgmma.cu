@@ -139,73 +139,13 @@ __global__ void __launch_bounds__((2 + PW) * 128 + (FW ? 128 : 32), 1)
         if (AT == A_F16) return;
         // Producers: thread t expands row t of each k-tile (with PW = 2,
         // warpgroup h block h of the k-tile's two) into the stage.
-        const int h = wg;
-        for (int g = 0; g < G; g++) {
-            const int r = g % RAW;
-            mbar_wait(smem_u32(&rawfull[r]), (g / RAW) & 1);
-            uint4 cur[NQ];
-#pragma unroll
-            for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + r * (128 * GB) + t * GB + 16 * i);
-            mbar_arrive(smem_u32(&rawempty[r]));
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const int kt = 4 * g + u, s = kt % S;
-                if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
-                const unsigned as = base + s * STAGE;
-#pragma unroll
-                for (int b = 0; b < 2; b++) {
-                    if (PW == 2 && b != h) continue;
-                    if (AT == A_Q4_0) {
-                        q4_0_block(cur, 2 * u + b, as, t, 4 * b);
-                    } else {
-                        q8_0_block(cur, 2 * u + b, as, t, 4 * b);
-                    }
-                }
-                fence_async();
-                mbar_arrive(smem_u32(&full[s]));
-            }
-        }
+        wg_expand<AT, S, PW>(base, raw, full, empty, rawfull, rawempty, G, t, wg);
         return;
     }
     // Consumers: warpgroup PW rows 0..63 of the tile, PW + 1 rows 64..127.
-    const int wm = (wg - PW) * 64;
-    float d[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) d[i] = 0.0f;
-    for (int kt = 0; kt < T; kt++) {
-        const int s = kt % S;
-        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
-        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
-        wg_commit();
-        wg_wait<1>();
-        if (kt > 0 && (t & 31) == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
-    }
-    wg_wait<0>();
-    const int w = t >> 5, l = t & 31;
-    const int r0 = m0 + wm + w * 16 + (l >> 2);
-#pragma unroll
-    for (int c = 0; c < 16; c++) {
-        const int n = n0 + c * 8 + (l & 3) * 2;
-        C[(long)n * M + r0] = d[4 * c];
-        C[(long)(n + 1) * M + r0] = d[4 * c + 1];
-        C[(long)n * M + r0 + 8] = d[4 * c + 2];
-        C[(long)(n + 1) * M + r0 + 8] = d[4 * c + 3];
-    }
+    wg_consume<S>(base, full, empty, T, wg - PW, t, C, M, m0, n0, M, N);
 }
 
-// The tree's dequantize entry points (kernels' dq_q4_0_f16, dq_q8_0_f16).
-template <typename Q>
-__global__ void dq_f16(ternion_tensor dst, ternion_tensor src, ternion_fastdiv groups, ternion_fastdiv ne1, ternion_fastdiv ne2,
-                       ternion_i64 n) {
-    dq<Q, ternion_f16>(dst, src, groups, ne1, ne2, n, nullptr);
-}
-
-__global__ void to_f16(const float * x, __half * y, long n) {
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) y[i] = __float2half(x[i]);
-}
 
 // src1 f32 [N][K] -> f16 in wg_gemm's B stage order: (n-tile, k-tile) tiles of
 // 16 KB, row r's chunk c (8 values) at r*128 + (c ^ (r & 7))*16; one chunk a thread.

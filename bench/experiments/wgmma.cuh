@@ -2,7 +2,9 @@
 // the 128 x 128 x 64 tile geometry, mbarrier / copy / wgmma wrappers in
 // inline PTX (sm_90a), the 128-byte-swizzled stage layout and its shared-memory
 // descriptor, and the expansion of q4_0 / q8_0 blocks into f16 stage rows
-// (bit-exact with the tree's dq: (q - 8) * d or q * d rounded once).
+// (bit-exact with the tree's dq: (q - 8) * d or q * d rounded once), the
+// producers' and consumers' loops, and the tree's kernels for reference.
+// Include after quant.cu.
 #pragma once
 #include <cuda_fp16.h>
 #include <cstdint>
@@ -164,3 +166,86 @@ static __device__ __forceinline__ void q8_0_block(const uint4 * c, int b, unsign
 template <int AT> struct group_of { static constexpr int BYTES = AT == A_Q8_0 ? 272 : 144; };
 template <int AT, int NS> __host__ __device__ constexpr int smem_of() { return NS * STAGE + (AT == A_F16 ? 0 : RAW * 128 * group_of<AT>::BYTES) + 1024; }
 
+
+// The producers' part: thread t of the producer warpgroup h (of PW)
+// expands row t of every k-tile of the G groups (from the RAW group buffers
+// at raw, GB bytes a row) into the A stage (with PW = 2, block h of the
+// k-tile's two), then fences the async proxy and arrives on full.
+template <int AT, int S, int PW>
+static __device__ __forceinline__ void wg_expand(unsigned base, unsigned raw, unsigned long long * full, unsigned long long * empty,
+                                                 unsigned long long * rawfull, unsigned long long * rawempty, int G, int t, int h) {
+    constexpr int GB = group_of<AT>::BYTES, NQ = GB / 16;
+    for (int g = 0; g < G; g++) {
+        const int r = g % RAW;
+        mbar_wait(smem_u32(&rawfull[r]), (g / RAW) & 1);
+        uint4 cur[NQ];
+#pragma unroll
+        for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + r * (128 * GB) + t * GB + 16 * i);
+        mbar_arrive(smem_u32(&rawempty[r]));
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int kt = 4 * g + u, s = kt % S;
+            if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+            const unsigned as = base + s * STAGE;
+#pragma unroll
+            for (int b = 0; b < 2; b++) {
+                if (PW == 2 && b != h) continue;
+                if (AT == A_Q4_0) {
+                    q4_0_block(cur, 2 * u + b, as, t, 4 * b);
+                } else {
+                    q8_0_block(cur, 2 * u + b, as, t, 4 * b);
+                }
+            }
+            fence_async();
+            mbar_arrive(smem_u32(&full[s]));
+        }
+    }
+}
+
+// The consumers' part: consumer warpgroup c (0 or 1) multiplies rows
+// 64c … 64c + 63 of each of the T k-tiles' stages by B's 128 rows (wgmma
+// m64n128k16, one commit group a k-tile, a stage released once the next
+// tile's group is issued), then stores its 64 x 128 results into C [n][m]
+// (column stride ldc) where row < M and column < N.
+template <int S>
+static __device__ __forceinline__ void wg_consume(unsigned base, unsigned long long * full, unsigned long long * empty, int T, int c,
+                                                  int t, float * C, long ldc, int m0, int n0, int M, int N) {
+    const int wm = c * 64, w = t >> 5, l = t & 31;
+    float d[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    for (int kt = 0; kt < T; kt++) {
+        const int s = kt % S;
+        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
+        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
+        wg_commit();
+        wg_wait<1>();
+        if (kt > 0 && l == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
+    }
+    wg_wait<0>();
+    const int r0 = m0 + wm + w * 16 + (l >> 2);
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        const int n = n0 + j * 8 + (l & 3) * 2;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
+            if (row < M && col < N) C[(long)col * ldc + row] = d[4 * j + e];
+        }
+    }
+}
+
+// The tree's path, for reference: its dequantize (kernels' dq_q4_0_f16,
+// dq_q8_0_f16; include quant.cu first) and a plain f32 -> f16 conversion.
+template <typename Q>
+__global__ void dq_f16(ternion_tensor dst, ternion_tensor src, ternion_fastdiv groups, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                       ternion_i64 n) {
+    dq<Q, ternion_f16>(dst, src, groups, ne1, ne2, n, nullptr);
+}
+
+__global__ void to_f16(const float * x, __half * y, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) y[i] = __float2half(x[i]);
+}

@@ -81,58 +81,10 @@ __global__ void __launch_bounds__(WQ_THREADS, 1)
         return;
     }
     if (wg == 0) {
-        for (int g = 0; g < G; g++) {
-            const int r = g % RAW;
-            mbar_wait(smem_u32(&rawfull[r]), (g / RAW) & 1);
-            uint4 cur[NQ];
-#pragma unroll
-            for (int i = 0; i < NQ; i++) cur[i] = ld_shared_v4(raw + r * (128 * GB) + t * GB + 16 * i);
-            mbar_arrive(smem_u32(&rawempty[r]));
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const int kt = 4 * g + u, s = kt % S;
-                if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
-                const unsigned as = base + s * STAGE;
-#pragma unroll
-                for (int b = 0; b < 2; b++) {
-                    if (AT == A_Q4_0) {
-                        q4_0_block(cur, 2 * u + b, as, t, 4 * b);
-                    } else {
-                        q8_0_block(cur, 2 * u + b, as, t, 4 * b);
-                    }
-                }
-                fence_async();
-                mbar_arrive(smem_u32(&full[s]));
-            }
-        }
+        wg_expand<AT, S, 1>(base, raw, full, empty, rawfull, rawempty, G, t, 0);
         return;
     }
-    const int wm = (wg - 1) * 64;
-    float d[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) d[i] = 0.0f;
-    for (int kt = 0; kt < T; kt++) {
-        const int s = kt % S;
-        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
-        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
-        wg_commit();
-        wg_wait<1>();
-        if (kt > 0 && l == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
-    }
-    wg_wait<0>();
-    const int r0 = m0 + wm + (warp & 3) * 16 + (l >> 2);
-#pragma unroll
-    for (int c = 0; c < 16; c++) {
-        const int n = n0 + c * 8 + (l & 3) * 2;
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
-            if (row < M && col < N) C[(long)col * ldc + row] = d[4 * c + e];
-        }
-    }
+    wg_consume<S>(base, full, empty, T, wg - 1, t, C, ldc, m0, n0, M, N);
 }
 
 __global__ void cvt_tiled(const float * x, long ldx, __half * y, int N, int K, int NT) {
@@ -150,15 +102,6 @@ __global__ void cvt_tiled(const float * x, long ldx, __half * y, int N, int K, i
     *(uint4 *)(y + o) = make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3);
 }
 
-template <typename Q>
-__global__ void dq_f16(ternion_tensor dst, ternion_tensor src, ternion_fastdiv groups, ternion_fastdiv ne1, ternion_fastdiv ne2,
-                       ternion_i64 n) {
-    dq<Q, ternion_f16>(dst, src, groups, ne1, ne2, n, nullptr);
-}
-
-__global__ void to_f16(const float * x, __half * y, long n) {
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) y[i] = __float2half(x[i]);
-}
 
 int main() {
     struct shape { int m, k, n; };
