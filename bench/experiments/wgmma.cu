@@ -16,6 +16,9 @@
 //             seed's dequantize: (q - 8) * d rounded once, so bit-exact with
 //             dq_q4_0_f16) into the swizzled stage
 //
+//   wg_f16f32 f16 A by TMA times src1 f32, converted to f16 inside the gemm
+//             (issue 8's f16 x f32 case without the conversion pass)
+//
 // CTA tile 128 (m) x 128 (n) x 64 (k), one wave of 128 CTAs on 132 SMs, S
 // stages of 32 KB, full/empty mbarriers; consumers: m64n128k16 wgmma from
 // shared-memory descriptors, one commit group a k-tile, the stage released
@@ -147,6 +150,85 @@ __global__ void __launch_bounds__((2 + PW) * 128 + (FW ? 128 : 32), 1)
 }
 
 
+// wg_f16f32: f16 A [M][K] (TMA) times f32 B [N][K] converted to f16 inside
+// the gemm (issue 8's MUL_MAT f16 x f32 without src1's conversion pass): warp
+// 12 brings each k-tile's B as f32 by two TMA boxes of 32 x 128 (128-byte
+// swizzle) into one of 2 staging buffers and A into the stage; producer
+// thread t converts B's row t (64 values, rounded as __float2half) into the
+// B stage, fences and arrives; warpgroups 1 and 2 multiply as wg_gemm's.
+constexpr int STAGING = 128 * 64 * 4, NSTG = 2;
+template <int S> __host__ __device__ constexpr int smem_f16f32() { return S * STAGE + NSTG * STAGING + 1024; }
+template <int S>
+__global__ void __launch_bounds__(416, 1)
+    wg_f16f32(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmBf, float * C) {
+    static_assert(smem_f16f32<S>() <= 232448, "more shared memory than a block can have");
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long full[S], empty[S], sfull[NSTG], sempty[NSTG];
+    const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u, stg = base + S * STAGE;
+    const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127, warp = tid >> 5, l = tid & 31;
+    const int m0 = (blockIdx.x % (M / BM)) * BM, n0 = (blockIdx.x / (M / BM)) * BN;
+    constexpr int T = K / BK;
+    if (tid == 0) {
+        for (int s = 0; s < S; s++) {
+            mbar_init(smem_u32(&full[s]), 128 + 1);
+            mbar_init(smem_u32(&empty[s]), 8);
+        }
+        for (int b = 0; b < NSTG; b++) {
+            mbar_init(smem_u32(&sfull[b]), 1);
+            mbar_init(smem_u32(&sempty[b]), 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (warp == 12) {
+        for (int kt = 0; kt < T; kt++) {
+            const int b = kt % NSTG, s = kt % S;
+            if (kt >= NSTG) mbar_wait(smem_u32(&sempty[b]), ((kt / NSTG) - 1) & 1);
+            if (l == 0) {
+                const unsigned f = smem_u32(&sfull[b]);
+                mbar_arrive_tx(f, STAGING);
+                tma_2d(stg + b * STAGING, &tmBf, kt * BK, n0, f);
+                tma_2d(stg + b * STAGING + STAGING / 2, &tmBf, kt * BK + 32, n0, f);
+            }
+            __syncwarp();
+            if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+            if (l == 0) {
+                const unsigned f = smem_u32(&full[s]);
+                mbar_arrive_tx(f, TILE_A);
+                tma_2d(base + s * STAGE, &tmA, kt * BK, m0, f);
+            }
+            __syncwarp();
+        }
+        return;
+    }
+    if (wg == 0) {
+        for (int kt = 0; kt < T; kt++) {
+            const int b = kt % NSTG, s = kt % S;
+            mbar_wait(smem_u32(&sfull[b]), (kt / NSTG) & 1);
+            uint4 v[16]; // row t's 64 values: half h (k 32h..), 16-byte chunk c of it at (c ^ (t & 7))
+#pragma unroll
+            for (int i = 0; i < 16; i++) v[i] = ld_shared_v4(stg + b * STAGING + (i >> 3) * (STAGING / 2) + t * 128 + (((i & 7) ^ (t & 7)) << 4));
+            mbar_arrive(smem_u32(&sempty[b]));
+            if (kt >= S) mbar_wait(smem_u32(&empty[s]), ((kt / S) - 1) & 1);
+            const unsigned bs = base + s * STAGE + TILE_A;
+#pragma unroll
+            for (int j = 0; j < 8; j++) { // f16 chunk j: values 8j..8j+7 = f32 chunks 2j, 2j+1
+                const uint4 p = v[2 * j], q = v[2 * j + 1];
+                const __half2 h0 = __floats2half2_rn(__uint_as_float(p.x), __uint_as_float(p.y)),
+                              h1 = __floats2half2_rn(__uint_as_float(p.z), __uint_as_float(p.w)),
+                              h2 = __floats2half2_rn(__uint_as_float(q.x), __uint_as_float(q.y)),
+                              h3 = __floats2half2_rn(__uint_as_float(q.z), __uint_as_float(q.w));
+                st_shared_v4(bs + t * 128 + ((j ^ (t & 7)) << 4),
+                             make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3));
+            }
+            fence_async();
+            mbar_arrive(smem_u32(&full[s]));
+        }
+        return;
+    }
+    wg_consume<S>(base, full, empty, T, wg - 1, t, C, M, m0, n0, M, N);
+}
+
 // src1 f32 [N][K] -> f16 in wg_gemm's B stage order: (n-tile, k-tile) tiles of
 // 16 KB, row r's chunk c (8 values) at r*128 + (c ^ (r & 7))*16; one chunk a thread.
 __global__ void cvt_tiled(const float * x, __half * y) {
@@ -189,6 +271,23 @@ static CUtensorMap map_rows(const void * p, long rows, long row_bytes, int gb) {
                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         printf("cuTensorMapEncodeTiled (rows): %d\n", (int)r);
+        exit(1);
+    }
+#endif
+    return m;
+}
+
+// A 2D tensor map of f32 [rows][cols]: boxes of 32 columns (128 bytes) x 128 rows, 128-byte swizzle.
+static CUtensorMap map_2d_f32(const void * p, long rows, long cols) {
+    CUtensorMap m;
+#if CUDA_VERSION >= 12000
+    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * 4};
+    cuuint32_t box[2] = {32, 128}, es[2] = {1, 1};
+    const CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)p, dims, strides, box, es,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        printf("cuTensorMapEncodeTiled (f32): %d\n", (int)r);
         exit(1);
     }
 #endif
@@ -244,6 +343,8 @@ int main() {
                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     };
     prepare<A_F16, false, 6>();
+    CK(cudaFuncSetAttribute(wg_f16f32<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_f16f32<4>()));
+    CK(cudaFuncSetAttribute(wg_f16f32<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_f16f32<3>()));
     prepare<A_F16, true, 6>();
     prepare<A_F16, false, 4>();
     prepare<A_F16, false, 7>();
@@ -295,6 +396,13 @@ int main() {
     row("cublasGemmEx f16 (q4_0 dequantized)", [&](cudaStream_t st) { gemm(st, a4); }, ref4);
     row("wg<f16> tma B, 6 stages", WG(A_F16, false, 6, nullptr, 0), ref4);
     row("wg<f16> tiled B, 6 stages", WG(A_F16, true, 6, nullptr, 0), ref4);
+    const CUtensorMap tmBf = map_2d_f32(y, N, K);
+    auto f16f32_4 = [&](cudaStream_t st) { wg_f16f32<4><<<grid, 416, smem_f16f32<4>(), st>>>(tmA4, tmBf, c); };
+    auto f16f32_3 = [&](cudaStream_t st) { wg_f16f32<3><<<grid, 416, smem_f16f32<3>(), st>>>(tmA4, tmBf, c); };
+    row("wg<f16 x f32>: src1 converted inside, 4 stages", f16f32_4, ref4);
+    row("wg<f16 x f32>: src1 converted inside, 3 stages", f16f32_3, ref4);
+    row("tree f16: to_f16 + cublasGemmEx", [&](cudaStream_t st) { convert(st); gemm(st, a4); }, ref4);
+    row("cvt_tiled + wg<f16> tiled B, 6 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_F16, true, 6, nullptr, 0)(st); }, ref4);
     row("wg<q4_0> tma B, 5 stages", WG(A_Q4_0, false, 5, x4, xs4), ref4);
     row("wg<q4_0> tiled B, 5 stages", WG(A_Q4_0, true, 5, x4, xs4), ref4);
     row("wg<q4_0> tiled B, 4 stages", WG(A_Q4_0, true, 4, x4, xs4), ref4);
