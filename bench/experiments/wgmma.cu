@@ -30,7 +30,6 @@
 //       bench/experiments/wgmma.cu -lcublas -lcuda && /tmp/wgmma
 #include "quant.cu"
 #include "harness.cuh"
-#include <cublas_v2.h>
 #include <cstdint>
 #include <cuda.h>
 #if CUDA_VERSION < 12000 // a compile check with an older toolkit's headers (-ptx only)
@@ -38,7 +37,6 @@ struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };
 #endif
 
 constexpr int M = 4096, K = 14336, N = 512, ITERS = 10;
-#define CB(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("%s:%d cublas %d\n", __FILE__, __LINE__, (int)s); exit(1); } } while (0)
 
 #include "wgmma.cuh"
 
@@ -229,70 +227,39 @@ __global__ void __launch_bounds__(416, 1)
     wg_consume<S>(base, full, empty, T, wg - 1, t, C, M, m0, n0, M, N);
 }
 
-// src1 f32 [N][K] -> f16 in wg_gemm's B stage order: (n-tile, k-tile) tiles of
-// 16 KB, row r's chunk c (8 values) at r*128 + (c ^ (r & 7))*16; one chunk a thread.
-__global__ void cvt_tiled(const float * x, __half * y) {
-    const long q = blockIdx.x * (long)blockDim.x + threadIdx.x; // chunk: n = q / (K/8), k = 8 (q % (K/8))
-    if (q >= (long)N * K / 8) return;
-    const int n = (int)(q / (K / 8)), k = (int)(q % (K / 8)) * 8;
-    const float4 a = *(const float4 *)(x + (long)n * K + k), b = *(const float4 *)(x + (long)n * K + k + 4);
-    const __half2 h0 = __floats2half2_rn(a.x, a.y), h1 = __floats2half2_rn(a.z, a.w), h2 = __floats2half2_rn(b.x, b.y),
-                  h3 = __floats2half2_rn(b.z, b.w);
-    const int r = n % BN, c = (k % BK) / 8;
-    const long o = ((long)(n / BN) * (K / BK) + k / BK) * (BN * BK) + r * BK + ((c ^ (r & 7)) * 8);
-    *(uint4 *)(y + o) = make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3);
-}
 
-// A 2D tensor map of f16 [rows][cols]: boxes of BK columns x 128 rows, 128-byte swizzle.
-static CUtensorMap map_2d(const void * p, long rows, long cols) {
-    CUtensorMap m;
 #if CUDA_VERSION >= 12000
-    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * 2};
-    cuuint32_t box[2] = {BK, 128}, es[2] = {1, 1};
-    const CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)p, dims, strides, box, es,
-                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+// A 2D tensor map of a row-major matrix of rows x cols elements of type t
+// (es bytes each): boxes of box0 elements x 128 rows, with swizzle sw.
+static CUtensorMap map_tiles(const void * p, CUtensorMapDataType t, int es, long rows, long cols, unsigned box0, CUtensorMapSwizzle sw) {
+    CUtensorMap m;
+    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * es};
+    cuuint32_t box[2] = {box0, 128}, el[2] = {1, 1};
+    const CUresult r = cuTensorMapEncodeTiled(&m, t, 2, (void *)p, dims, strides, box, el, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         printf("cuTensorMapEncodeTiled: %d\n", (int)r);
         exit(1);
     }
-#endif
     return m;
 }
-
-// A 2D tensor map of quantized rows as u16 [rows][row_bytes / 2]: boxes of gb bytes x 128 rows, no swizzle.
+// f16 [rows][cols] in boxes of BK x 128 (128-byte swizzle: the stage layout).
+static CUtensorMap map_2d(const void * p, long rows, long cols) {
+    return map_tiles(p, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, rows, cols, BK, CU_TENSOR_MAP_SWIZZLE_128B);
+}
+// Quantized rows as u16 [rows][row_bytes / 2] in boxes of gb bytes x 128 (no swizzle).
 static CUtensorMap map_rows(const void * p, long rows, long row_bytes, int gb) {
-    CUtensorMap m;
-#if CUDA_VERSION >= 12000
-    cuuint64_t dims[2] = {(cuuint64_t)row_bytes / 2, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)row_bytes};
-    cuuint32_t box[2] = {(cuuint32_t)gb / 2, 128}, es[2] = {1, 1};
-    const CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, (void *)p, dims, strides, box, es,
-                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        printf("cuTensorMapEncodeTiled (rows): %d\n", (int)r);
-        exit(1);
-    }
-#endif
-    return m;
+    return map_tiles(p, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, rows, row_bytes / 2, gb / 2, CU_TENSOR_MAP_SWIZZLE_NONE);
 }
-
-// A 2D tensor map of f32 [rows][cols]: boxes of 32 columns (128 bytes) x 128 rows, 128-byte swizzle.
+// f32 [rows][cols] in boxes of 32 (128 bytes) x 128, 128-byte swizzle.
 static CUtensorMap map_2d_f32(const void * p, long rows, long cols) {
-    CUtensorMap m;
-#if CUDA_VERSION >= 12000
-    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * 4};
-    cuuint32_t box[2] = {32, 128}, es[2] = {1, 1};
-    const CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)p, dims, strides, box, es,
-                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        printf("cuTensorMapEncodeTiled (f32): %d\n", (int)r);
-        exit(1);
-    }
-#endif
-    return m;
+    return map_tiles(p, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, rows, cols, 32, CU_TENSOR_MAP_SWIZZLE_128B);
 }
+#else // the -ptx compile check with an older toolkit's headers
+static CUtensorMap map_2d(const void *, long, long) { return CUtensorMap{}; }
+static CUtensorMap map_rows(const void *, long, long, int) { return CUtensorMap{}; }
+static CUtensorMap map_2d_f32(const void *, long, long) { return CUtensorMap{}; }
+#endif
 
 template <int AT, bool BT, int NS, int PW = 1, int FW = 0> static void prepare() {
     CK(cudaFuncSetAttribute(wg_gemm<AT, BT, NS, PW, FW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of<AT, NS>()));
@@ -317,31 +284,11 @@ int main() {
     fix_scales<<<1024, 256>>>(x8, xs8 * M / 34, 34, 0, 0.0001f, 0.001f, 7);
     fill_f32<<<1024, 256>>>(y, (long)K * N, 3);
     CK(cudaDeviceSynchronize());
-    cublasHandle_t h;
-    CB(cublasCreate(&h));
-    void * ws;
-    CK(cudaMalloc(&ws, 32 << 20));
-    CB(cublasSetWorkspace(h, ws, 32 << 20));
-    const float one = 1.0f, zero = 0.0f;
-    auto dequant = [&](cudaStream_t st, bool q8) {
-        ternion_tensor td = {q8 ? a8 : a4, {K, M, 1, 1}, {2, 2L * K, 2L * K * M, 2L * K * M}};
-        const long xs = q8 ? xs8 : xs4;
-        ternion_tensor ts = {q8 ? (void *)x8 : (void *)x4, {K, M, 1, 1}, {q8 ? 34 : 18, xs, xs * M, xs * M}};
-        const long n = (long)K * M / 8;
-        const unsigned g = (unsigned)std::min((n + 255) / 256, 65536L);
-        if (q8) {
-            dq_f16<ternion_q8_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
-        } else {
-            dq_f16<ternion_q4_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
-        }
-    };
-    auto convert = [&](cudaStream_t st) { to_f16<<<(unsigned)std::min(((long)K * N + 255) / 256, 65536L), 256, 0, st>>>(y, yh, (long)K * N); };
-    auto convert_tiled = [&](cudaStream_t st) { cvt_tiled<<<(unsigned)(((long)K * N / 8 + 255) / 256), 256, 0, st>>>(y, yt); };
-    auto gemm = [&](cudaStream_t st, const __half * a) {
-        CB(cublasSetStream(h, st));
-        CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, a, CUDA_R_16F, K, yh, CUDA_R_16F, K, &zero, c, CUDA_R_32F, M,
-                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    };
+    tree_path tp;
+    auto dequant = [&](cudaStream_t st, bool q8) { tp.dequant(st, q8 ? a8 : a4, q8 ? (void *)x8 : (void *)x4, M, K, q8); };
+    auto convert = [&](cudaStream_t st) { tp.convert(st, y, yh, (long)K * N); };
+    auto convert_tiled = [&](cudaStream_t st) { cvt_tiled<<<cvt_tiled_grid(K, N / BN), 256, 0, st>>>(y, K, yt, N, K, N / BN); };
+    auto gemm = [&](cudaStream_t st, const __half * a) { tp.gemm(st, a, yh, c, M, N, K); };
     prepare<A_F16, false, 6>();
     CK(cudaFuncSetAttribute(wg_f16f32<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_f16f32<4>()));
     CK(cudaFuncSetAttribute(wg_f16f32<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_f16f32<3>()));
@@ -421,6 +368,5 @@ int main() {
     row("tree q8_0: dq + convert + gemm", [&](cudaStream_t st) { tree(st, true); }, ref8);
     row("cvt_tiled + wg<q8_0>, rows by cp.async", [&](cudaStream_t st) { convert_tiled(st); WGF(A_Q8_0, 4, x8, xs8)(st); }, ref8);
     row("cvt_tiled + wg<q8_0> tiled, 4 stages", [&](cudaStream_t st) { convert_tiled(st); WG(A_Q8_0, true, 4, x8, xs8)(st); }, ref8);
-    CB(cublasDestroy(h));
     return 0;
 }

@@ -4,10 +4,13 @@
 // descriptor, and the expansion of q4_0 / q8_0 blocks into f16 stage rows
 // (bit-exact with the tree's dq: (q - 8) * d or q * d rounded once), the
 // producers' and consumers' loops, and the tree's kernels for reference.
-// Include after quant.cu.
+// Include after quant.cu and harness.cuh.
 #pragma once
 #include <cuda_fp16.h>
+#include <cublas_v2.h>
 #include <cstdint>
+
+#define CB(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("%s:%d cublas %d\n", __FILE__, __LINE__, (int)s); exit(1); } } while (0)
 
 constexpr int BM = 128, BN = 128, BK = 64;
 constexpr int TILE_A = BM * BK * 2, TILE_B = BN * BK * 2, STAGE = TILE_A + TILE_B;
@@ -249,3 +252,62 @@ __global__ void dq_f16(ternion_tensor dst, ternion_tensor src, ternion_fastdiv g
 __global__ void to_f16(const float * x, __half * y, long n) {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) y[i] = __float2half(x[i]);
 }
+
+// src1 f32 [n][k] (row stride ldx) -> f16 in the gemms' B stage order: tile
+// (n-tile, k-tile) of 128 x 64 values at ((n-tile · k/64) + k-tile) · 16 KB,
+// row r's chunk c (8 values) at r·128 + (c ^ (r & 7))·16 bytes; rows past n
+// (up to NT·128) are zeros. One chunk a thread: launch with cvt_tiled_grid.
+__global__ void cvt_tiled(const float * x, long ldx, __half * y, int N, int K, int NT) {
+    const long q = blockIdx.x * (long)blockDim.x + threadIdx.x; // chunk: n = q / (K/8), k = 8 (q % (K/8))
+    if (q >= (long)NT * BN * (K / 8)) return;
+    const int n = (int)(q / (K / 8)), k = (int)(q % (K / 8)) * 8;
+    float4 a = make_float4(0, 0, 0, 0), b = a;
+    if (n < N) {
+        a = *(const float4 *)(x + (long)n * ldx + k), b = *(const float4 *)(x + (long)n * ldx + k + 4);
+    }
+    const __half2 h0 = __floats2half2_rn(a.x, a.y), h1 = __floats2half2_rn(a.z, a.w), h2 = __floats2half2_rn(b.x, b.y),
+                  h3 = __floats2half2_rn(b.z, b.w);
+    const int r = n % BN, c = (k % BK) / 8;
+    const long o = ((long)(n / BN) * (K / BK) + k / BK) * (BN * BK) + r * BK + ((c ^ (r & 7)) * 8);
+    *(uint4 *)(y + o) = make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3);
+}
+static unsigned cvt_tiled_grid(int K, int NT) { return (unsigned)(((long)NT * BN * (K / 8) + 255) / 256); }
+
+// The tree's MUL_MAT of quantized weights by many columns, to check and time
+// the gemms against: dq -> f16, src1 -> f16, cublasGemmEx (f16 in, f32 out
+// and compute, as core/ops' runGemm), with cuBLAS's 32 MiB workspace.
+struct tree_path {
+    cublasHandle_t h;
+    void * ws;
+    tree_path() {
+        CB(cublasCreate(&h));
+        CK(cudaMalloc(&ws, 32 << 20));
+        CB(cublasSetWorkspace(h, ws, 32 << 20));
+    }
+    ~tree_path() {
+        cublasDestroy(h);
+        cudaFree(ws);
+    }
+    // a (f16 [M][K]) = x (q8_0 or q4_0 rows of K values) as the tree's dq.
+    void dequant(cudaStream_t st, __half * a, const void * x, int M, int K, bool q8) {
+        const long bb = q8 ? 34 : 18, xs = (long)K / 32 * bb, n = (long)K * M / 8;
+        ternion_tensor td = {a, {K, M, 1, 1}, {2, 2L * K, 2L * K * M, 2L * K * M}};
+        ternion_tensor ts = {(void *)x, {K, M, 1, 1}, {bb, xs, xs * M, xs * M}};
+        const unsigned g = (unsigned)std::min((n + 255) / 256, 65536L);
+        if (q8) {
+            dq_f16<ternion_q8_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+        } else {
+            dq_f16<ternion_q4_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+        }
+    }
+    void convert(cudaStream_t st, const float * y, __half * yh, long n) {
+        to_f16<<<(unsigned)std::min((n + 255) / 256, 65536L), 256, 0, st>>>(y, yh, n);
+    }
+    // c [N][M] f32 = a [M][K] · yh [N][K]^T.
+    void gemm(cudaStream_t st, const __half * a, const __half * yh, float * c, int M, int N, int K) {
+        const float one = 1.0f, zero = 0.0f;
+        CB(cublasSetStream(h, st));
+        CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, a, CUDA_R_16F, K, yh, CUDA_R_16F, K, &zero, c, CUDA_R_32F, M,
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
+};

@@ -4,7 +4,7 @@
 // 8 columns, checked and timed against the tree's path (dq -> f16, src1 ->
 // f16, cublasGemmEx) over a sweep of shapes.
 //
-//   cvt_tiled  src1 f32 [n][k] (row stride ldx) -> f16 in the gemm's B stage
+//   cvt_tiled  (wgmma.cuh) src1 f32 [n][k] (row stride ldx) -> f16 in the gemm's B stage
 //              order: tile (n-tile, k-tile) of 128 x 64 values at
 //              ((n-tile · k/64) + k-tile) · 16 KB, row r's chunk c (8 values)
 //              at r·128 + (c ^ (r & 7))·16 bytes; rows past n are zeros
@@ -22,10 +22,8 @@
 //       bench/experiments/wgq.cu -lcublas && /tmp/wgq
 #include "quant.cu"
 #include "harness.cuh"
-#include <cublas_v2.h>
 #include "wgmma.cuh"
 
-#define CB(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("%s:%d cublas %d\n", __FILE__, __LINE__, (int)s); exit(1); } } while (0)
 
 constexpr int WQ_STAGES = 4, WQ_THREADS = 512;
 
@@ -87,20 +85,6 @@ __global__ void __launch_bounds__(WQ_THREADS, 1)
     wg_consume<S>(base, full, empty, T, wg - 1, t, C, ldc, m0, n0, M, N);
 }
 
-__global__ void cvt_tiled(const float * x, long ldx, __half * y, int N, int K, int NT) {
-    const long q = blockIdx.x * (long)blockDim.x + threadIdx.x; // chunk: n = q / (K/8), k = 8 (q % (K/8))
-    if (q >= (long)NT * BN * (K / 8)) return;
-    const int n = (int)(q / (K / 8)), k = (int)(q % (K / 8)) * 8;
-    float4 a = make_float4(0, 0, 0, 0), b = a;
-    if (n < N) {
-        a = *(const float4 *)(x + (long)n * ldx + k), b = *(const float4 *)(x + (long)n * ldx + k + 4);
-    }
-    const __half2 h0 = __floats2half2_rn(a.x, a.y), h1 = __floats2half2_rn(a.z, a.w), h2 = __floats2half2_rn(b.x, b.y),
-                  h3 = __floats2half2_rn(b.z, b.w);
-    const int r = n % BN, c = (k % BK) / 8;
-    const long o = ((long)(n / BN) * (K / BK) + k / BK) * (BN * BK) + r * BK + ((c ^ (r & 7)) * 8);
-    *(uint4 *)(y + o) = make_uint4(*(const unsigned *)&h0, *(const unsigned *)&h1, *(const unsigned *)&h2, *(const unsigned *)&h3);
-}
 
 
 int main() {
@@ -117,14 +101,9 @@ int main() {
     CK(cudaMalloc(&yt, (maxnk + 128L * 14336) * 2));
     CK(cudaMalloc(&a, maxmk * 2));
     CK(cudaMalloc(&c, maxmn * 4));
-    cublasHandle_t h;
-    CB(cublasCreate(&h));
-    void * ws;
-    CK(cudaMalloc(&ws, 32 << 20));
-    CB(cublasSetWorkspace(h, ws, 32 << 20));
+    tree_path tp;
     CK(cudaFuncSetAttribute(wgq<A_Q4_0>, cudaFuncAttributeMaxDynamicSharedMemorySize, wgq_smem<A_Q4_0>()));
     CK(cudaFuncSetAttribute(wgq<A_Q8_0>, cudaFuncAttributeMaxDynamicSharedMemorySize, wgq_smem<A_Q8_0>()));
-    const float one = 1.0f, zero = 0.0f;
     for (const shape & sh : shapes) {
         for (int q8 = 0; q8 < 2; q8++) {
             const int M = sh.m, K = sh.k, N = sh.n, bb = q8 ? 34 : 18, NT = (N + BN - 1) / BN;
@@ -134,22 +113,12 @@ int main() {
             fill_f32<<<1024, 256>>>(y, (long)K * N, 3);
             CK(cudaDeviceSynchronize());
             auto tree = [&](cudaStream_t st) {
-                ternion_tensor td = {a, {K, M, 1, 1}, {2, 2L * K, 2L * K * M, 2L * K * M}};
-                ternion_tensor ts = {x, {K, M, 1, 1}, {bb, xs, xs * M, xs * M}};
-                const long n = (long)K * M / 8;
-                const unsigned g = (unsigned)std::min((n + 255) / 256, 65536L);
-                if (q8) {
-                    dq_f16<ternion_q8_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
-                } else {
-                    dq_f16<ternion_q4_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
-                }
-                to_f16<<<(unsigned)std::min(((long)K * N + 255) / 256, 65536L), 256, 0, st>>>(y, yh, (long)K * N);
-                CB(cublasSetStream(h, st));
-                CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, a, CUDA_R_16F, K, yh, CUDA_R_16F, K, &zero, c, CUDA_R_32F,
-                                M, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                tp.dequant(st, a, x, M, K, q8);
+                tp.convert(st, y, yh, (long)K * N);
+                tp.gemm(st, a, yh, c, M, N, K);
             };
             auto fused = [&](cudaStream_t st) {
-                cvt_tiled<<<(unsigned)(((long)NT * BN * (K / 8) + 255) / 256), 256, 0, st>>>(y, K, yt, N, K, NT);
+                cvt_tiled<<<cvt_tiled_grid(K, NT), 256, 0, st>>>(y, K, yt, N, K, NT);
                 const dim3 grid((unsigned)(((M + BM - 1) / BM) * NT));
                 if (q8) {
                     wgq<A_Q8_0><<<grid, WQ_THREADS, wgq_smem<A_Q8_0>(), st>>>(c, M, x, xs, yt, M, N, K);
@@ -172,6 +141,5 @@ int main() {
                    M, K, N, tt, tf, flop / tf / 1e6, 100.0 * (tf - tt) / tt, e);
         }
     }
-    CB(cublasDestroy(h));
     return 0;
 }
