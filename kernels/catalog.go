@@ -119,9 +119,16 @@ type Family struct {
 	// Fixture marks the families whose kernels vendorapi/conformance runs on
 	// every vendor (argument ABI, launch geometry, copies); the others hold
 	// op kernels, which core's op tests check against references.
-	Fixture   bool
-	Kernels   []Kernel   // entry points the .cu file defines
-	Templates []Template // entry points generated from templates
+	Fixture bool
+	// ArchSpecific names the one NVIDIA target the family's code is for
+	// ("sm_90a": instructions of that arch only, such as wgmma): the kernel
+	// generator does not prebuild it (nvcc of any version builds it for no
+	// other arch), the run-time compiler builds it for devices of that
+	// compute capability only, and built for any other target its kernels
+	// trap. "" for a family of portable code.
+	ArchSpecific string
+	Kernels      []Kernel   // entry points the .cu file defines
+	Templates    []Template // entry points generated from templates
 }
 
 // expand returns the kernels of t in family fam, one per combination of the

@@ -335,3 +335,25 @@ func TestMMVTRows(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), "#define MMVT_ROWS "+strconv.Itoa(MMVTRows)+"\n")
 }
+
+// TestGemm90Geometry keeps gemm90's Go constants equal to gemm90.cu's:
+// the tile, the threads, each format's group bytes, and the shared memory
+// formula's terms (core sizes the launch by them).
+func TestGemm90Geometry(t *testing.T) {
+	b, err := os.ReadFile("gemm90.cu")
+	require.NoError(t, err)
+	src := string(b)
+	for _, def := range []string{"#define GEMM90_BM " + strconv.Itoa(Gemm90Tile), "#define GEMM90_BN " + strconv.Itoa(Gemm90Tile),
+		"#define GEMM90_BK 64", "#define GEMM90_STAGES 4", "#define GEMM90_RAW 2", "#define GEMM90_THREADS " + strconv.Itoa(Gemm90Threads),
+		"#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_STAGE + GEMM90_RAW * 128 * (gb) + 1024)"} {
+		require.Contains(t, src, def+"\n")
+	}
+	for q, group := range Gemm90Groups {
+		require.Contains(t, src, "struct g90_"+q+" {\n    static constexpr int GROUP = "+strconv.Itoa(group)+";\n};")
+	}
+	assert.Equal(t, 4*(128*64*2*2)+2*128*144+1024, Gemm90Shared("q4_0"))
+	f, err := LookupFamily("gemm90")
+	require.NoError(t, err)
+	assert.Equal(t, "sm_90a", f.ArchSpecific)
+	assert.Len(t, f.All(), 1+len(Gemm90Groups))
+}

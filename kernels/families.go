@@ -130,6 +130,7 @@ var Families = []Family{
 	softmaxFamily,
 	quantFamily,
 	addidFamily,
+	gemm90Family,
 }
 
 // binOps are the ops of binbcast.cu.

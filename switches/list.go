@@ -85,6 +85,12 @@ var (
 	NoMMVQ8W = boolSwitch(Switch{Name: "TERNION_NO_MMVQ8W",
 		Meaning: "quantized mul_mat of 1..8 columns of q4_0, q8_0, q4_K (one column also q5_K, q6_K) uses mmvq8 or mmvq8t instead of the kernels that decode whole words (mmvq8w: one column, a warp a row; mmvq8wt: 2..8 columns on the tensor cores)",
 		ReadBy:  LayerCore})
+	// NoGemm90 keeps quantized mul_mat of more than 8 columns on
+	// dequantize + BLAS where gemm90 (Hopper's wgmma, the weights expanded
+	// inside the gemm) would run.
+	NoGemm90 = boolSwitch(Switch{Name: "TERNION_NO_GEMM90",
+		Meaning: "quantized mul_mat of more than 8 columns of q4_0, q8_0 dequantizes src0 to f16 and calls the vendor BLAS instead of running gemm90 (compute capability 9.0: the weights expanded to f16 inside a wgmma gemm, no temporary)",
+		ReadBy:  LayerCore})
 	// MMVQ8WF quantizes src1 inside mmvq8w's blocks (mmvq8wf) instead of
 	// launching q8y first; opt-in until measured on a GPU.
 	MMVQ8WF = boolSwitch(Switch{Name: "TERNION_MMVQ8WF",

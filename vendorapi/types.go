@@ -163,4 +163,10 @@ type Props struct {
 	CC                     arch.CC   // ggml-encoded compute capability (0 for the host device)
 	CompiledArchs          []arch.CC // NVIDIA: archs this build's kernels carry (nil where the device's own arch is used)
 	ArchOverride           string    // set when an override is in effect, e.g. "HSA_OVERRIDE_GFX_VERSION=10.3.0"
+	// ArchSpecific lists the arch-specific targets (kernels.Family's
+	// ArchSpecific, e.g. "sm_90a") whose kernel families the driver can
+	// build for this device: NVIDIA, the device of that arch, and a run-time
+	// compiler new enough (NVRTC 12.0 or later). Empty elsewhere, and on
+	// the host device, which runs every kernel.
+	ArchSpecific []string
 }

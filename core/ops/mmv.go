@@ -73,7 +73,8 @@ func mulMatShape(n *graph.Tensor, p vendorapi.Props) MulMatShape {
 		MMVQ8WF:    useMMVQ8WF(n.Src(1).Nb()[0], rowsStartAligned(n.Src(1), 16)),
 		MMVQ8WT:    useMMVQ8WT(n.Src(0).Type(), n.Src(0).Ne()[0], n.Src(0).Nb()[1], p, n.Src(1).Ne()[1]),
 		MMVT:       useMMVT(n.Src(0).Type(), p, n.Src(1).Ne()[1]),
-		MMVT2:      useMMVT2()}
+		MMVT2:      useMMVT2(),
+		Gemm90:     useGemm90(n, p)}
 }
 
 // vecRows16 reports whether x's rows are packed and start 16-byte aligned
@@ -111,6 +112,8 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 		return runMMVQ(d, at, dst, a, b)
 	case PathDequantBLAS:
 		return runDequantGemm(d, at, bt, dst, a, b)
+	case PathGemm90:
+		return runGemm90(d, at, dst, a, b)
 	case PathBLAS:
 		return runGemm(d, at, bt, dst, a, b)
 	}

@@ -24,9 +24,14 @@ const (
 	// PathDequantBLAS dequantizes a quantized src0 to f16, then runs the
 	// vendor gemm.
 	PathDequantBLAS
+	// PathGemm90 is ternion's own gemm on the warpgroup tensor cores of
+	// compute capability 9.0 (kernels/gemm90.cu): q4_0 / q8_0 src0 expanded
+	// to f16 inside the gemm, src1 converted to f16 in its tile order.
+	PathGemm90
 )
 
-var pathNames = map[MulMatPath]string{PathMMV: "mmv", PathMMVQ: "mmvq", PathBLAS: "blas", PathDequantBLAS: "dequant+blas"}
+var pathNames = map[MulMatPath]string{PathMMV: "mmv", PathMMVQ: "mmvq", PathBLAS: "blas", PathDequantBLAS: "dequant+blas",
+	PathGemm90: "gemm90"}
 
 // String is the path's short name (as `ternion ops perf -v` prints it).
 func (p MulMatPath) String() string {
@@ -61,6 +66,7 @@ type MulMatShape struct {
 	MMVQ8WT    bool        // 2..8 columns, src0's format has mmvq8wt kernels, k fits them and the device runs them (useMMVQ8WT)
 	MMVT       bool        // src0 is f16 or bf16 and the device runs the tensor-core vector kernel (useMMVT)
 	MMVT2      bool        // the tensor-core vector kernel takes two row tiles a block (mmvt2; not under TERNION_NO_MMVT2)
+	Gemm90     bool        // src0's format, the shapes and the device take gemm90 (useGemm90)
 }
 
 // ChooseMulMat returns the path of a MUL_MAT and the reason for it, or an
@@ -92,6 +98,9 @@ func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 			return 0, switches.ForceMMQ.Name + " is set, and ternion has no mmq kernels yet"
 		case s.ForceBLAS:
 			return PathDequantBLAS, switches.ForceBLAS.Name + ": dequantize src0 to f16, then BLAS"
+		case s.Gemm90:
+			return PathGemm90, fmt.Sprintf("%s src0, %d f32 columns > %d, k a multiple of 256, compute capability 9.0: gemm90 (wgmma, src0 expanded to f16 inside the gemm)",
+				s.A, s.Columns, MMVQMaxColumns)
 		}
 		return PathDequantBLAS, fmt.Sprintf("%d columns > %d and no mmq kernels yet: dequantize src0 to f16, then BLAS",
 			s.Columns, MMVQMaxColumns)

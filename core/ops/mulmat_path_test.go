@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ternion/ternion/arch"
+	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/switches"
@@ -52,6 +53,11 @@ func TestChooseMulMat(t *testing.T) {
 		{"q8_0 nine columns", MulMatShape{A: tensor.Q8_0, B: tensor.F32, Columns: 9, VectorSrc1: true}, PathDequantBLAS, "no mmq"},
 		{"q8_0 512 columns, BLAS forced", MulMatShape{A: tensor.Q8_0, B: tensor.F32, Columns: 512, VectorSrc1: true, ForceBLAS: true}, PathDequantBLAS, "FORCE_BLAS"},
 		{"q8_0 512 columns, MMQ forced", MulMatShape{A: tensor.Q8_0, B: tensor.F32, Columns: 512, VectorSrc1: true, ForceMMQ: true}, 0, "no mmq kernels"},
+		{"q4_0 512 columns, gemm90", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 512, VectorSrc1: true, Gemm90: true}, PathGemm90, "gemm90 (wgmma"},
+		{"q8_0 nine columns, gemm90", MulMatShape{A: tensor.Q8_0, B: tensor.F32, Columns: 9, VectorSrc1: true, MMVQ8: true, Gemm90: true}, PathGemm90, "9 f32 columns > 8"},
+		{"q8_0 eight columns, gemm90 does not apply", MulMatShape{A: tensor.Q8_0, B: tensor.F32, Columns: 8, VectorSrc1: true, MMVQ8: true, Gemm90: true}, PathMMVQ, "mmvq8"},
+		{"q4_0 512 columns, gemm90, BLAS forced", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 512, VectorSrc1: true, Gemm90: true, ForceBLAS: true}, PathDequantBLAS, "FORCE_BLAS"},
+		{"q4_0 512 columns, gemm90, MMQ forced", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 512, VectorSrc1: true, Gemm90: true, ForceMMQ: true}, 0, "no mmq kernels"},
 		{"q4_0 one column, too many batches", MulMatShape{A: tensor.Q4_0, B: tensor.F32, Columns: 1}, PathDequantBLAS, "dequantize"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,4 +103,76 @@ func TestUseMMVT(t *testing.T) {
 			require.Equal(t, c.want, useMMVT(c.t, c.p, c.cols))
 		})
 	}
+}
+
+// TestUseGemm90 is gemm90's device and shape rule: q4_0 / q8_0 src0, one
+// matrix of k a multiple of 256 with 16-byte aligned rows, more than 8 f32
+// columns packed along k, on a device that builds sm_90a code (or the host
+// device), not switched off.
+func TestUseGemm90(t *testing.T) {
+	h100 := vendorapi.Props{CC: arch.Hopper, CompiledArchs: []arch.CC{arch.Hopper}, ArchSpecific: []string{"sm_90a"},
+		SharedMemPerBlockOptin: 227 << 10}
+	noRTC := h100
+	noRTC.ArchSpecific = nil
+	small := h100
+	small.SharedMemPerBlockOptin = 100 << 10
+	host := vendorapi.Props{SharedMemPerBlockOptin: 228 << 10}
+	type build func(ctx *graph.Context) *graph.Tensor
+	mm := func(t tensor.Type, m, n, k int64) build {
+		return func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(t, k, m).MulMat(ctx.Empty(tensor.F32, k, n)) }
+	}
+	for _, c := range []struct {
+		name string
+		b    build
+		p    vendorapi.Props
+		off  bool // TERNION_NO_GEMM90 set
+		want bool
+	}{
+		{"q4_0 512 columns on an H100", mm(tensor.Q4_0, 4096, 512, 14336), h100, false, true},
+		{"q8_0 9 columns on an H100", mm(tensor.Q8_0, 100, 9, 256), h100, false, true},
+		{"q4_0 on the host device", mm(tensor.Q4_0, 16, 9, 256), host, false, true},
+		{"q4_0, 8 columns: mmvq's", mm(tensor.Q4_0, 4096, 8, 14336), h100, false, false},
+		{"q4_K has no gemm90", mm(tensor.Q4_K, 4096, 512, 14336), h100, false, false},
+		{"q4_0, k not a multiple of 256", mm(tensor.Q4_0, 4096, 512, 4096+32), h100, false, false},
+		{"q4_0, no sm_90a compiler", mm(tensor.Q4_0, 4096, 512, 14336), noRTC, false, false},
+		{"q4_0 on an Ada device", mm(tensor.Q4_0, 4096, 512, 14336), vendorapi.Props{CC: arch.AdaLovelace, SharedMemPerBlockOptin: 99 << 10}, false, false},
+		{"q8_0, shared memory too small", mm(tensor.Q8_0, 4096, 512, 14336), small, false, false},
+		{"q4_0, TERNION_NO_GEMM90", mm(tensor.Q4_0, 4096, 512, 14336), h100, true, false},
+		{"q4_0, src1 of two matrices", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.Q4_0, 256, 64, 2).MulMat(ctx.Empty(tensor.F32, 256, 16, 2))
+		}, h100, false, false},
+		{"q4_0, src1 f16", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(ctx.Empty(tensor.F16, 256, 16))
+		}, h100, false, false},
+		{"q4_0, src1 transposed", func(ctx *graph.Context) *graph.Tensor {
+			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(ctx.Empty(tensor.F32, 16, 256).Transpose())
+		}, h100, false, false},
+		{"q4_0, src1 columns 8 bytes apart from 16-byte alignment", func(ctx *graph.Context) *graph.Tensor {
+			x := ctx.Empty(tensor.F32, 260, 16)
+			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(8, []int64{256, 16}, []int64{260 * 4}))
+		}, h100, false, false},
+		{"q4_0, src1 columns in a wider matrix, 16-byte aligned", func(ctx *graph.Context) *graph.Tensor {
+			x := ctx.Empty(tensor.F32, 260, 16)
+			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(16, []int64{256, 16}, []int64{260 * 4}))
+		}, h100, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.off {
+				t.Setenv(switches.NoGemm90.Name, "1")
+			}
+			n := c.b(graph.NewContext())
+			require.NoError(t, n.Context().Err())
+			require.Equal(t, c.want, useGemm90(n, c.p))
+			path, _ := MulMatPathOf(n, c.p)
+			require.Equal(t, c.want, path == PathGemm90, "path %s", path)
+		})
+	}
+	require.Len(t, gemm90Groups, len(kernels.Gemm90Groups))
+	for q, group := range gemm90Groups {
+		assert.Equal(t, int64(kernels.Gemm90Groups[q.String()]), group, "%s", q)
+		assert.Equal(t, int64(kernels.Gemm90Shared(q.String())), gemm90Shared(q))
+	}
+	assert.Equal(t, kernels.Gemm90Tile, gemm90Tile)
+	assert.Equal(t, kernels.Gemm90Threads, gemm90Threads)
+	assert.Equal(t, kernels.Gemm90BBytes(130, 512), gemm90Tiles(130)*gemm90Tile*512*2)
 }

@@ -62,6 +62,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// KV chunks merged by fattn_dec_combine instead of by each tile's last
 	// block.
 	rerun(t, cases, loaded, "no-fattn-fold", 13000, fattnDecodeCase, map[string]string{switches.NoFattnFold.Name: "1"})
+	// The q4_0 / q8_0 products of more than 8 columns again with
+	// TERNION_NO_GEMM90: dequantize + BLAS.
+	rerun(t, cases, loaded, "no-gemm90", 19000, gemm90Case, map[string]string{switches.NoGemm90.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -77,7 +80,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name} {
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name, switches.NoGemm90.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -139,6 +142,20 @@ func mmvtCase(c Case) bool {
 	}
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
 	return (a == tensor.F16 || a == tensor.BF16) && cols >= 2 && cols <= 8
+}
+
+// gemm90Case reports whether c is a MUL_MAT of q4_0 or q8_0 src0 and more
+// than 8 columns (the cases TERNION_NO_GEMM90 may change).
+func gemm90Case(c Case) bool {
+	if c.Op != graph.OpMulMat {
+		return false
+	}
+	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
+	if out == nil || out.Op() != c.Op {
+		return false
+	}
+	a := out.Src(0).Type()
+	return (a == tensor.Q4_0 || a == tensor.Q8_0) && out.Src(1).Ne()[1] > 8
 }
 
 // isSoftmaxCase reports whether c is a SOFT_MAX (the cases

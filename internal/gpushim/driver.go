@@ -169,6 +169,7 @@ func (d *Driver) initDevice(i int) (*device, error) {
 	if dv.plan.embedded {
 		dv.props.CompiledArchs = d.cfg.Image.Compiled()
 	}
+	dv.props.ArchSpecific = d.archSpecific(i, major*10+minor)
 	vmm := "no"
 	switch {
 	case dv.props.VMM:
@@ -229,6 +230,7 @@ func (d *Driver) Props(dev int) (vendorapi.Props, error) {
 	}
 	p := d.devs[dev].props
 	p.CompiledArchs = slices.Clone(p.CompiledArchs)
+	p.ArchSpecific = slices.Clone(p.ArchSpecific)
 	return p, nil
 }
 

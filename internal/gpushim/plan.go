@@ -43,6 +43,9 @@ func planFamily(dev kernelPlan, img kernels.Image, family string) kernelPlan {
 	if !dev.embedded {
 		return dev
 	}
+	if spec, err := kernels.LookupFamily(family); err == nil && spec.ArchSpecific != "" {
+		return kernelPlan{reason: "family " + family + " is " + spec.ArchSpecific + " code, which only the run-time compiler builds"}
+	}
 	f, ok := img.Family(family)
 	switch {
 	case !ok:
@@ -66,6 +69,9 @@ func familySources(plans []kernelPlan, img kernels.Image, forceRTC bool, rtc str
 	}
 	var emb, run []string // kernels.Families is sorted by name
 	for _, f := range kernels.Families {
+		if f.ArchSpecific != "" {
+			continue // built at run time for its one arch only: Props.ArchSpecific says where
+		}
 		e, r := false, false
 		for _, p := range plans {
 			if planFamily(p, img, f.Name).embedded {
@@ -158,6 +164,27 @@ func chooseRTCTarget(dev int, supported bool, newest int) (rtcTarget, error) {
 		return rtcTarget{name: fmt.Sprintf("compute_%d", newest), opt: fmt.Sprintf("--gpu-architecture=compute_%d", newest)}, nil
 	}
 	return rtcTarget{}, fmt.Errorf("the run-time compiler cannot build for sm_%d (the newest arch it knows is sm_%d)", dev, newest)
+}
+
+// archSpecificTarget is the NVRTC target of a family of arch-specific code
+// (kernels.Family.ArchSpecific, e.g. "sm_90a") on a device of arch dev
+// (10*major+minor; 0 for one not NVIDIA's) with NVRTC of major version
+// rtcMajor: machine code for that target when the device is of its arch and
+// the compiler knows "a" targets (NVRTC 12.0 and later), else an error
+// naming both.
+func archSpecificTarget(target string, dev, rtcMajor int) (rtcTarget, error) {
+	var want int
+	if _, err := fmt.Sscanf(target, "sm_%da", &want); err != nil || fmt.Sprintf("sm_%da", want) != target {
+		return rtcTarget{}, fmt.Errorf("arch-specific target %q is not of the form sm_XYa", target)
+	}
+	switch {
+	case dev != want:
+		return rtcTarget{}, fmt.Errorf("%s code runs only on compute capability %d.%d, not on this device (%s)", target,
+			want/10, want%10, map[bool]string{true: "not NVIDIA", false: fmt.Sprintf("sm_%d", dev)}[dev == 0])
+	case rtcMajor < 12:
+		return rtcTarget{}, fmt.Errorf("%s code needs NVRTC 12.0 or later (this is %d.x)", target, rtcMajor)
+	}
+	return rtcTarget{name: target, opt: "--gpu-architecture=" + target, kind: cubinCode}, nil
 }
 
 // gfxRTCTarget is the hipRTC target for an AMD device of arch name archName

@@ -94,9 +94,18 @@ func TestFamilySources(t *testing.T) {
 	for _, f := range kernels.Families {
 		fresh.Families = append(fresh.Families, kernels.FamilyImage{Name: f.Name, File: "x", SourceHash: kernels.FamilyHash(f.Name)})
 	}
+	var portable, specific []string
+	for _, f := range kernels.Families {
+		if f.ArchSpecific == "" {
+			portable = append(portable, f.Name)
+		} else {
+			specific = append(specific, f.Name)
+		}
+	}
+	require.NotEmpty(t, specific)
 	src, pre, run = familySources([]kernelPlan{planKernels(900, fresh, false)}, fresh, false, "nvrtc")
-	assert.Equal(t, "embedded", src)
-	assert.Equal(t, strings.Join(kernels.FamilyNames(), ","), pre)
+	assert.Equal(t, "embedded", src, "arch-specific families are not counted")
+	assert.Equal(t, strings.Join(portable, ","), pre)
 	assert.Equal(t, "none", run)
 
 	src, pre, run = familySources([]kernelPlan{planKernels(900, fresh, false), planKernels(700, fresh, false)}, fresh, false, "nvrtc")
@@ -106,7 +115,7 @@ func TestFamilySources(t *testing.T) {
 	src, pre, run = familySources(nil, kernels.Image{}, false, "hiprtc")
 	assert.Equal(t, "hiprtc", src)
 	assert.Equal(t, "none", pre)
-	assert.Equal(t, strings.Join(kernels.FamilyNames(), ","), run)
+	assert.Equal(t, strings.Join(portable, ","), run)
 	src, _, _ = familySources(nil, fresh, false, "nvrtc")
 	assert.Equal(t, "embedded", src, "no device: as for a device the image covers")
 }
@@ -123,6 +132,31 @@ func TestChooseRTCTarget(t *testing.T) {
 	assert.Equal(t, "--gpu-architecture=compute_90", tg.opt)
 	_, err = chooseRTCTarget(50, false, 120)
 	assert.ErrorContains(t, err, "cannot build for sm_50")
+}
+
+func TestArchSpecificTarget(t *testing.T) {
+	tg, err := archSpecificTarget("sm_90a", 90, 12)
+	require.NoError(t, err)
+	assert.Equal(t, rtcTarget{name: "sm_90a", opt: "--gpu-architecture=sm_90a", kind: cubinCode}, tg)
+	for _, c := range []struct {
+		target      string
+		dev, major  int
+		errContains string
+	}{
+		{"sm_90a", 89, 12, "only on compute capability 9.0, not on this device (sm_89)"},
+		{"sm_90a", 100, 13, "not on this device (sm_100)"},
+		{"sm_90a", 0, 13, "not NVIDIA"},
+		{"sm_90a", 90, 11, "NVRTC 12.0 or later (this is 11.x)"},
+		{"sm_90", 90, 12, "not of the form sm_XYa"},
+		{"gfx90a", 90, 12, "not of the form"},
+	} {
+		_, err := archSpecificTarget(c.target, c.dev, c.major)
+		assert.ErrorContains(t, err, c.errContains, "%+v", c)
+	}
+	dev := planKernels(900, testImage, false)
+	p := planFamily(dev, testImage, "gemm90")
+	assert.False(t, p.embedded, "arch-specific code is never taken from the image")
+	assert.Contains(t, p.reason, "family gemm90 is sm_90a code, which only the run-time compiler builds")
 }
 
 func TestGfxRTCTarget(t *testing.T) {

@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -25,6 +26,7 @@ type rtcState struct {
 	loaded  bool
 	err     error  // why the compiler is unavailable
 	version string // e.g. "NVRTC 12.8"
+	major   int    // its major version: 12
 	lib     string // library it was loaded from
 	code    map[rtcKey][]byte
 }
@@ -55,7 +57,7 @@ func (d *Driver) rtcCode(dev int, dv *device, family, where, reason string) ([]b
 	if err := d.rtcOpen(dev); err != nil {
 		return nil, err
 	}
-	t, err := d.rtcTarget(dev, dv)
+	t, err := d.rtcTarget(dev, dv, family)
 	if err != nil {
 		return nil, d.noKernel(dev, "%s: %v", r.version, err)
 	}
@@ -89,10 +91,19 @@ func (d *Driver) rtcCode(dev int, dv *device, family, where, reason string) ([]b
 	return code, nil
 }
 
-// rtcTarget is what the run-time compiler builds for dv: a code object for
-// the gfx of an AMD device; for NVIDIA the device's sm when NVRTC knows it,
-// else PTX of the newest arch it knows.
-func (d *Driver) rtcTarget(dev int, dv *device) (rtcTarget, error) {
+// rtcTarget is what the run-time compiler builds of family for dv: a
+// family of arch-specific code for its one target (archSpecificTarget); else
+// a code object for the gfx of an AMD device; for NVIDIA the device's sm when
+// NVRTC knows it, else PTX of the newest arch it knows. r.mu is held and the
+// compiler open.
+func (d *Driver) rtcTarget(dev int, dv *device, family string) (rtcTarget, error) {
+	if f, err := kernels.LookupFamily(family); err == nil && f.ArchSpecific != "" {
+		arch := 0
+		if vendor.name == "cuda" {
+			arch = dv.props.Major*10 + dv.props.Minor
+		}
+		return archSpecificTarget(f.ArchSpecific, arch, d.rtc.major)
+	}
 	if dv.props.CC.IsAMD() {
 		return gfxRTCTarget(dv.props.ArchName, dv.props.CC), nil
 	}
@@ -102,6 +113,41 @@ func (d *Driver) rtcTarget(dev int, dv *device) (rtcTarget, error) {
 		return rtcTarget{}, err
 	}
 	return chooseRTCTarget(devArch, yes != 0, int(newest))
+}
+
+// archSpecific lists the arch-specific targets of kernels.Families that the
+// run-time compiler can build for device dev of NVIDIA arch devArch
+// (10*major+minor): the compiler is opened only when some target is the
+// device's arch, and a device without one (or with it disabled) gets none,
+// saying why in the log.
+func (d *Driver) archSpecific(dev, devArch int) []string {
+	var out []string
+	for _, f := range kernels.Families {
+		t := f.ArchSpecific
+		if t == "" || slices.Contains(out, t) || vendor.name != "cuda" {
+			continue
+		}
+		if _, err := archSpecificTarget(t, devArch, 12); err != nil {
+			continue // not this device's arch
+		}
+		if d.cfg.DisableRTC {
+			d.log.Info(fmt.Sprintf("%s: device %d: no %s kernels: run-time compilation is disabled", d.vendor, dev, t))
+			continue
+		}
+		r := &d.rtc
+		r.mu.Lock()
+		err := d.rtcOpen(dev)
+		if err == nil {
+			_, err = archSpecificTarget(t, devArch, r.major)
+		}
+		r.mu.Unlock()
+		if err != nil {
+			d.log.Info(fmt.Sprintf("%s: device %d: no %s kernels: %v", d.vendor, dev, t, err))
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // rtcOpen loads the run-time compiler once. r.mu is held.
@@ -119,6 +165,7 @@ func (d *Driver) rtcOpen(dev int) error {
 			r.err = d.noKernel(dev, "no run-time compiler: %v", err)
 		} else {
 			r.version = fmt.Sprintf("%s %d.%d", vendor.rtcName, int(major), int(minor))
+			r.major = int(major)
 			r.lib = C.GoString(lib)
 		}
 	}

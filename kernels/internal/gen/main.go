@@ -138,10 +138,18 @@ func vendorSet(l switches.Lookup) (map[string]bool, error) {
 	return set, nil
 }
 
-// writeUnits writes every family's translation unit into dir.
+// writeUnits writes the translation unit of every family a vendor's
+// compiler prebuilds into dir: all but those of arch-specific code
+// (kernels.Family.ArchSpecific), which the run-time compiler builds for
+// their one arch.
 func writeUnits(dir string) ([]unit, error) {
 	var units []unit
 	for _, f := range kernels.Families {
+		if f.ArchSpecific != "" {
+			fmt.Fprintf(os.Stderr, "kernels: family %s is %s code: not prebuilt (the run-time compiler builds it on devices of that arch)\n",
+				f.Name, f.ArchSpecific)
+			continue
+		}
 		text, err := kernels.Unit(f.Name)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,80 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
+	"github.com/ternion/ternion/vendorapi"
+)
+
+// gemm90Groups are the bytes of a 256-value group of each format with
+// gemm90 kernels (kernels.Gemm90Groups, which core may not import; a test
+// keeps the two equal).
+var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q8_0: 272}
+
+// gemm90Arch is the arch-specific target of the gemm90 kernels (the
+// family's kernels.Family.ArchSpecific): a device runs them when its
+// Props.ArchSpecific lists it.
+const gemm90Arch = "sm_90a"
+
+// gemm90Tile, gemm90Threads: kernels.Gemm90Tile and Gemm90Threads.
+const (
+	gemm90Tile    = 128
+	gemm90Threads = 512
+)
+
+// gemm90Shared is the dynamic shared memory of gemm90_{t}
+// (kernels.Gemm90Shared).
+func gemm90Shared(t tensor.Type) int64 {
+	return 4*2*gemm90Tile*64*2 + 2*128*gemm90Groups[t] + 1024
+}
+
+// gemm90Tiles is the tiles of gemm90Tile a dimension of n splits into.
+func gemm90Tiles(n int64) int64 { return (n + gemm90Tile - 1) / gemm90Tile }
+
+// useGemm90 reports whether MUL_MAT node n runs gemm90 on a device of props
+// p: src0 q4_0 or q8_0, one matrix, k a multiple of 256, rows packed and
+// starting 16-byte aligned (the kernel copies them 16 bytes at a time);
+// src1 one f32 matrix of more than MMVQMaxColumns columns, packed along k,
+// columns starting 16-byte aligned (float4 loads); the grid and the shared
+// memory within the device's limits; a device that builds sm_90a code
+// (Props.ArchSpecific: compute capability 9.0 and NVRTC 12 or later; cc 0
+// is the host device, which runs every kernel); unless TERNION_NO_GEMM90.
+func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
+	a, b := n.Src(0), n.Src(1)
+	_, ok := gemm90Groups[a.Type()]
+	an, bn := a.Ne(), b.Ne()
+	return ok && b.Type() == tensor.F32 && bn[1] > MMVQMaxColumns && an[0]%256 == 0 &&
+		an[2]*an[3] == 1 && bn[2]*bn[3] == 1 && a.Nb()[0] == a.Type().BlockBytes() && rowsStartAligned(a, 16) &&
+		b.Nb()[0] == 4 && rowsStartAligned(b, 16) && n.Nb()[0] == 4 && n.Nb()[1]%4 == 0 &&
+		an[0] <= math.MaxInt32 && an[1] <= math.MaxInt32 && bn[1] <= math.MaxInt32 &&
+		gemm90Tiles(an[1])*gemm90Tiles(bn[1]) <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&
+		gemm90Shared(a.Type()) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoGemm90) &&
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch))
+}
+
+// runGemm90 multiplies q4_0 / q8_0 src0 a (of type at) by f32 src1 b into
+// dst as useGemm90 allows: gemm90_b_f32 converts b to f16 in the gemm's
+// tile order into a pool buffer, then gemm90_{at} computes one 128x128 tile
+// of dst a block, expanding a's blocks to f16 in shared memory.
+func runGemm90(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+	m, k, n := a.Ne[1], a.Ne[0], b.Ne[1]
+	nt := gemm90Tiles(n)
+	buf, err := d.Pool().Alloc(uint64(nt * gemm90Tile * k * 2))
+	if err != nil {
+		return err
+	}
+	defer buf.Free()
+	chunks := nt * gemm90Tile * k / 8
+	grid := vendorapi.Dim3{X: uint32((chunks + 255) / 256)}
+	if err := launch(d, "gemm90_b_f32", grid, vendorapi.Dim3{X: 256}, 0, d.Args().Ptr(buf.Ptr).Tensor(b).I64(chunks)); err != nil {
+		return err
+	}
+	grid = vendorapi.Dim3{X: uint32(gemm90Tiles(m) * nt)}
+	name := fmt.Sprintf("gemm90_%s", at)
+	return launchShared(d, name, grid, vendorapi.Dim3{X: gemm90Threads}, uint32(gemm90Shared(at)), d.Args().Tensor(dst).Tensor(a).Ptr(buf.Ptr))
+}
