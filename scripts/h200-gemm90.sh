@@ -9,7 +9,7 @@ OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 set --
 . .gpu/gpu-go-setup.sh || exit 1
 { nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv; nvcc --version | tail -2; git log -1 --format='%H %s' 2>/dev/null; } 2>&1 | tee "$OUT/env.log"
-step() { echo "== $*"; "$@"; local r=$?; [ $r -ne 0 ] && echo "FAILED ($r): $*"; return 0; }
+step() { echo "== $*"; timeout 200 "$@"; local r=$?; [ $r -ne 0 ] && echo "FAILED ($r): $*"; return 0; }
 P512='MUL_MAT\(type_a=q(4|8)_0,type_b=f32,m=4096,n=512,'
 (
   step go build -tags cuda -o /tmp/ternion ./cmd/ternion

@@ -119,7 +119,7 @@ func (d *Driver) rtcTarget(dev int, dv *device, family string) (rtcTarget, error
 // run-time compiler can build for device dev of NVIDIA arch devArch
 // (10*major+minor): the compiler is opened only when some target is the
 // device's arch, and a device without one (or with it disabled) gets none,
-// saying why in the log.
+// saying why in the log. Open calls it, holding openMu.
 func (d *Driver) archSpecific(dev, devArch int) []string {
 	var out []string
 	for _, f := range kernels.Families {
@@ -136,7 +136,7 @@ func (d *Driver) archSpecific(dev, devArch int) []string {
 		}
 		r := &d.rtc
 		r.mu.Lock()
-		err := d.rtcOpen(dev)
+		err := d.rtcLoad(dev, false) // called by Open, which holds openMu
 		if err == nil {
 			_, err = archSpecificTarget(t, devArch, r.major)
 		}
@@ -150,17 +150,25 @@ func (d *Driver) archSpecific(dev, devArch int) []string {
 	return out
 }
 
-// rtcOpen loads the run-time compiler once. r.mu is held.
-func (d *Driver) rtcOpen(dev int) error {
+// rtcOpen loads the run-time compiler once. r.mu is held, openMu not.
+func (d *Driver) rtcOpen(dev int) error { return d.rtcLoad(dev, true) }
+
+// rtcLoad is rtcOpen; lock false when the caller already holds openMu
+// (Open, through initDevice and archSpecific: openMu is not reentrant).
+func (d *Driver) rtcLoad(dev int, lock bool) error {
 	r := &d.rtc
 	if !r.loaded {
 		r.loaded = true
 		r.code = map[rtcKey][]byte{}
 		var major, minor C.int32_t
 		var lib *C.char
-		openMu.Lock() // the C side's library state is process-wide
+		if lock {
+			openMu.Lock() // the C side's library state is process-wide
+		}
 		st := C.tn_rtc_open(&major, &minor, &lib)
-		openMu.Unlock()
+		if lock {
+			openMu.Unlock()
+		}
 		if err := d.fail(st, dev); err != nil {
 			r.err = d.noKernel(dev, "no run-time compiler: %v", err)
 		} else {
