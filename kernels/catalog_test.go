@@ -357,3 +357,23 @@ func TestGemm90Geometry(t *testing.T) {
 	assert.Equal(t, "sm_90a", f.ArchSpecific)
 	assert.Len(t, f.All(), 1+len(Gemm90Groups))
 }
+
+// TestFunctionsHaveExecutionSpace: NVRTC treats a function without
+// __device__ (or __host__ __device__) as host code, which it refuses ("host
+// functions are not allowed in JIT mode"): the quant family failed to build
+// at run time that way, while nvcc, which allows host functions, built it.
+func TestFunctionsHaveExecutionSpace(t *testing.T) {
+	names, err := fs.Glob(Sources, "*.[ch]*")
+	require.NoError(t, err)
+	fn := regexp.MustCompile(`^(template <[^>]*> )?(static )?(inline )?(constexpr )?[A-Za-z_][A-Za-z_0-9]*( \*)? [A-Za-z_][A-Za-z_0-9]*\(`)
+	for _, n := range names {
+		b, err := Sources.ReadFile(n)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			if fn.MatchString(line) && !strings.Contains(line, "__device__") && !strings.Contains(line, "__global__") &&
+				!strings.HasPrefix(line, "typedef") && !strings.Contains(line, "struct ") {
+				t.Errorf("%s:%d: a function without __device__: %s", n, i+1, line)
+			}
+		}
+	}
+}

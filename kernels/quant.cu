@@ -749,7 +749,7 @@ static __device__ __forceinline__ void mmvq8(ternion_tensor dst, ternion_tensor 
 #define MMVQ8T_COLS 8 // column slots: the mma's N
 
 // The fewest blocks of bytes bytes whose size is a multiple of 16.
-constexpr int mmvq8t_align_blocks(int bytes) {
+static __host__ __device__ constexpr int mmvq8t_align_blocks(int bytes) {
     return bytes % 16 == 0 ? 1 : bytes % 8 == 0 ? 2 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 8 : 16;
 }
 

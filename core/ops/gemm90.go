@@ -36,6 +36,17 @@ func gemm90Shared(t tensor.Type) int64 {
 // gemm90Tiles is the tiles of gemm90Tile a dimension of n splits into.
 func gemm90Tiles(n int64) int64 { return (n + gemm90Tile - 1) / gemm90Tile }
 
+// gemm90Waves reports whether gemm90's tiles (mt·nt blocks of one a
+// multiprocessor) fill one wave of a device of sms multiprocessors by more
+// than three quarters: where it beat dequantize + BLAS when measured (H100,
+// bench/README.md session 27: m=4096 n=512, 128 tiles, -8 % for q4_0 and
+// -2 % for q8_0 in `ops perf`, -14 % and -10 % standalone; with fewer tiles
+// most multiprocessors idle — n=100, 32 tiles: +13 % — and with more the
+// tiles take two waves or more at a pace cuBLAS beats — n=1000, 256 tiles:
+// +9 to +15 %; m=14336 k=4096 n=512, 448 tiles: +2 to +4 %). sms 0 (the
+// host device) takes every tile count.
+func gemm90Waves(tiles, sms int64) bool { return sms == 0 || (4*tiles > 3*sms && tiles <= sms) }
+
 // useGemm90 reports whether MUL_MAT node n runs gemm90 on a device of props
 // p: src0 q4_0 or q8_0, one matrix, k a multiple of 256, rows packed and
 // starting 16-byte aligned (the kernel copies them 16 bytes at a time);
@@ -43,7 +54,8 @@ func gemm90Tiles(n int64) int64 { return (n + gemm90Tile - 1) / gemm90Tile }
 // columns starting 16-byte aligned (float4 loads); the grid and the shared
 // memory within the device's limits; a device that builds sm_90a code
 // (Props.ArchSpecific: compute capability 9.0 and NVRTC 12 or later; cc 0
-// is the host device, which runs every kernel); unless TERNION_NO_GEMM90.
+// is the host device, which runs every kernel); its tiles filling one wave
+// (gemm90Waves); unless TERNION_NO_GEMM90.
 func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 	a, b := n.Src(0), n.Src(1)
 	_, ok := gemm90Groups[a.Type()]
@@ -54,7 +66,7 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 		an[0] <= math.MaxInt32 && an[1] <= math.MaxInt32 && bn[1] <= math.MaxInt32 &&
 		gemm90Tiles(an[1])*gemm90Tiles(bn[1]) <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&
 		gemm90Shared(a.Type()) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoGemm90) &&
-		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch))
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(gemm90Tiles(an[1])*gemm90Tiles(bn[1]), int64(p.SMs)))
 }
 
 // runGemm90 multiplies q4_0 / q8_0 src0 a (of type at) by f32 src1 b into

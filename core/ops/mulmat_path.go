@@ -99,7 +99,7 @@ func ChooseMulMat(s MulMatShape) (MulMatPath, string) {
 		case s.ForceBLAS:
 			return PathDequantBLAS, switches.ForceBLAS.Name + ": dequantize src0 to f16, then BLAS"
 		case s.Gemm90:
-			return PathGemm90, fmt.Sprintf("%s src0, %d f32 columns > %d, k a multiple of 256, compute capability 9.0: gemm90 (wgmma, src0 expanded to f16 inside the gemm)",
+			return PathGemm90, fmt.Sprintf("%s src0, %d f32 columns > %d, k a multiple of 256, compute capability 9.0, one wave of 128x128 tiles: gemm90 (wgmma, src0 expanded to f16 inside the gemm)",
 				s.A, s.Columns, MMVQMaxColumns)
 		}
 		return PathDequantBLAS, fmt.Sprintf("%d columns > %d and no mmq kernels yet: dequantize src0 to f16, then BLAS",

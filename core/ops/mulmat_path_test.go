@@ -111,7 +111,7 @@ func TestUseMMVT(t *testing.T) {
 // device), not switched off.
 func TestUseGemm90(t *testing.T) {
 	h100 := vendorapi.Props{CC: arch.Hopper, CompiledArchs: []arch.CC{arch.Hopper}, ArchSpecific: []string{"sm_90a"},
-		SharedMemPerBlockOptin: 227 << 10}
+		SharedMemPerBlockOptin: 227 << 10, SMs: 132}
 	noRTC := h100
 	noRTC.ArchSpecific = nil
 	small := h100
@@ -129,7 +129,11 @@ func TestUseGemm90(t *testing.T) {
 		want bool
 	}{
 		{"q4_0 512 columns on an H100", mm(tensor.Q4_0, 4096, 512, 14336), h100, false, true},
-		{"q8_0 9 columns on an H100", mm(tensor.Q8_0, 100, 9, 256), h100, false, true},
+		{"q8_0 4000 x 500: 128 tiles, the last of each partial", mm(tensor.Q8_0, 4000, 500, 256), h100, false, true},
+		{"q4_0 n=1000: 256 tiles, two waves", mm(tensor.Q4_0, 4096, 1000, 14336), h100, false, false},
+		{"q4_0 n=100: 32 tiles", mm(tensor.Q4_0, 4096, 100, 14336), h100, false, false},
+		{"q4_0 m=14336 k=4096: 448 tiles", mm(tensor.Q4_0, 14336, 512, 4096), h100, false, false},
+		{"q8_0 9 columns on the host device, 1 tile", mm(tensor.Q8_0, 100, 9, 256), host, false, true},
 		{"q4_0 on the host device", mm(tensor.Q4_0, 16, 9, 256), host, false, true},
 		{"q4_0, 8 columns: mmvq's", mm(tensor.Q4_0, 4096, 8, 14336), h100, false, false},
 		{"q4_K has no gemm90", mm(tensor.Q4_K, 4096, 512, 14336), h100, false, false},
@@ -150,11 +154,11 @@ func TestUseGemm90(t *testing.T) {
 		{"q4_0, src1 columns 8 bytes apart from 16-byte alignment", func(ctx *graph.Context) *graph.Tensor {
 			x := ctx.Empty(tensor.F32, 260, 16)
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(8, []int64{256, 16}, []int64{260 * 4}))
-		}, h100, false, false},
+		}, host, false, false},
 		{"q4_0, src1 columns in a wider matrix, 16-byte aligned", func(ctx *graph.Context) *graph.Tensor {
 			x := ctx.Empty(tensor.F32, 260, 16)
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(16, []int64{256, 16}, []int64{260 * 4}))
-		}, h100, false, true},
+		}, host, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.off {
@@ -171,6 +175,12 @@ func TestUseGemm90(t *testing.T) {
 	for q, group := range gemm90Groups {
 		assert.Equal(t, int64(kernels.Gemm90Groups[q.String()]), group, "%s", q)
 		assert.Equal(t, int64(kernels.Gemm90Shared(q.String())), gemm90Shared(q))
+	}
+	for _, c := range []struct {
+		tiles, sms int64
+		want       bool
+	}{{128, 132, true}, {132, 132, true}, {100, 132, true}, {99, 132, false}, {133, 132, false}, {256, 132, false}, {1, 0, true}} {
+		assert.Equal(t, c.want, gemm90Waves(c.tiles, c.sms), "%d tiles on %d SMs", c.tiles, c.sms)
 	}
 	assert.Equal(t, kernels.Gemm90Tile, gemm90Tile)
 	assert.Equal(t, kernels.Gemm90Threads, gemm90Threads)

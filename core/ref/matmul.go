@@ -27,13 +27,32 @@ func init() {
 		}
 		a, b := s[0], s[1]
 		r2, r3 := b.l.Ne[2]/a.l.Ne[2], b.l.Ne[3]/a.l.Ne[3]
-		tensor.Each(dst.l.Ne, func(i [4]int64) {
-			var sum float64
-			for k := range a.l.Ne[0] {
-				sum += a.get([4]int64{k, i[0], i[2] / r2, i[3] / r3}) * b.get([4]int64{k, i[1], i[2], i[3]})
+		// Each matrix's rows and columns read once (the sums as written
+		// above, in the same order).
+		k := a.l.Ne[0]
+		row := func(v view, i1, i2, i3 int64, out []float64) {
+			for j := range out {
+				out[j] = v.get([4]int64{int64(j), i1, i2, i3})
 			}
-			dst.set(i, sum)
-		})
+		}
+		cols, arow := make([]float64, dst.l.Ne[1]*k), make([]float64, k)
+		for i3 := range dst.l.Ne[3] {
+			for i2 := range dst.l.Ne[2] {
+				for n := range dst.l.Ne[1] {
+					row(b, n, i2, i3, cols[n*k:(n+1)*k])
+				}
+				for m := range dst.l.Ne[0] {
+					row(a, m, i2/r2, i3/r3, arow)
+					for n := range dst.l.Ne[1] {
+						var sum float64
+						for j, x := range cols[n*k : (n+1)*k] {
+							sum += arow[j] * x
+						}
+						dst.set([4]int64{m, n, i2, i3}, sum)
+					}
+				}
+			}
+		}
 		return nil
 	}, graph.OpMulMat)
 	// OUT_PROD: out[i0, i1, i2, i3] = Σ_k a[i0, k, i2/r2, i3/r3]·b[i1, k, i2, i3].
