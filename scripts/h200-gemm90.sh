@@ -14,6 +14,7 @@ P512='MUL_MAT\(type_a=q(4|8)_0,type_b=f32,m=4096,n=512,'
 (
   step go build -tags cuda -o /tmp/ternion ./cmd/ternion
   step /tmp/ternion ops test -d cuda --seed 20261206 -p 'MUL_MAT\(type_a=q(4|8)_0'
+  step env TERNION_FORCE_RTC=1 /tmp/ternion ops test -d cuda --seed 20261206 -p 'MUL_MAT\(type_a=q(4|8)_0,type_b=f32,m=(16|4000),'
   step /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
   step env TERNION_NO_GEMM90=1 /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
   step /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
