@@ -3,9 +3,10 @@
 # repo root with .gpu and kernels/gen/cuda carried: its NVRTC build, the
 # MUL_MAT cases against the host device, the issue-10 n=512 perf cases with
 # and without TERNION_NO_GEMM90 in one run, then the standalone sweep of
-# bench/experiments/wgq.cu. Logs under $OUT.
+# bench/experiments/wgq.cu (not with the argument "short"). Logs under $OUT.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+mode=${1:-}
 set --
 . .gpu/gpu-go-setup.sh || exit 1
 { nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv; nvcc --version | tail -2; git log -1 --format='%H %s' 2>/dev/null; } 2>&1 | tee "$OUT/env.log"
@@ -20,6 +21,7 @@ P512='MUL_MAT\(type_a=q(4|8)_0,type_b=f32,m=4096,n=512,'
   step /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
 ) > "$OUT/gemm90.log" 2>&1
 grep -v ": OK$" "$OUT/gemm90.log" | grep -v "^time=" | tail -40
+[ "$mode" = short ] && exit 0
 ( step go test -tags cuda -count=1 -run 'RTC|Rtc' ./internal/gpushim/ ) > "$OUT/rtc.log" 2>&1; tail -5 "$OUT/rtc.log"
 ( nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I kernels -o /tmp/wgq bench/experiments/wgq.cu -lcublas && /tmp/wgq ) > "$OUT/wgq.log" 2>&1
 tail -20 "$OUT/wgq.log"
