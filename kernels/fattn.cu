@@ -767,12 +767,6 @@ extern "C" __global__ void fattn_dec_combine(ternion_tensor dst, const float * p
 }
 
 #if TERNION_SM80
-// The shared-state-space address of p.
-static __device__ __forceinline__ ternion_u32 fattn_smem_addr(const void * p) {
-    ternion_u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
 
 // The prefill kernel's mask tile: a row of FATTN_MMA_MS halves for each of
 // the block's queries (64 positions and a 16-byte pad: the rows of a lane
@@ -830,7 +824,7 @@ static __device__ __forceinline__ void fattn_mma_mask(ternion_f16 * s, const cha
         const ternion_i64 left = nkv - (t0 + c * 8);
         const int bytes = !PARTIAL || left >= 8 ? 16 : (left > 0 ? (int)left * 2 : 0);
         const char * g = mrow + r * nb1 + (t0 + c * 8) * 2;
-        const ternion_u32 sa = fattn_smem_addr(s + r * FATTN_MMA_MS + c * 8);
+        const ternion_u32 sa = ternion_smem_u32(s + r * FATTN_MMA_MS + c * 8);
 #pragma unroll
         for (int i = 0; i < BQ / (NT / 8); i++) {
             const bool in = r + NT / 8 * i < nrows && bytes > 0;
@@ -882,7 +876,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
     extern __shared__ __align__(16) ternion_f16 fattn_smem[];
     ternion_f16 * sQ = fattn_smem;
     ternion_f16 * sM = sQ + (BQ + 2 * FATTN_TILE) * SD;
-    const ternion_u32 aQ = fattn_smem_addr(sQ), aK = aQ + BQ * SD * 2, aV = aK + FATTN_TILE * SD * 2;
+    const ternion_u32 aQ = ternion_smem_u32(sQ), aK = aQ + BQ * SD * 2, aV = aK + FATTN_TILE * SD * 2;
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t = lane & 3;
     const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
@@ -1284,16 +1278,6 @@ static __device__ __forceinline__ void fattn_dect_bulk(ternion_u32 sa, ternion_u
     }
 }
 
-// Waits until the mbarrier at bar has completed the phase of the given parity.
-static __device__ __forceinline__ void fattn_mbar_wait(ternion_u32 bar, ternion_u32 parity) {
-    ternion_u32 done;
-    do {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (done == 0u);
-}
 #endif
 
 // Quantized K/V: starts copying step s of K and V as raw rows (8-byte
@@ -1422,8 +1406,8 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
     // The warp's ring of NS stages (f16 tiles, or raw quantized tiles
     // followed by the f16 tiles they expand to).
     constexpr int STAGE = Q ? geo::RSTAGE : geo::STAGE;
-    const ternion_u32 ring = fattn_smem_addr(fattn_dect_smem) + w * geo::WARP;
-    const ternion_u32 bars = fattn_smem_addr(fattn_dect_smem) + W * geo::WARP + w * NS * 8; // this warp's mbarriers
+    const ternion_u32 ring = ternion_smem_u32(fattn_dect_smem) + w * geo::WARP;
+    const ternion_u32 bars = ternion_smem_u32(fattn_dect_smem) + W * geo::WARP + w * NS * 8; // this warp's mbarriers
     if (BULK) {
 #if FATTN_DECT_BULK
         if (lane == 0) {
@@ -1535,7 +1519,7 @@ static __device__ __forceinline__ void fattn_dect(ternion_tensor dst, ternion_te
         }
         if (BULK) {
 #if FATTN_DECT_BULK
-            fattn_mbar_wait(bars + 8 * (i % NS), (ternion_u32)(i / NS) & 1u);
+            ternion_mbar_wait(bars + 8 * (i % NS), (ternion_u32)(i / NS) & 1u);
 #endif
         } else {
             asm volatile("cp.async.wait_group %0;" ::"n"(NS - 1) : "memory");

@@ -60,26 +60,12 @@ struct g90_q8_0 {
 };
 
 #if TERNION_GEMM90
-static __device__ __forceinline__ unsigned g90_smem(const void * p) {
-    unsigned a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
 
 static __device__ __forceinline__ void g90_mbar_init(unsigned a, unsigned count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(count) : "memory");
 }
 static __device__ __forceinline__ void g90_arrive(unsigned a) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(a) : "memory");
-}
-static __device__ __forceinline__ void g90_wait(unsigned a, unsigned parity) {
-    unsigned ok;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(ok)
-                     : "r"(a), "r"(parity)
-                     : "memory");
-    } while (!ok);
 }
 // One bulk copy of bytes (a multiple of 16) from global src to shared dst,
 // expected and counted on mbarrier bar.
@@ -229,18 +215,18 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
     const int M = (int)src0.ne[1], K = (int)src0.ne[0], N = (int)dst.ne[1];
     const unsigned char * Aq = (const unsigned char *)src0.data;
     const long long arow = src0.nb[1];
-    const unsigned base = (g90_smem(g90_dyn) + 1023) & ~1023u, raw = base + S * GEMM90_STAGE;
+    const unsigned base = (ternion_smem_u32(g90_dyn) + 1023) & ~1023u, raw = base + S * GEMM90_STAGE;
     const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127, warp = tid >> 5, l = tid & 31;
     const int mt = (M + BM - 1) / BM, m0 = (int)(blockIdx.x % mt) * BM, nt = (int)(blockIdx.x / mt), n0 = nt * BN;
     const int T = K / BK, G = T / 4, rows = min(BM, M - m0);
     if (tid == 0) {
         for (int s = 0; s < S; s++) {
-            g90_mbar_init(g90_smem(&full[s]), 128 + 1); // the expanding threads, and warp 12's arrival expecting B's bytes
-            g90_mbar_init(g90_smem(&empty[s]), 8);      // lane 0 of each multiplying warp
+            g90_mbar_init(ternion_smem_u32(&full[s]), 128 + 1); // the expanding threads, and warp 12's arrival expecting B's bytes
+            g90_mbar_init(ternion_smem_u32(&empty[s]), 8);      // lane 0 of each multiplying warp
         }
         for (int r = 0; r < RAW; r++) {
-            g90_mbar_init(g90_smem(&rawfull[r]), 96);   // each lane of warps 13..15 (cp.async.mbarrier.arrive.noinc)
-            g90_mbar_init(g90_smem(&rawempty[r]), 128); // the expanding threads, once they hold the group in registers
+            g90_mbar_init(ternion_smem_u32(&rawfull[r]), 96);   // each lane of warps 13..15 (cp.async.mbarrier.arrive.noinc)
+            g90_mbar_init(ternion_smem_u32(&rawempty[r]), 128); // the expanding threads, once they hold the group in registers
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -249,10 +235,10 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
         if (warp == 12) { // B: one bulk copy a stage
             for (int kt = 0; kt < T; kt++) {
                 const int s = kt % S;
-                if (kt >= S) g90_wait(g90_smem(&empty[s]), ((kt / S) - 1) & 1);
+                if (kt >= S) ternion_mbar_wait(ternion_smem_u32(&empty[s]), ((kt / S) - 1) & 1);
                 if (l == 0) {
                     g90_bulk(base + s * GEMM90_STAGE + GEMM90_TILE_A, B + ((long long)nt * T + kt) * GEMM90_TILE_B, GEMM90_TILE_B,
-                             g90_smem(&full[s]));
+                             ternion_smem_u32(&full[s]));
                 }
                 __syncwarp();
             }
@@ -260,7 +246,7 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
         }
         for (int g = 0; g < G; g++) { // the rows' groups, by 16-byte cp.async
             const int r = g % RAW;
-            if (g >= RAW) g90_wait(g90_smem(&rawempty[r]), ((g / RAW) - 1) & 1);
+            if (g >= RAW) ternion_mbar_wait(ternion_smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
             for (int q = (warp - 13) * 32 + l; q < 128 * NQ; q += 96) {
                 const int row = q / NQ, ch = q % NQ;
                 if (row < rows) {
@@ -269,27 +255,27 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
                                  : "memory");
                 }
             }
-            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(g90_smem(&rawfull[r])) : "memory");
+            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(ternion_smem_u32(&rawfull[r])) : "memory");
         }
         return;
     }
     if (wg == 0) { // expand row t of every k-tile
         for (int g = 0; g < G; g++) {
             const int r = g % RAW;
-            g90_wait(g90_smem(&rawfull[r]), (g / RAW) & 1);
+            ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RAW) & 1);
             uint4 cur[NQ];
 #pragma unroll
             for (int i = 0; i < NQ; i++) cur[i] = g90_ld4(raw + r * (128 * GB) + t * GB + 16 * i);
-            g90_arrive(g90_smem(&rawempty[r]));
+            g90_arrive(ternion_smem_u32(&rawempty[r]));
 #pragma unroll
             for (int u = 0; u < 4; u++) {
                 const int kt = 4 * g + u, s = kt % S;
-                if (kt >= S) g90_wait(g90_smem(&empty[s]), ((kt / S) - 1) & 1);
+                if (kt >= S) ternion_mbar_wait(ternion_smem_u32(&empty[s]), ((kt / S) - 1) & 1);
                 const unsigned as = base + s * GEMM90_STAGE;
                 g90_expand(Q(), cur, 2 * u, as, t, 0);
                 g90_expand(Q(), cur, 2 * u + 1, as, t, 4);
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                g90_arrive(g90_smem(&full[s]));
+                g90_arrive(ternion_smem_u32(&full[s]));
             }
         }
         return;
@@ -301,14 +287,14 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
     for (int i = 0; i < 64; i++) d[i] = 0.0f;
     for (int kt = 0; kt < T; kt++) {
         const int s = kt % S;
-        g90_wait(g90_smem(&full[s]), (kt / S) & 1);
+        ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / S) & 1);
         const unsigned as = base + s * GEMM90_STAGE + wm * 128, bs = base + s * GEMM90_STAGE + GEMM90_TILE_A;
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) g90_mma(d, g90_desc(as + kk * 32), g90_desc(bs + kk * 32));
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        if (kt > 0 && l == 0) g90_arrive(g90_smem(&empty[(kt - 1) % S]));
+        if (kt > 0 && l == 0) g90_arrive(ternion_smem_u32(&empty[(kt - 1) % S]));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     float * C = (float *)dst.data;

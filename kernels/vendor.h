@@ -46,6 +46,30 @@
 #define TERNION_CLUSTER_DIMS(n)
 #endif
 
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__)
+// ternion_smem_u32 is the shared-state-space address of p, a pointer into
+// shared memory (the operand of ld/st.shared, cp.async and mbarrier PTX).
+static __device__ __forceinline__ ternion_u32 ternion_smem_u32(const void * p) {
+    ternion_u32 a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+#endif
+
+#if TERNION_SM90
+// ternion_mbar_wait waits until the mbarrier at shared address bar has
+// completed the phase of the given parity.
+static __device__ __forceinline__ void ternion_mbar_wait(ternion_u32 bar, ternion_u32 parity) {
+    ternion_u32 done;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (done == 0u);
+}
+#endif
+
 // TERNION_KERNEL_ENTRY() is the first statement of every kernel (a test
 // checks it): on NVIDIA arch 9.0 and later it waits until the grids this one
 // depends on have completed and their writes are visible, then lets the next
