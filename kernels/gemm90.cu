@@ -179,6 +179,47 @@ static __device__ __forceinline__ void g90_expand(g90_q8_0, const uint4 * c, int
 }
 #endif
 
+// The multiplying warpgroups' part: thread t of the warpgroup for rows wm …
+// wm + 63 of the tile multiplies them in each of the T k-tiles' stages (S of
+// them at base, filled when full[s] completes) by B's 128 rows (wgmma
+// m64n128k16, one commit group a k-tile; a stage released on empty[s] once the
+// next tile's group is issued), then stores the 64 x 128 results into C
+// [n][m] (column stride ldc) where row < M and column < N.
+template <int S>
+static __device__ __forceinline__ void g90_consume(unsigned base, unsigned long long * full, unsigned long long * empty, int T, int wm,
+                                                   int t, float * C, long long ldc, int m0, int n0, int M, int N) {
+#if TERNION_GEMM90
+    const int w = t >> 5, l = t & 31;
+    float d[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    for (int kt = 0; kt < T; kt++) {
+        const int s = kt % S;
+        ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / S) & 1);
+        const unsigned as = base + s * GEMM90_STAGE + wm * 128, bs = base + s * GEMM90_STAGE + GEMM90_TILE_A;
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) g90_mma(d, g90_desc(as + kk * 32), g90_desc(bs + kk * 32));
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        if (kt > 0 && l == 0) g90_arrive(ternion_smem_u32(&empty[(kt - 1) % S]));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    const int r0 = m0 + wm + w * 16 + (l >> 2);
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        const int n = n0 + j * 8 + (l & 3) * 2;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
+            if (row < M && col < N) C[(long long)col * ldc + row] = d[4 * j + e];
+        }
+    }
+#else
+    (void)base, (void)full, (void)empty, (void)T, (void)wm, (void)t, (void)C, (void)ldc, (void)m0, (void)n0, (void)M, (void)N;
+#endif
+}
+
 // src1 (f32, rows of k packed, 16-byte aligned) into bt in the B stage order.
 extern "C" __global__ void gemm90_b_f32(void * bt, ternion_tensor src1, ternion_i64 chunks) {
     TERNION_KERNEL_ENTRY();
@@ -281,34 +322,7 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
         return;
     }
     // Warpgroups 1 and 2: rows 64 (wg - 1) … of the tile.
-    const int wm = (wg - 1) * 64, w = t >> 5;
-    float d[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) d[i] = 0.0f;
-    for (int kt = 0; kt < T; kt++) {
-        const int s = kt % S;
-        ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / S) & 1);
-        const unsigned as = base + s * GEMM90_STAGE + wm * 128, bs = base + s * GEMM90_STAGE + GEMM90_TILE_A;
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) g90_mma(d, g90_desc(as + kk * 32), g90_desc(bs + kk * 32));
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        if (kt > 0 && l == 0) g90_arrive(ternion_smem_u32(&empty[(kt - 1) % S]));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    float * C = (float *)dst.data;
-    const long long ldc = dst.nb[1] / 4;
-    const int r0 = m0 + wm + w * 16 + (l >> 2);
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        const int n = n0 + j * 8 + (l & 3) * 2;
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
-            if (row < M && col < N) C[(long long)col * ldc + row] = d[4 * j + e];
-        }
-    }
+    g90_consume<S>(base, full, empty, T, (wg - 1) * 64, t, (float *)dst.data, dst.nb[1] / 4, m0, n0, M, N);
 #elif defined(TERNION_VENDOR_CUDA)
     (void)dst, (void)src0, (void)bt;
     __trap();

@@ -46,7 +46,7 @@
 #define TERNION_CLUSTER_DIMS(n)
 #endif
 
-#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH__)
+#if defined(TERNION_VENDOR_CUDA)
 // ternion_smem_u32 is the shared-state-space address of p, a pointer into
 // shared memory (the operand of ld/st.shared, cp.async and mbarrier PTX).
 static __device__ __forceinline__ ternion_u32 ternion_smem_u32(const void * p) {
@@ -54,11 +54,10 @@ static __device__ __forceinline__ ternion_u32 ternion_smem_u32(const void * p) {
     asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
     return a;
 }
-#endif
 
-#if TERNION_SM90
 // ternion_mbar_wait waits until the mbarrier at shared address bar has
-// completed the phase of the given parity.
+// completed the phase of the given parity (mbarriers: code for arch 9.0 and
+// later only).
 static __device__ __forceinline__ void ternion_mbar_wait(ternion_u32 bar, ternion_u32 parity) {
     ternion_u32 done;
     do {

@@ -6,6 +6,7 @@
 // producers' and consumers' loops, and the tree's kernels for reference.
 // Include after quant.cu and harness.cuh.
 #pragma once
+#include "gemm90.cu" // the product's consumer loop (g90_consume) and kernels
 #include <cuda_fp16.h>
 #include <cublas_v2.h>
 #include <cstdint>
@@ -22,7 +23,7 @@ constexpr int RAW = WG_RAW; // quantized group buffers (8 blocks, 4 k-tiles, of 
 
 enum { A_F16 = 0, A_Q4_0 = 1, A_Q8_0 = 2 };
 
-static __device__ __forceinline__ unsigned smem_u32(const void * p) { return (unsigned)__cvta_generic_to_shared(p); }
+static __device__ __forceinline__ unsigned smem_u32(const void * p) { return ternion_smem_u32(p); }
 
 static __device__ __forceinline__ void mbar_init(unsigned a, unsigned count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(count) : "memory");
@@ -31,15 +32,7 @@ static __device__ __forceinline__ void mbar_arrive(unsigned a) {
     unsigned long long st;
     asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(st) : "r"(a) : "memory");
 }
-static __device__ __forceinline__ void mbar_wait(unsigned a, unsigned parity) {
-    unsigned ok;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(ok)
-                     : "r"(a), "r"(parity)
-                     : "memory");
-    } while (!ok);
-}
+static __device__ __forceinline__ void mbar_wait(unsigned a, unsigned parity) { ternion_mbar_wait(a, parity); }
 static __device__ __forceinline__ void mbar_arrive_tx(unsigned a, unsigned bytes) {
     unsigned long long st;
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(st) : "r"(a), "r"(bytes) : "memory");
@@ -206,39 +199,13 @@ static __device__ __forceinline__ void wg_expand(unsigned base, unsigned raw, un
 }
 
 // The consumers' part: consumer warpgroup c (0 or 1) multiplies rows
-// 64c … 64c + 63 of each of the T k-tiles' stages by B's 128 rows (wgmma
-// m64n128k16, one commit group a k-tile, a stage released once the next
-// tile's group is issued), then stores its 64 x 128 results into C [n][m]
-// (column stride ldc) where row < M and column < N.
+// 64c … 64c + 63 of each of the T k-tiles' stages by B's 128 rows and stores
+// its 64 x 128 results into C [n][m] (column stride ldc) where row < M and
+// column < N: the product's g90_consume (kernels/gemm90.cu).
 template <int S>
 static __device__ __forceinline__ void wg_consume(unsigned base, unsigned long long * full, unsigned long long * empty, int T, int c,
                                                   int t, float * C, long ldc, int m0, int n0, int M, int N) {
-    const int wm = c * 64, w = t >> 5, l = t & 31;
-    float d[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) d[i] = 0.0f;
-    for (int kt = 0; kt < T; kt++) {
-        const int s = kt % S;
-        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
-        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
-        wg_commit();
-        wg_wait<1>();
-        if (kt > 0 && l == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
-    }
-    wg_wait<0>();
-    const int r0 = m0 + wm + w * 16 + (l >> 2);
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        const int n = n0 + j * 8 + (l & 3) * 2;
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
-            if (row < M && col < N) C[(long)col * ldc + row] = d[4 * j + e];
-        }
-    }
+    g90_consume<S>(base, full, empty, T, c * 64, t, C, ldc, m0, n0, M, N);
 }
 
 // The tree's path, for reference: its dequantize (kernels' dq_q4_0_f16,

@@ -1,5 +1,5 @@
 // wgq.cu - a standalone nvcc program (sm_90a): ternion's gemm90 kernels
-// (kernels/gemm90.cu, included here as the product builds them) checked and
+// (kernels/gemm90.cu, which wgmma.cuh includes, as the product builds them) checked and
 // timed against the tree's other path (dq -> f16, src1 -> f16,
 // cublasGemmEx) over a sweep of shapes. Session 26 wrote this with a copy of
 // the kernel (run F's form of wgmma.cu); session 27 moved it into kernels/
@@ -12,9 +12,8 @@
 //   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I kernels -o /tmp/wgq \
 //       bench/experiments/wgq.cu -lcublas && /tmp/wgq
 #include "quant.cu"
-#include "gemm90.cu"
 #include "harness.cuh"
-#include "wgmma.cuh"
+#include "wgmma.cuh" // includes kernels/gemm90.cu
 
 template <typename Q>
 __global__ void __launch_bounds__(GEMM90_THREADS, 1) g90(ternion_tensor dst, ternion_tensor src0, const void * bt) {
