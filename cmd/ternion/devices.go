@@ -14,6 +14,7 @@ import (
 	"github.com/ternion/ternion/core/split"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/internal/quote"
+	"github.com/ternion/ternion/kernels"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -202,7 +203,30 @@ func deviceOf(vendor string, d vendorapi.Driver, dev int) (deviceRow, error) {
 				hc.Name(), p.CC.Name(), hc.Name()))
 		}
 	}
+	if p.CC.IsNVIDIA() {
+		target := p.CC.Name() + "a" // sm_90a
+		if fams := archSpecificFamilies(target); len(fams) > 0 {
+			if slices.Contains(p.ArchSpecific, target) {
+				row.Notes = append(row.Notes, fmt.Sprintf("%s kernels (%s) are compiled at run time by NVRTC", target, strings.Join(fams, ",")))
+			} else {
+				row.Notes = append(row.Notes, fmt.Sprintf("no %s kernels (%s): they need NVRTC 12 or later, which is missing or disabled here; their ops take other paths",
+					target, strings.Join(fams, ",")))
+			}
+		}
+	}
 	return row, nil
+}
+
+// archSpecificFamilies names the kernel families of code for target only
+// (kernels.Family.ArchSpecific).
+func archSpecificFamilies(target string) []string {
+	var out []string
+	for _, f := range kernels.Families {
+		if f.ArchSpecific == target {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // problemLine formats why a vendor (or one of its devices) is unusable as one

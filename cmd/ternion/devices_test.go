@@ -163,6 +163,32 @@ func TestDevicesText(t *testing.T) {
 	}
 }
 
+// TestDevicesArchSpecific: a cc 9.0 device says whether its sm_90a kernels
+// (gemm90) can be built, never silently without them.
+func TestDevicesArchSpecific(t *testing.T) {
+	for _, c := range []struct {
+		specific []string
+		want     string
+	}{
+		{nil, "no sm_90a kernels (gemm90): they need NVRTC 12 or later"},
+		{[]string{"sm_90a"}, "sm_90a kernels (gemm90) are compiled at run time by NVRTC"},
+	} {
+		fake := cudaFake()
+		fake.props[0].ArchSpecific = c.specific
+		a := devicesApp(nil, vendorapi.Probe{Vendor: "cuda", Driver: fake})
+		stdout, stderr, status := runCLI(t, a, "devices")
+		if status != exitOK || !strings.Contains(stdout, c.want) {
+			t.Errorf("status %d, want a note %q in:\n%s%s", status, c.want, stdout, stderr)
+		}
+	}
+	ada := cudaFake()
+	ada.props[0].CC, ada.props[0].ArchName = arch.NVIDIA(8, 9), "sm_89"
+	stdout, _, _ := runCLI(t, devicesApp(nil, vendorapi.Probe{Vendor: "cuda", Driver: ada}), "devices")
+	if strings.Contains(stdout, "sm_89a") {
+		t.Errorf("no family is sm_89a code, yet:\n%s", stdout)
+	}
+}
+
 func TestDevicesFeatures(t *testing.T) {
 	a := devicesApp(map[string]string{"TERNION_PEER_MAX_BATCH_SIZE": "64"},
 		vendorapi.Probe{Vendor: "host", Driver: hostFake(1)})
