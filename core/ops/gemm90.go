@@ -60,13 +60,14 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 	a, b := n.Src(0), n.Src(1)
 	_, ok := gemm90Groups[a.Type()]
 	an, bn := a.Ne(), b.Ne()
+	tiles := gemm90Tiles(an[1]) * gemm90Tiles(bn[1])
 	return ok && b.Type() == tensor.F32 && bn[1] > MMVQMaxColumns && an[0]%256 == 0 &&
 		an[2]*an[3] == 1 && bn[2]*bn[3] == 1 && a.Nb()[0] == a.Type().BlockBytes() && rowsStartAligned(a, 16) &&
 		b.Nb()[0] == 4 && rowsStartAligned(b, 16) && n.Nb()[0] == 4 && n.Nb()[1]%4 == 0 &&
 		an[0] <= math.MaxInt32 && an[1] <= math.MaxInt32 && bn[1] <= math.MaxInt32 &&
-		gemm90Tiles(an[1])*gemm90Tiles(bn[1]) <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&
+		tiles <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&
 		gemm90Shared(a.Type()) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoGemm90) &&
-		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(gemm90Tiles(an[1])*gemm90Tiles(bn[1]), int64(p.SMs)))
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(tiles, int64(p.SMs)))
 }
 
 // runGemm90 multiplies q4_0 / q8_0 src0 a (of type at) by f32 src1 b into

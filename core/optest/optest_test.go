@@ -2,6 +2,7 @@ package optest
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,11 +109,8 @@ func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, se
 // TERNION_NO_FATTN_TC and TERNION_DEQUANT_SLICE change (the other cases of
 // these ops run alike, so the rerun skips them).
 func tensorCoreCase(c Case) bool {
-	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID && c.Op != graph.OpFlashAttnExt {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	if out == nil || out.Op() != c.Op {
+	out := builtOp(c, graph.OpMulMat, graph.OpMulMatID, graph.OpFlashAttnExt)
+	if out == nil {
 		return false
 	}
 	if c.Op == graph.OpFlashAttnExt {
@@ -130,14 +128,24 @@ func tensorCoreCase(c Case) bool {
 	return false
 }
 
-// mmvtCase reports whether c is a MUL_MAT of f16 or bf16 src0 and 2 to 8
-// columns (the cases TERNION_NO_MMVT2 changes).
-func mmvtCase(c Case) bool {
-	if c.Op != graph.OpMulMat {
-		return false
+// builtOp builds case c and returns its output node when c is one of ops
+// and the node is of c's op, else nil (a case that fails to build).
+func builtOp(c Case, ops ...graph.Op) *graph.Tensor {
+	if !slices.Contains(ops, c.Op) {
+		return nil
 	}
 	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
 	if out == nil || out.Op() != c.Op {
+		return nil
+	}
+	return out
+}
+
+// mmvtCase reports whether c is a MUL_MAT of f16 or bf16 src0 and 2 to 8
+// columns (the cases TERNION_NO_MMVT2 changes).
+func mmvtCase(c Case) bool {
+	out := builtOp(c, graph.OpMulMat)
+	if out == nil {
 		return false
 	}
 	a, cols := out.Src(0).Type(), out.Src(1).Ne()[1]
@@ -147,11 +155,8 @@ func mmvtCase(c Case) bool {
 // gemm90Case reports whether c is a MUL_MAT of q4_0 or q8_0 src0 and more
 // than 8 columns (the cases TERNION_NO_GEMM90 may change).
 func gemm90Case(c Case) bool {
-	if c.Op != graph.OpMulMat {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	if out == nil || out.Op() != c.Op {
+	out := builtOp(c, graph.OpMulMat)
+	if out == nil {
 		return false
 	}
 	a := out.Src(0).Type()
@@ -165,11 +170,8 @@ func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
 // fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
 // cases TERNION_NO_FATTN_FOLD changes).
 func fattnDecodeCase(c Case) bool {
-	if c.Op != graph.OpFlashAttnExt {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	return out != nil && out.Op() == c.Op && out.Src(0).Ne()[1] == 1
+	out := builtOp(c, graph.OpFlashAttnExt)
+	return out != nil && out.Src(0).Ne()[1] == 1
 }
 
 // fattnPrefill256Case reports whether c is a FLASH_ATTN_EXT of head size
@@ -189,11 +191,8 @@ func fattnPrefill256Case(c Case) bool {
 // MUL_MAT_ID of one token of a format with mmvq8w kernels (q4_0, q8_0,
 // q4_K, q5_K, q6_K): the cases TERNION_MMVQ8WF changes.
 func wholeWordColumnCase(c Case) bool {
-	if c.Op != graph.OpMulMat && c.Op != graph.OpMulMatID {
-		return false
-	}
-	out := c.Build(graph.NewContext(), rand.New(rand.NewPCG(1, 2)))
-	if out == nil || out.Op() != c.Op {
+	out := builtOp(c, graph.OpMulMat, graph.OpMulMatID)
+	if out == nil {
 		return false
 	}
 	switch out.Src(0).Type() {
