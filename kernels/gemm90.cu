@@ -80,9 +80,6 @@ static __device__ __forceinline__ uint4 g90_ld4(unsigned a) {
     asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
     return v;
 }
-static __device__ __forceinline__ void g90_st4(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w) {
-    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
-}
 
 // The descriptor of a K-major operand in a 128-byte-swizzled stage: rows of
 // 64 f16 (128 bytes), 8-row groups 1024 bytes apart, start address a
@@ -104,6 +101,17 @@ static __device__ __forceinline__ void g90_mma(float * d, unsigned long long a, 
                    "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
                    "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                  : "l"(a), "l"(b), "r"(1));
+}
+
+#endif
+
+// The expansion of a group's blocks into f16 stage rows: CUDA code in every
+// pass (declared for nvcc's host pass too, so bench/experiments/wgmma.cuh's
+// templates can call it), emitted only where a kernel built for sm_90a uses
+// it.
+#if defined(TERNION_VENDOR_CUDA)
+static __device__ __forceinline__ void g90_st4(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w) {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
 
 // (t - off) · d on the f16 pairs of words, each step rounded once (.rn:

@@ -80,83 +80,8 @@ static __device__ __forceinline__ void wgmma_m64n128k16(float * d, unsigned long
                  : "l"(a), "l"(b), "r"(1));
 }
 
-// Word i (compile-time) of an array of uint4.
-static __device__ __forceinline__ unsigned word_of(const uint4 * c, int i) {
-    const uint4 v = c[i >> 2];
-    return (i & 3) == 0 ? v.x : (i & 3) == 1 ? v.y : (i & 3) == 2 ? v.z : v.w;
-}
-
-// Four low (HI = false) or high nibbles of word w's bytes as (q - 8) * d in
-// f16: the two half2 of values (b0, b1) and (b2, b3).
-template <bool HI> static __device__ __forceinline__ uint2 nib4(unsigned w, __half2 d) {
-    const __half2 off = __halves2half2(__ushort_as_half(0x6408), __ushort_as_half(0x6408)); // 1032 = 1024 + 8
-    unsigned t0 = __byte_perm(w, 0, 0x4140), t1 = __byte_perm(w, 0, 0x4342);
-    if (HI) {
-        t0 >>= 4, t1 >>= 4;
-    }
-    t0 = (t0 & 0x000F000Fu) | 0x64006400u, t1 = (t1 & 0x000F000Fu) | 0x64006400u;
-    const __half2 h0 = __hmul2(__hsub2(*(__half2 *)&t0, off), d), h1 = __hmul2(__hsub2(*(__half2 *)&t1, off), d);
-    return make_uint2(*(const unsigned *)&h0, *(const unsigned *)&h1);
-}
-
-// Block b (0..7, compile-time) of the 144 bytes in c written as f16 chunks
-// (8 values, 16 bytes) pos0 … pos0+3 of row r of the A stage at as.
-static __device__ __forceinline__ void q4_0_block(const uint4 * c, int b, unsigned as, int r, int pos0) {
-    const int o = 18 * b; // byte offset of the block
-    unsigned dw, q[4];
-    if ((o & 3) == 0) {
-        dw = word_of(c, o >> 2) & 0xffffu;
-#pragma unroll
-        for (int j = 0; j < 4; j++) q[j] = __funnelshift_r(word_of(c, (o >> 2) + j), word_of(c, (o >> 2) + j + 1), 16);
-    } else {
-        dw = word_of(c, o >> 2) >> 16;
-#pragma unroll
-        for (int j = 0; j < 4; j++) q[j] = word_of(c, ((o + 2) >> 2) + j);
-    }
-    const __half2 d = __halves2half2(__ushort_as_half((unsigned short)dw), __ushort_as_half((unsigned short)dw));
-#pragma unroll
-    for (int ch = 0; ch < 4; ch++) {
-        // chunk 0: low nibbles of bytes 0..7 (values 0..7), 1: of bytes 8..15, 2/3: the high nibbles (values 16..31)
-        const unsigned w0 = q[(ch & 1) * 2], w1 = q[(ch & 1) * 2 + 1];
-        const uint2 a = ch < 2 ? nib4<false>(w0, d) : nib4<true>(w0, d);
-        const uint2 e = ch < 2 ? nib4<false>(w1, d) : nib4<true>(w1, d);
-        const int pos = pos0 + ch;
-        st_shared_v4(as + r * 128 + ((pos ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
-    }
-}
-
-// Four int8 of word w as (q) * d in f16 (the seed's q8_0 dequantize:
-// one rounding of the exact product): the half2 of bytes (0, 1) and (2, 3).
-static __device__ __forceinline__ uint2 i8x4(unsigned w, __half2 d) {
-    const __half2 off = __halves2half2(__ushort_as_half(0x6480), __ushort_as_half(0x6480)); // 1152 = 1024 + 128
-    w ^= 0x80808080u;                                                                         // q + 128, unsigned
-    unsigned t0 = __byte_perm(w, 0x64646464u, 0x5140), t1 = __byte_perm(w, 0x64646464u, 0x7362);
-    const __half2 h0 = __hmul2(__hsub2(*(__half2 *)&t0, off), d), h1 = __hmul2(__hsub2(*(__half2 *)&t1, off), d);
-    return make_uint2(*(const unsigned *)&h0, *(const unsigned *)&h1);
-}
-
-// Block b (0..7, compile-time) of the 272 bytes in c (8 q8_0 blocks of 34)
-// written as f16 chunks pos0 … pos0+3 of row r of the A stage at as.
-static __device__ __forceinline__ void q8_0_block(const uint4 * c, int b, unsigned as, int r, int pos0) {
-    const int o = 34 * b;
-    unsigned dw, q[8];
-    if ((o & 3) == 0) {
-        dw = word_of(c, o >> 2) & 0xffffu;
-#pragma unroll
-        for (int j = 0; j < 8; j++) q[j] = __funnelshift_r(word_of(c, (o >> 2) + j), word_of(c, (o >> 2) + j + 1), 16);
-    } else {
-        dw = word_of(c, o >> 2) >> 16;
-#pragma unroll
-        for (int j = 0; j < 8; j++) q[j] = word_of(c, ((o + 2) >> 2) + j);
-    }
-    const __half2 d = __halves2half2(__ushort_as_half((unsigned short)dw), __ushort_as_half((unsigned short)dw));
-#pragma unroll
-    for (int ch = 0; ch < 4; ch++) {
-        const uint2 a = i8x4(q[2 * ch], d), e = i8x4(q[2 * ch + 1], d);
-        const int pos = pos0 + ch;
-        st_shared_v4(as + r * 128 + ((pos ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
-    }
-}
+// The expansion of blocks into f16 stage rows (bit-exact with the tree's
+// dq) is the product's: g90_expand (kernels/gemm90.cu).
 
 // Bytes of a row's group of 8 blocks (4 k-tiles) for A's formats.
 template <int AT> struct group_of { static constexpr int BYTES = AT == A_Q8_0 ? 272 : 144; };
@@ -187,9 +112,9 @@ static __device__ __forceinline__ void wg_expand(unsigned base, unsigned raw, un
             for (int b = 0; b < 2; b++) {
                 if (PW == 2 && b != h) continue;
                 if (AT == A_Q4_0) {
-                    q4_0_block(cur, 2 * u + b, as, t, 4 * b);
+                    g90_expand(g90_q4_0(), cur, 2 * u + b, as, t, 4 * b);
                 } else {
-                    q8_0_block(cur, 2 * u + b, as, t, 4 * b);
+                    g90_expand(g90_q8_0(), cur, 2 * u + b, as, t, 4 * b);
                 }
             }
             fence_async();
