@@ -1,4 +1,4 @@
-// gemm90.cu - MUL_MAT of q4_0 / q8_0 weights by many f32 columns on Hopper's
+// gemm90.cu - MUL_MAT of q4_0 / q8_0 / q4_K weights by many f32 columns on Hopper's
 // warpgroup tensor cores (wgmma, NVIDIA sm_90a only), the weights expanded to
 // f16 inside the gemm instead of dequantized into a temporary first.
 //
@@ -11,13 +11,14 @@
 //   gemm90_{q}    dst f32 [n][m] = src0 ({q}, [m][k], k % 256 == 0) · bᵀ: block
 //                 b computes the 128 x 128 tile (m-tile b % mt, n-tile b / mt);
 //                 512 threads, four warpgroups: 0 expands each k-tile's 128
-//                 rows into the A stage ((q - 8)·d or q·d rounded once to
-//                 f16: bit-identical to dequantizing to f16 first), fences the
+//                 rows into the A stage ((q - 8)·d, q·d or (d·sc)·q - dmin·m
+//                 rounded once to f16: bit-identical to dequantizing to f16
+//                 first), fences the
 //                 async proxy and arrives; 1 and 2 multiply (wgmma m64n128k16
 //                 from 128-byte-swizzled shared memory, one commit group a
 //                 k-tile); 3 fetches: its warp 0 one 16 KB bulk copy of B a
-//                 stage, warps 1..3 the quantized rows a group of 8 blocks
-//                 (4 k-tiles) ahead by 16-byte cp.async counted on the
+//                 stage, warps 1..3 the quantized rows a group of 256
+//                 values (8 blocks of 32, or one q4_K block; 4 k-tiles) ahead by 16-byte cp.async counted on the
 //                 group's mbarrier (a thread that fences never has a copy in
 //                 flight: fence.proxy.async waits for them all). 4 stages,
 //                 2 group buffers; rows past m are not read, results past m
@@ -50,13 +51,16 @@
 // 128 rows of gb bytes, and 1024 bytes to align the stages to 1024.
 #define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_STAGE + GEMM90_RAW * 128 * (gb) + 1024)
 
-// g90_q4_0 and g90_q8_0 are the weight formats: the bytes of a row's
-// group of 8 blocks (256 values, 4 k-tiles).
+// g90_q4_0, g90_q8_0 and g90_q4_K are the weight formats: the bytes of a
+// row's group of 256 values (4 k-tiles): 8 blocks of 32, or one q4_K block.
 struct g90_q4_0 {
     static constexpr int GROUP = 144;
 };
 struct g90_q8_0 {
     static constexpr int GROUP = 272;
+};
+struct g90_q4_K {
+    static constexpr int GROUP = 144;
 };
 
 #if TERNION_GEMM90
@@ -183,6 +187,45 @@ static __device__ __forceinline__ void g90_expand(g90_q8_0, const uint4 * c, int
     for (int ch = 0; ch < 4; ch++) {
         const uint2 a = g90_i8x4(q[2 * ch], d), e = g90_i8x4(q[2 * ch + 1], d);
         g90_st4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), a.x, a.y, e.x, e.y);
+    }
+}
+
+// Byte o (compile-time) of the group in c.
+static __device__ __forceinline__ unsigned g90_byte(const uint4 * c, int o) { return (g90_word(c, o >> 2) >> (8 * (o & 3))) & 0xffu; }
+
+// Nibble byte i (compile-time) of word x (nibbles already in the low halves
+// of its bytes) as d1·q - m1, the product exact in f32 and the difference
+// rounded once (as the seed's dequantize, contracted or not): q is the
+// float 2^23 + q (byte i under exponent byte 0x4B) minus 2^23.
+static __device__ __forceinline__ float g90_k4(unsigned x, int i, float d1, float m1) {
+    return __fmaf_rn(d1, __uint_as_float(__byte_perm(x, 0x4B000000u, 0x7650u | i)) - 8388608.0f, -m1);
+}
+
+// Sub-block b (compile-time, 0..7: 32 values) of the q4_K block in c (d,
+// dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: values of
+// sub-block b in the low (b even) or high nibbles of bytes 32·(b/2) …) as
+// f16 chunks pos0 … pos0+3 of row r of the A stage at as: (d·sc)·q -
+// dmin·m in f32 (ggml's get_scale_min_k4 for sc, m), rounded once to f16.
+static __device__ __forceinline__ void g90_expand(g90_q4_K, const uint4 * c, int b, unsigned as, int r, int pos0) {
+    const unsigned dm = g90_word(c, 0);
+    unsigned sc, m;
+    if (b < 4) {
+        sc = g90_byte(c, 4 + b) & 63, m = g90_byte(c, 8 + b) & 63;
+    } else {
+        sc = (g90_byte(c, 8 + b) & 15) | ((g90_byte(c, b) >> 6) << 4), m = (g90_byte(c, 8 + b) >> 4) | ((g90_byte(c, 4 + b) >> 6) << 4);
+    }
+    const float d1 = ternion_f16_to_f32((ternion_f16)(dm & 0xffffu)) * (float)sc, m1 = ternion_f16_to_f32((ternion_f16)(dm >> 16)) * (float)m;
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        unsigned x[2] = {g90_word(c, 4 + 8 * (b >> 1) + 2 * ch), g90_word(c, 5 + 8 * (b >> 1) + 2 * ch)};
+        unsigned h[4];
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            x[j] = ((b & 1) ? x[j] >> 4 : x[j]) & 0x0F0F0F0Fu;
+            asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h[2 * j]) : "f"(g90_k4(x[j], 0, d1, m1)), "f"(g90_k4(x[j], 1, d1, m1)));
+            asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h[2 * j + 1]) : "f"(g90_k4(x[j], 2, d1, m1)), "f"(g90_k4(x[j], 3, d1, m1)));
+        }
+        g90_st4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), h[0], h[1], h[2], h[3]);
     }
 }
 #endif

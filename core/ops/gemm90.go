@@ -14,7 +14,7 @@ import (
 // gemm90Groups are the bytes of a 256-value group of each format with
 // gemm90 kernels (kernels.Gemm90Groups, which core may not import; a test
 // keeps the two equal).
-var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q8_0: 272}
+var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q8_0: 272, tensor.Q4_K: 144}
 
 // gemm90Arch is the arch-specific target of the gemm90 kernels (the
 // family's kernels.Family.ArchSpecific): a device runs them when its
@@ -43,12 +43,13 @@ func gemm90Tiles(n int64) int64 { return (n + gemm90Tile - 1) / gemm90Tile }
 // -2 % for q8_0 in `ops perf`, -14 % and -10 % standalone; with fewer tiles
 // most multiprocessors idle — n=100, 32 tiles: +13 % — and with more the
 // tiles take two waves or more at a pace cuBLAS beats — n=1000, 256 tiles:
-// +9 to +15 %; m=14336 k=4096 n=512, 448 tiles: +2 to +4 %). sms 0 (the
-// host device) takes every tile count.
+// +9 to +15 %; m=14336 k=4096 n=512, 448 tiles: +2 to +4 %; q4_K takes the
+// same rule, unmeasured before it). sms 0 (the host device) takes every tile
+// count.
 func gemm90Waves(tiles, sms int64) bool { return sms == 0 || (4*tiles > 3*sms && tiles <= sms) }
 
 // useGemm90 reports whether MUL_MAT node n runs gemm90 on a device of props
-// p: src0 q4_0 or q8_0, one matrix, k a multiple of 256, rows packed and
+// p: src0 q4_0, q8_0 or q4_K, one matrix, k a multiple of 256, rows packed and
 // starting 16-byte aligned (the kernel copies them 16 bytes at a time);
 // src1 one f32 matrix of more than MMVQMaxColumns columns, packed along k,
 // columns starting 16-byte aligned (float4 loads); the grid and the shared
@@ -70,7 +71,7 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(tiles, int64(p.SMs)))
 }
 
-// runGemm90 multiplies q4_0 / q8_0 src0 a (of type at) by f32 src1 b into
+// runGemm90 multiplies q4_0 / q8_0 / q4_K src0 a (of type at) by f32 src1 b into
 // dst as useGemm90 allows: gemm90_b_f32 converts b to f16 in the gemm's
 // tile order into a pool buffer, then gemm90_{at} computes one 128x128 tile
 // of dst a block, expanding a's blocks to f16 in shared memory.
