@@ -5,7 +5,8 @@
 # duration, DRAM bytes, registers, grid and occupancy, and for kernels
 # matching $DETAIL (a regex) the speed-of-light, memory, occupancy and
 # warp-stall sections, and with STALLS=1 the warps' stall reasons per issued
-# instruction and the pipes' utilisation. SKIP and COUNT (default 4 and 4)
+# instruction and the pipes' utilisation, and with SASS=1 each SASS
+# instruction's issue count and stall samples (CSV under $OUT). SKIP and COUNT (default 4 and 4)
 # choose the launches read, NCUFLAGS adds options (--cache-control none). Logs go to $OUT/profile.log.
 #   bash scripts/h200-profile.sh 'CASE-REGEX' ['CASE-REGEX'...]
 set -uo pipefail
@@ -45,6 +46,13 @@ if rows:
       P="sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,gpu__time_duration.sum"
       "$NCU" --clock-control none -k "regex:$DETAIL" --launch-skip 4 --launch-count 1 --metrics "${P}${SM}" \
         /tmp/ternion ops perf -d cuda --time 50ms -p "$c" 2>&1 | grep -E "^\s+(sm|smsp|l1tex|gpu)__" | sed -E "s/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//"
+    fi
+    if [ "${SASS:-0}" = 1 ]; then # per-instruction issue counts and stall samples of the first $DETAIL kernel
+      rep="$OUT/sass-$(echo "$DETAIL" | tr -c 'A-Za-z0-9_\n' _)"
+      "$NCU" --clock-control none -k "regex:$DETAIL" --launch-skip 4 --launch-count 1 --section SourceCounters --section WarpStateStats \
+        -f -o "$rep" /tmp/ternion ops perf -d cuda --time 50ms -p "$c" > /dev/null 2>&1
+      "$NCU" -i "$rep.ncu-rep" --page source --csv --print-source sass > "$rep.csv" 2>&1
+      echo "  per-instruction SASS: $rep.csv ($(wc -l < "$rep.csv") lines)"
     fi
   fi
 done 2>&1 | tee -a "$OUT/profile.log"
