@@ -22,6 +22,9 @@
 // cp.async a group of 256 values ahead). Same B layout (gemm90_b_f32), same
 // epilogue.
 //
+// Formats q4_0, q8_0 and q4_K (k-tile U of a q4_K block: sub-blocks 2U, 2U + 1
+// in f32, as gemm90.cu), m x k x n over the issue-10 shape and its neighbours.
+//
 // Build and run (device tool, repo root; CUDA 12+):
 //   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I kernels -o /tmp/wgrs \
 //       bench/experiments/wgrs.cu -lcublas && /tmp/wgrs
@@ -44,13 +47,14 @@ static __device__ __forceinline__ void rs_mma(float * d, const unsigned * a, uns
 
 static __device__ __forceinline__ unsigned ld16(const unsigned char * p) { return *(const unsigned short *)p; }
 
-// The fragments of k-tile u (0..3) of a group for rows a and b (raw rows in
-// shared memory), lane column c = l % 4: a[kk] = {(a, k0..k0+1), (b, k0..),
-// (a, k0+8..), (b, k0+8..)} of k16 step kk, k0 = 2c.
-static __device__ __forceinline__ void rs_expand(g90_q4_0, const unsigned char * ra, const unsigned char * rb, int u, int c, unsigned (&a)[4][4]) {
+// The fragments of k-tile U (0..3, compile-time) of a group for rows a and b
+// (raw rows in shared memory), lane column c = l % 4: a[kk] = {(a, k0..k0+1),
+// (b, k0..), (a, k0+8..), (b, k0+8..)} of k16 step kk, k0 = 2c.
+template <int U>
+static __device__ __forceinline__ void rs_expand(g90_q4_0, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
 #pragma unroll
-    for (int h = 0; h < 2; h++) { // block 2u + h: steps 2h (low nibbles, values 0..15) and 2h + 1 (high, 16..31)
-        const int o = 18 * (2 * u + h);
+    for (int h = 0; h < 2; h++) { // block 2U + h: steps 2h (low nibbles, values 0..15) and 2h + 1 (high, 16..31)
+        const int o = 18 * (2 * U + h);
         unsigned da = ld16(ra + o), db = ld16(rb + o);
         da |= da << 16, db |= db << 16;
         const unsigned wa = ld16(ra + o + 2 + 2 * c) | (ld16(ra + o + 10 + 2 * c) << 16);
@@ -60,14 +64,59 @@ static __device__ __forceinline__ void rs_expand(g90_q4_0, const unsigned char *
         a[2 * h + 1][0] = ha.x, a[2 * h + 1][1] = hb.x, a[2 * h + 1][2] = ha.y, a[2 * h + 1][3] = hb.y;
     }
 }
-static __device__ __forceinline__ void rs_expand(g90_q8_0, const unsigned char * ra, const unsigned char * rb, int u, int c, unsigned (&a)[4][4]) {
+template <int U>
+static __device__ __forceinline__ void rs_expand(g90_q8_0, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++) { // block 2u + kk/2, values 16 (kk & 1) ...
-        const int o = 34 * (2 * u + kk / 2), q = o + 2 + 16 * (kk & 1) + 2 * c;
+    for (int kk = 0; kk < 4; kk++) { // block 2U + kk/2, values 16 (kk & 1) ...
+        const int o = 34 * (2 * U + kk / 2), q = o + 2 + 16 * (kk & 1) + 2 * c;
         unsigned da = ld16(ra + o), db = ld16(rb + o);
         da |= da << 16, db |= db << 16;
         const uint2 xa = g90_i8x4(ld16(ra + q) | (ld16(ra + q + 8) << 16), da), xb = g90_i8x4(ld16(rb + q) | (ld16(rb + q + 8) << 16), db);
         a[kk][0] = xa.x, a[kk][1] = xb.x, a[kk][2] = xa.y, a[kk][3] = xb.y;
+    }
+}
+// q4_K (one block a group): k-tile U is sub-blocks 2U (steps 0, 1: low
+// nibbles of bytes 32U + 0..15, + 16..31) and 2U + 1 (steps 2, 3: their high
+// nibbles), each value (d·sc)·q - dmin·m in f32 rounded once to f16.
+template <int U> struct rs_k4 {
+    float d1[2], m1[2]; // sub-blocks 2U, 2U + 1
+    __device__ __forceinline__ rs_k4(const unsigned char * r) {
+        const uint4 h = *(const uint4 *)r; // d, dmin, scales[12]
+        const uint4 * hp = &h;
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int b = 2 * U + j;
+            unsigned sc, m;
+            if (b < 4) {
+                sc = g90_byte(hp, 4 + b) & 63, m = g90_byte(hp, 8 + b) & 63;
+            } else {
+                sc = (g90_byte(hp, 8 + b) & 15) | ((g90_byte(hp, b) >> 6) << 4), m = (g90_byte(hp, 8 + b) >> 4) | ((g90_byte(hp, 4 + b) >> 6) << 4);
+            }
+            d1[j] = ternion_f16_to_f32((ternion_f16)(h.x & 0xffffu)) * (float)sc, m1[j] = ternion_f16_to_f32((ternion_f16)(h.x >> 16)) * (float)m;
+        }
+    }
+};
+static __device__ __forceinline__ unsigned rs_pack(float lo, float hi) {
+    unsigned r;
+    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(r) : "f"(lo), "f"(hi));
+    return r;
+}
+template <int U>
+static __device__ __forceinline__ void rs_expand(g90_q4_K, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    const rs_k4<U> sa(ra), sb(rb);
+#pragma unroll
+    for (int half = 0; half < 2; half++) { // bytes 32U + 16 half + {2c, 2c+1, 2c+8, 2c+9}: steps half and half + 2
+        const int q = 16 + 32 * U + 16 * half + 2 * c;
+        const unsigned wa = ld16(ra + q) | (ld16(ra + q + 8) << 16), wb = ld16(rb + q) | (ld16(rb + q + 8) << 16);
+#pragma unroll
+        for (int j = 0; j < 2; j++) { // j 0: low nibbles (sub-block 2U), 1: high (2U + 1)
+            const unsigned xa = (j ? wa >> 4 : wa) & 0x0F0F0F0Fu, xb = (j ? wb >> 4 : wb) & 0x0F0F0F0Fu;
+            unsigned * f = a[half + 2 * j];
+            f[0] = rs_pack(g90_k4(xa, 0, sa.d1[j], sa.m1[j]), g90_k4(xa, 1, sa.d1[j], sa.m1[j]));
+            f[1] = rs_pack(g90_k4(xb, 0, sb.d1[j], sb.m1[j]), g90_k4(xb, 1, sb.d1[j], sb.m1[j]));
+            f[2] = rs_pack(g90_k4(xa, 2, sa.d1[j], sa.m1[j]), g90_k4(xa, 3, sa.d1[j], sa.m1[j]));
+            f[3] = rs_pack(g90_k4(xb, 2, sb.d1[j], sb.m1[j]), g90_k4(xb, 3, sb.d1[j], sb.m1[j]));
+        }
     }
 }
 
@@ -76,16 +125,16 @@ template <int SB, int RW, int GB> __host__ __device__ constexpr int rs_smem() { 
 // One k-tile of a multiplying thread: expand into a (buffer P of the
 // caller), wait for B's stage, multiply, retire the previous k-tile's wgmma
 // and release its stage.
-template <typename Q, int SB, int RW>
+template <typename Q, int SB, int RW, int U>
 static __device__ __forceinline__ void rs_step(int kt, unsigned (&a)[4][4], float * d, const unsigned char * raw, unsigned bbase,
                                                unsigned long long * full, unsigned long long * empty, unsigned long long * rawfull,
                                                unsigned long long * rawempty, int lr, int c, int l) {
     constexpr int GB = Q::GROUP;
-    const int u = kt & 3, g = kt >> 2, r = g % RW;
-    if (u == 0) ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RW) & 1);
+    const int g = kt >> 2, r = g % RW; // kt % 4 == U
+    if (U == 0) ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RW) & 1);
     const unsigned char * ra = raw + r * (128 * GB) + lr * GB;
-    rs_expand(Q(), ra, ra + 8 * GB, u, c, a);
-    if (u == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
+    rs_expand<U>(Q(), ra, ra + 8 * GB, c, a);
+    if (U == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
     const int s = kt % SB;
     ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / SB) & 1);
     const unsigned bs = bbase + s * GEMM90_TILE_B;
@@ -153,9 +202,11 @@ __global__ void __launch_bounds__(384, 1) g90rs(ternion_tensor dst, ternion_tens
 #pragma unroll
     for (int i = 0; i < 64; i++) d[i] = 0.0f;
     unsigned a0[4][4], a1[4][4];
-    for (int kt = 0; kt < T; kt += 2) {
-        rs_step<Q, SB, RW>(kt, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
-        rs_step<Q, SB, RW>(kt + 1, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+    for (int kt = 0; kt < T; kt += 4) {
+        rs_step<Q, SB, RW, 0>(kt, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        rs_step<Q, SB, RW, 1>(kt + 1, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        rs_step<Q, SB, RW, 2>(kt + 2, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        rs_step<Q, SB, RW, 3>(kt + 3, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     float * C = (float *)dst.data;
@@ -170,6 +221,27 @@ __global__ void __launch_bounds__(384, 1) g90rs(ternion_tensor dst, ternion_tens
             if (row < M && col < N) C[(long long)col * ldc + row] = d[4 * j + e];
         }
     }
+}
+
+// The tree's dequantize of format f (0 q4_0, 1 q8_0, 2 q4_K) into a.
+static void dequant(cudaStream_t st, __half * a, const void * x, int M, int K, int f) {
+    const long bb = f == 0 ? 18 : f == 1 ? 34 : 144, qk = f == 2 ? 256 : 32, xs = (long)K / qk * bb, n = (long)K * M / 8;
+    ternion_tensor td = {a, {K, M, 1, 1}, {2, 2L * K, 2L * K * M, 2L * K * M}};
+    ternion_tensor ts = {(void *)x, {K, M, 1, 1}, {bb, xs, xs * M, xs * M}};
+    const unsigned g = (unsigned)std::min((n + 255) / 256, 65536L);
+    if (f == 0) dq_f16<ternion_q4_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+    if (f == 1) dq_f16<ternion_q8_0><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+    if (f == 2) dq_f16<ternion_q4_K><<<g, 256, 0, st>>>(td, ts, fastdiv(K / 8), fastdiv(M), fastdiv(1), n);
+}
+
+template <typename Q> static void g90_run(cudaStream_t st, dim3 grid, ternion_tensor td, ternion_tensor ta, const void * yt) {
+    g90<Q><<<grid, GEMM90_THREADS, GEMM90_SHARED(Q::GROUP), st>>>(td, ta, yt);
+}
+template <typename Q, int SB, int RW> static void rs_run(cudaStream_t st, dim3 grid, ternion_tensor td, ternion_tensor ta, const void * yt) {
+    g90rs<Q, SB, RW><<<grid, 384, rs_smem<SB, RW, Q::GROUP>(), st>>>(td, ta, yt);
+}
+template <typename Q, int SB, int RW> static void rs_attr() {
+    CK(cudaFuncSetAttribute(g90rs<Q, SB, RW>, cudaFuncAttributeMaxDynamicSharedMemorySize, rs_smem<SB, RW, Q::GROUP>()));
 }
 
 int main() {
@@ -188,21 +260,29 @@ int main() {
     tree_path tp;
     CK(cudaFuncSetAttribute(g90<g90_q4_0>, cudaFuncAttributeMaxDynamicSharedMemorySize, GEMM90_SHARED(144)));
     CK(cudaFuncSetAttribute(g90<g90_q8_0>, cudaFuncAttributeMaxDynamicSharedMemorySize, GEMM90_SHARED(272)));
-#define RS_ATTR(Q, SB, RW) CK(cudaFuncSetAttribute(g90rs<Q, SB, RW>, cudaFuncAttributeMaxDynamicSharedMemorySize, rs_smem<SB, RW, Q::GROUP>()))
-    RS_ATTR(g90_q4_0, 6, 4);
-    RS_ATTR(g90_q4_0, 4, 2);
-    RS_ATTR(g90_q8_0, 6, 3);
-    RS_ATTR(g90_q8_0, 4, 2);
+    CK(cudaFuncSetAttribute(g90<g90_q4_K>, cudaFuncAttributeMaxDynamicSharedMemorySize, GEMM90_SHARED(144)));
+    rs_attr<g90_q4_0, 6, 4>();
+    rs_attr<g90_q4_0, 4, 2>();
+    rs_attr<g90_q8_0, 6, 3>();
+    rs_attr<g90_q8_0, 4, 2>();
+    rs_attr<g90_q4_K, 6, 4>();
+    rs_attr<g90_q4_K, 4, 2>();
+    const char * names[] = {"q4_0", "q8_0", "q4_K"};
     for (const shape & sh : shapes) {
-        for (int q8 = 0; q8 < 2; q8++) {
-            const int M = sh.m, K = sh.k, N = sh.n, bb = q8 ? 34 : 18, NT = (N + BN - 1) / BN;
-            const long xs = (long)K / 32 * bb;
-            fill_bytes<<<1024, 256>>>(x, xs * M, 17 + q8);
-            fix_scales<<<1024, 256>>>(x, xs * M / bb, bb, 0, q8 ? 0.0001f : 0.001f, q8 ? 0.001f : 0.01f, 5);
+        for (int f = 0; f < 3; f++) {
+            const int M = sh.m, K = sh.k, N = sh.n, bb = f == 0 ? 18 : f == 1 ? 34 : 144, qk = f == 2 ? 256 : 32, NT = (N + BN - 1) / BN;
+            const long xs = (long)K / qk * bb;
+            fill_bytes<<<1024, 256>>>(x, xs * M, 17 + f);
+            if (f == 2) {
+                fix_scales<<<1024, 256>>>(x, xs * M / bb, bb, 0, 0.0001f, 0.001f, 5);
+                fix_scales<<<1024, 256>>>(x, xs * M / bb, bb, 2, 0.0001f, 0.001f, 9);
+            } else {
+                fix_scales<<<1024, 256>>>(x, xs * M / bb, bb, 0, f ? 0.0001f : 0.001f, f ? 0.001f : 0.01f, 5);
+            }
             fill_f32<<<1024, 256>>>(y, (long)K * N, 3);
             CK(cudaDeviceSynchronize());
             auto tree = [&](cudaStream_t st) {
-                tp.dequant(st, a, x, M, K, q8);
+                dequant(st, a, x, M, K, f);
                 tp.convert(st, y, yh, (long)K * N);
                 tp.gemm(st, a, yh, c, M, N, K);
             };
@@ -213,16 +293,19 @@ int main() {
             const dim3 grid((unsigned)(((M + BM - 1) / BM) * NT));
             auto conv = [&](cudaStream_t st) { gemm90_b_f32<<<(unsigned)((chunks + 255) / 256), 256, 0, st>>>(yt, tb, chunks); };
             auto g90k = [&](cudaStream_t st) {
-                if (q8) g90<g90_q8_0><<<grid, GEMM90_THREADS, GEMM90_SHARED(272), st>>>(td, ta, yt);
-                else g90<g90_q4_0><<<grid, GEMM90_THREADS, GEMM90_SHARED(144), st>>>(td, ta, yt);
+                if (f == 0) g90_run<g90_q4_0>(st, grid, td, ta, yt);
+                if (f == 1) g90_run<g90_q8_0>(st, grid, td, ta, yt);
+                if (f == 2) g90_run<g90_q4_K>(st, grid, td, ta, yt);
             };
             auto rs6 = [&](cudaStream_t st) {
-                if (q8) g90rs<g90_q8_0, 6, 3><<<grid, 384, rs_smem<6, 3, 272>(), st>>>(td, ta, yt);
-                else g90rs<g90_q4_0, 6, 4><<<grid, 384, rs_smem<6, 4, 144>(), st>>>(td, ta, yt);
+                if (f == 0) rs_run<g90_q4_0, 6, 4>(st, grid, td, ta, yt);
+                if (f == 1) rs_run<g90_q8_0, 6, 3>(st, grid, td, ta, yt);
+                if (f == 2) rs_run<g90_q4_K, 6, 4>(st, grid, td, ta, yt);
             };
             auto rs4 = [&](cudaStream_t st) {
-                if (q8) g90rs<g90_q8_0, 4, 2><<<grid, 384, rs_smem<4, 2, 272>(), st>>>(td, ta, yt);
-                else g90rs<g90_q4_0, 4, 2><<<grid, 384, rs_smem<4, 2, 144>(), st>>>(td, ta, yt);
+                if (f == 0) rs_run<g90_q4_0, 4, 2>(st, grid, td, ta, yt);
+                if (f == 1) rs_run<g90_q8_0, 4, 2>(st, grid, td, ta, yt);
+                if (f == 2) rs_run<g90_q4_K, 4, 2>(st, grid, td, ta, yt);
             };
             std::vector<float> ref((long)M * N), got((long)M * N);
             tree(0);
@@ -230,9 +313,9 @@ int main() {
             CK(cudaMemcpy(ref.data(), c, (long)M * N * 4, cudaMemcpyDeviceToHost));
             conv(0);
             CK(cudaDeviceSynchronize());
-            auto check = [&](auto f) {
+            auto check = [&](auto fn) {
                 CK(cudaMemset(c, 0xff, (long)M * N * 4));
-                f((cudaStream_t)0);
+                fn((cudaStream_t)0);
                 CK(cudaGetLastError());
                 CK(cudaDeviceSynchronize());
                 CK(cudaMemcpy(got.data(), c, (long)M * N * 4, cudaMemcpyDeviceToHost));
@@ -242,7 +325,8 @@ int main() {
             const double e90 = check(g90k), e6 = check(rs6), e4 = check(rs4);
             const float tt = timeit(tree, 10), tc = timeit(conv, 10), t90 = timeit(g90k, 10), t6 = timeit(rs6, 10), t4 = timeit(rs4, 10);
             printf("%s m=%5d k=%5d n=%4d  tree %7.2f  b_f32 %6.2f  kernel (us, TFLOP/s, nmse): gemm90 %7.2f %4.0f %.1e | rs 6/%d %7.2f %4.0f %.1e | rs 4/2 %7.2f %4.0f %.1e\n",
-                   q8 ? "q8_0" : "q4_0", M, K, N, tt, tc, t90, flop / t90 / 1e6, e90, q8 ? 3 : 4, t6, flop / t6 / 1e6, e6, t4, flop / t4 / 1e6, e4);
+                   names[f], M, K, N, tt, tc, t90, flop / t90 / 1e6, e90, f == 1 ? 3 : 4, t6, flop / t6 / 1e6, e6, t4, flop / t4 / 1e6, e4);
+            fflush(stdout);
         }
     }
     return 0;
