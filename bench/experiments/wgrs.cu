@@ -45,6 +45,18 @@ static __device__ __forceinline__ void rs_mma(float * d, const unsigned * a, uns
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
+// Pins registers across the wgmma pipeline (as CUTLASS's
+// warpgroup_fence_operand): no copy of them may be made between the stage's
+// start and end, which would make ptxas serialize the wgmmas.
+static __device__ __forceinline__ void rs_pin(float * d) {
+#pragma unroll
+    for (int i = 0; i < 64; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+static __device__ __forceinline__ void rs_pin(unsigned (&a)[4][4]) {
+#pragma unroll
+    for (int i = 0; i < 16; i++) asm volatile("" : "+r"(a[i / 4][i % 4])::"memory");
+}
+
 static __device__ __forceinline__ unsigned ld16(const unsigned char * p) { return *(const unsigned short *)p; }
 
 // The fragments of k-tile U (0..3, compile-time) of a group for rows a and b
@@ -134,16 +146,19 @@ static __device__ __forceinline__ void rs_step(int kt, unsigned (&a)[4][4], floa
     if (U == 0) ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RW) & 1);
     const unsigned char * ra = raw + r * (128 * GB) + lr * GB;
     rs_expand<U>(Q(), ra, ra + 8 * GB, c, a);
-    if (U == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
+    if (U == 3) mbar_arrive(ternion_smem_u32(&rawempty[r]));
     const int s = kt % SB;
     ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / SB) & 1);
     const unsigned bs = bbase + s * GEMM90_TILE_B;
+    rs_pin(d);
+    rs_pin(a);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++) rs_mma(d, a[kk], g90_desc(bs + kk * 32));
+    for (int kk = 0; kk < 4; kk++) rs_mma(d, a[kk], desc_sw128(bs + kk * 32));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-    if (kt > 0 && l == 0) g90_arrive(ternion_smem_u32(&empty[(kt - 1) % SB]));
+    rs_pin(d);
+    if (kt > 0 && l == 0) mbar_arrive(ternion_smem_u32(&empty[(kt - 1) % SB]));
 }
 
 template <typename Q, int SB, int RW>
@@ -162,12 +177,12 @@ __global__ void __launch_bounds__(384, 1) g90rs(ternion_tensor dst, ternion_tens
     const int T = K / 64, G = T / 4, rows = min(128, M - m0);
     if (tid == 0) {
         for (int s = 0; s < SB; s++) {
-            g90_mbar_init(ternion_smem_u32(&full[s]), 1);  // the bulk copy's arrival expecting B's bytes
-            g90_mbar_init(ternion_smem_u32(&empty[s]), 8); // lane 0 of each multiplying warp
+            mbar_init(ternion_smem_u32(&full[s]), 1);  // the bulk copy's arrival expecting B's bytes
+            mbar_init(ternion_smem_u32(&empty[s]), 8); // lane 0 of each multiplying warp
         }
         for (int r = 0; r < RW; r++) {
-            g90_mbar_init(ternion_smem_u32(&rawfull[r]), 96);   // each lane of warps 9..11 (cp.async.mbarrier.arrive.noinc)
-            g90_mbar_init(ternion_smem_u32(&rawempty[r]), 256); // every multiplying thread, done with the group
+            mbar_init(ternion_smem_u32(&rawfull[r]), 96);   // each lane of warps 9..11 (cp.async.mbarrier.arrive.noinc)
+            mbar_init(ternion_smem_u32(&rawempty[r]), 256); // every multiplying thread, done with the group
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -177,7 +192,7 @@ __global__ void __launch_bounds__(384, 1) g90rs(ternion_tensor dst, ternion_tens
             for (int kt = 0; kt < T; kt++) {
                 const int s = kt % SB;
                 if (kt >= SB) ternion_mbar_wait(ternion_smem_u32(&empty[s]), ((kt / SB) - 1) & 1);
-                if (l == 0) g90_bulk(base + s * GEMM90_TILE_B, B + ((long long)nt * T + kt) * GEMM90_TILE_B, GEMM90_TILE_B, ternion_smem_u32(&full[s]));
+                if (l == 0) { mbar_arrive_tx(ternion_smem_u32(&full[s]), GEMM90_TILE_B); bulk_copy(base + s * GEMM90_TILE_B, B + ((long long)nt * T + kt) * GEMM90_TILE_B, GEMM90_TILE_B, ternion_smem_u32(&full[s])); }
                 __syncwarp();
             }
             return;
@@ -201,6 +216,7 @@ __global__ void __launch_bounds__(384, 1) g90rs(ternion_tensor dst, ternion_tens
     float d[64];
 #pragma unroll
     for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    rs_pin(d);
     unsigned a0[4][4], a1[4][4];
     for (int kt = 0; kt < T; kt += 4) {
         rs_step<Q, SB, RW, 0>(kt, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
@@ -209,6 +225,7 @@ __global__ void __launch_bounds__(384, 1) g90rs(ternion_tensor dst, ternion_tens
         rs_step<Q, SB, RW, 3>(kt + 3, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    rs_pin(d);
     float * C = (float *)dst.data;
     const long long ldc = dst.nb[1] / 4;
     const int N = (int)dst.ne[1], r0 = m0 + lr;
@@ -247,7 +264,7 @@ template <typename Q, int SB, int RW> static void rs_attr() {
 int main() {
     struct shape { int m, k, n; };
     const shape shapes[] = {{4096, 14336, 512}, {4000, 14336, 500}, {14336, 4096, 512}, {4096, 14336, 1000}, {4096, 14336, 100}};
-    const long maxmk = 14336L * 4096, maxnk = 1000L * 14336, maxmn = 4096L * 1000;
+    const long maxmk = 14336L * 4096, maxnk = 1000L * 14336, maxmn = 14336L * 512;
     unsigned char * x;
     float *y, *c;
     __half *yh, *yt, *a;
