@@ -345,13 +345,13 @@ func TestGemm90Geometry(t *testing.T) {
 	src := string(b)
 	for _, def := range []string{"#define GEMM90_BM " + strconv.Itoa(Gemm90Tile), "#define GEMM90_BN " + strconv.Itoa(Gemm90Tile),
 		"#define GEMM90_BK 64", "#define GEMM90_STAGES 4", "#define GEMM90_RAW 2", "#define GEMM90_THREADS " + strconv.Itoa(Gemm90Threads),
-		"#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_STAGE + GEMM90_RAW * 128 * (gb) + 1024)"} {
+		"#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gb) + 1024)"} {
 		require.Contains(t, src, def+"\n")
 	}
 	for q, group := range Gemm90Groups {
 		require.Contains(t, src, "struct g90_"+q+" {\n    static constexpr int GROUP = "+strconv.Itoa(group)+";\n};")
 	}
-	assert.Equal(t, 4*(128*64*2*2)+2*128*144+1024, Gemm90Shared("q4_0"))
+	assert.Equal(t, 4*(128*64*2)+2*128*144+1024, Gemm90Shared("q4_0"))
 	f, err := LookupFamily("gemm90")
 	require.NoError(t, err)
 	assert.Equal(t, "sm_90a", f.ArchSpecific)

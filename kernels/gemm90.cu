@@ -1,6 +1,7 @@
-// gemm90.cu - MUL_MAT of q4_0 / q8_0 / q4_K weights by many f32 columns on Hopper's
-// warpgroup tensor cores (wgmma, NVIDIA sm_90a only), the weights expanded to
-// f16 inside the gemm instead of dequantized into a temporary first.
+// gemm90.cu - MUL_MAT of q4_0 / q8_0 / q4_K weights by many f32 columns on
+// Hopper's warpgroup tensor cores (wgmma, NVIDIA sm_90a only), the weights
+// expanded to f16 inside the gemm instead of dequantized into a temporary
+// first.
 //
 //   gemm90_b_f32  src1 f32 [n][k] (rows packed, 16-byte aligned) -> f16 in the
 //                 gemm's B stage order: tile (n-tile, k-tile) of 128 x 64
@@ -10,26 +11,34 @@
 //                 next multiple of 128 are zeros. One chunk a thread.
 //   gemm90_{q}    dst f32 [n][m] = src0 ({q}, [m][k], k % 256 == 0) · bᵀ: block
 //                 b computes the 128 x 128 tile (m-tile b % mt, n-tile b / mt);
-//                 512 threads, four warpgroups: 0 expands each k-tile's 128
-//                 rows into the A stage ((q - 8)·d, q·d or (d·sc)·q - dmin·m
-//                 rounded once to f16: bit-identical to dequantizing to f16
-//                 first), fences the
-//                 async proxy and arrives; 1 and 2 multiply (wgmma m64n128k16
-//                 from 128-byte-swizzled shared memory, one commit group a
-//                 k-tile); 3 fetches: its warp 0 one 16 KB bulk copy of B a
-//                 stage, warps 1..3 the quantized rows a group of 256
-//                 values (8 blocks of 32, or one q4_K block; 4 k-tiles) ahead by 16-byte cp.async counted on the
-//                 group's mbarrier (a thread that fences never has a copy in
-//                 flight: fence.proxy.async waits for them all). 4 stages,
-//                 2 group buffers; rows past m are not read, results past m
-//                 or n not stored. GEMM90_SHARED(group bytes) of dynamic
-//                 shared memory (core/ops' gemm90Shared).
+//                 384 threads, three warpgroups. 0 and 1 multiply rows 0..63
+//                 and 64..127 of the tile: each thread expands the 32 values
+//                 of a k-tile its wgmma register fragment of A holds (rows
+//                 16w + l/4 and + 8 of its warpgroup's 64 for warp w, lane l;
+//                 k 2(l%4), +1, +8, +9 of each k16 step: the m16n8k16 A
+//                 layout) from the quantized rows in shared memory, (q - 8)·d,
+//                 q·d or (d·sc)·q - dmin·m rounded once to f16 (bit-identical
+//                 to dequantizing to f16 first), into registers double-buffered
+//                 across k-tiles, so expanding k-tile t+1 overlaps k-tile t's
+//                 wgmma m64n128k16 (A from registers, B from the 128-byte-
+//                 swizzled stage; one commit group a k-tile, a stage released
+//                 once the next tile's group is issued). 2 fetches: its warp 0
+//                 one 16 KB bulk copy of B a stage, warps 1..3 the quantized
+//                 rows a group of 256 values (8 blocks of 32, or one q4_K
+//                 block; 4 k-tiles) ahead by 16-byte cp.async counted on the
+//                 group's mbarrier. 4 stages of B, 2 group buffers; rows past m
+//                 are not read, results past m or n not stored.
+//                 GEMM90_SHARED(group bytes) of dynamic shared memory
+//                 (core/ops' gemm90Shared).
 //
-// bench/experiments/wgq.cu is the standalone form this was measured as
-// (bench/README.md, session 26). The family is sm_90a code: kernels/internal/gen
-// does not prebuild it, the run-time compiler builds it for compute capability
-// 9.0 (kernels.Family.ArchSpecific), and built for any other target the
-// kernels trap, so a launch there is an error, never a silent no-op.
+// bench/README.md (sessions 26 to 28) has the forms this was measured against:
+// a producer warpgroup expanding each k-tile into an f16 A stage in shared
+// memory (session 27's kernel; the fence and barrier a tile cost more than
+// the expansion: -15 % for q4_0 here), and bench/experiments/wgq.cu sweeps this
+// kernel over shapes. The family is sm_90a code: kernels/internal/gen does not
+// prebuild it, the run-time compiler builds it for compute capability 9.0
+// (kernels.Family.ArchSpecific), and built for any other target the kernels
+// trap, so a launch there is an error, never a silent no-op.
 #include "vendor.h"
 
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -43,13 +52,11 @@
 #define GEMM90_BK 64
 #define GEMM90_STAGES 4
 #define GEMM90_RAW 2
-#define GEMM90_THREADS 512
-#define GEMM90_TILE_A (GEMM90_BM * GEMM90_BK * 2)
+#define GEMM90_THREADS 384
 #define GEMM90_TILE_B (GEMM90_BN * GEMM90_BK * 2)
-#define GEMM90_STAGE (GEMM90_TILE_A + GEMM90_TILE_B)
-// The dynamic shared memory of gemm90_{q}: the stages, the group buffers of
+// The dynamic shared memory of gemm90_{q}: the B stages, the group buffers of
 // 128 rows of gb bytes, and 1024 bytes to align the stages to 1024.
-#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_STAGE + GEMM90_RAW * 128 * (gb) + 1024)
+#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gb) + 1024)
 
 // g90_q4_0, g90_q8_0 and g90_q4_K are the weight formats: the bytes of a
 // row's group of 256 values (4 k-tiles): 8 blocks of 32, or one q4_K block.
@@ -79,11 +86,6 @@ static __device__ __forceinline__ void g90_bulk(unsigned dst, const void * src, 
                  "r"(bytes), "r"(bar)
                  : "memory");
 }
-static __device__ __forceinline__ uint4 g90_ld4(unsigned a) {
-    uint4 v;
-    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
-    return v;
-}
 
 // The descriptor of a K-major operand in a 128-byte-swizzled stage: rows of
 // 64 f16 (128 bytes), 8-row groups 1024 bytes apart, start address a
@@ -92,32 +94,40 @@ static __device__ __forceinline__ unsigned long long g90_desc(unsigned a) {
     return (unsigned long long)((a & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
 }
 
-// d (64 f32 accumulators of an m64n128 tile) += A (64 x 16, desc a) · Bᵀ (128 x 16, desc b).
-static __device__ __forceinline__ void g90_mma(float * d, unsigned long long a, unsigned long long b) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
-                   "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
-                   "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-                   "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
-                   "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
-                   "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-                   "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
-                   "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(a), "l"(b), "r"(1));
+// d (64 f32 accumulators of an m64n128 tile) += A (64 x 16: the register
+// fragment a[0..3]) · Bᵀ (128 x 16, desc b).
+static __device__ __forceinline__ void g90_mma(float * d, const unsigned * a, unsigned long long b) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
+// Pins the accumulators (or a fragment) across a wgmma stage, as CUTLASS's
+// warpgroup_fence_operand: no copy of them may be made between the stage's
+// start and end, where ptxas would serialize the wgmmas.
+static __device__ __forceinline__ void g90_pin(float * d) {
+#pragma unroll
+    for (int i = 0; i < 64; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+static __device__ __forceinline__ void g90_pin(unsigned (&a)[4][4]) {
+#pragma unroll
+    for (int i = 0; i < 16; i++) asm volatile("" : "+r"(a[i / 4][i % 4])::"memory");
 }
 
 #endif
 
-// The expansion of a group's blocks into f16 stage rows: CUDA code in every
-// pass (declared for nvcc's host pass too, so bench/experiments/wgmma.cuh's
-// templates can call it), emitted only where a kernel built for sm_90a uses
-// it.
+// The expansion of a row's values into f16 pairs: CUDA code in every pass
+// (declared for nvcc's host pass too, so bench/experiments' templates can
+// call it), emitted only where a kernel built for sm_90a uses it.
 #if defined(TERNION_VENDOR_CUDA)
-static __device__ __forceinline__ void g90_st4(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w) {
-    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
-}
-
 // (t - off) · d on the f16 pairs of words, each step rounded once (.rn:
 // never contracted), as the seed's dequantize computes each value.
 static __device__ __forceinline__ unsigned g90_scale(unsigned t, unsigned off, unsigned d) {
@@ -132,21 +142,8 @@ static __device__ __forceinline__ unsigned g90_word(const uint4 * c, int i) {
     return (i & 3) == 0 ? v.x : (i & 3) == 1 ? v.y : (i & 3) == 2 ? v.z : v.w;
 }
 
-// The scale (f16 in both halves) and the NW words of quantized values of the
-// block at byte o (compile-time) of the group in c (2-byte scale first).
-template <int NW> static __device__ __forceinline__ unsigned g90_block(const uint4 * c, int o, unsigned * q) {
-    unsigned dw;
-    if ((o & 3) == 0) {
-        dw = g90_word(c, o >> 2) & 0xffffu;
-#pragma unroll
-        for (int j = 0; j < NW; j++) q[j] = __funnelshift_r(g90_word(c, (o >> 2) + j), g90_word(c, (o >> 2) + j + 1), 16);
-    } else {
-        dw = g90_word(c, o >> 2) >> 16;
-#pragma unroll
-        for (int j = 0; j < NW; j++) q[j] = g90_word(c, ((o + 2) >> 2) + j);
-    }
-    return dw | (dw << 16);
-}
+// Byte o (compile-time) of an array of uint4.
+static __device__ __forceinline__ unsigned g90_byte(const uint4 * c, int o) { return (g90_word(c, o >> 2) >> (8 * (o & 3))) & 0xffu; }
 
 // Four low (HI false) or high nibbles of word w as (q - 8)·d in f16: the f16
 // pairs of values (b0, b1) and (b2, b3).
@@ -166,33 +163,6 @@ static __device__ __forceinline__ uint2 g90_i8x4(unsigned w, unsigned d) {
     return make_uint2(g90_scale(t0, 0x64806480u, d), g90_scale(t1, 0x64806480u, d));                 // - 1152
 }
 
-// Block b (compile-time, 0..7) of the group in c written as f16 chunks (8
-// values, 16 bytes) pos0 … pos0+3 of row r of the A stage at as (swizzled).
-static __device__ __forceinline__ void g90_expand(g90_q4_0, const uint4 * c, int b, unsigned as, int r, int pos0) {
-    unsigned q[4];
-    const unsigned d = g90_block<4>(c, 18 * b, q);
-#pragma unroll
-    for (int ch = 0; ch < 4; ch++) {
-        // chunk 0: low nibbles of bytes 0..7 (values 0..7), 1: of bytes 8..15, 2, 3: the high nibbles (values 16..31)
-        const unsigned w0 = q[(ch & 1) * 2], w1 = q[(ch & 1) * 2 + 1];
-        const uint2 a = ch < 2 ? g90_nib4<false>(w0, d) : g90_nib4<true>(w0, d);
-        const uint2 e = ch < 2 ? g90_nib4<false>(w1, d) : g90_nib4<true>(w1, d);
-        g90_st4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), a.x, a.y, e.x, e.y);
-    }
-}
-static __device__ __forceinline__ void g90_expand(g90_q8_0, const uint4 * c, int b, unsigned as, int r, int pos0) {
-    unsigned q[8];
-    const unsigned d = g90_block<8>(c, 34 * b, q);
-#pragma unroll
-    for (int ch = 0; ch < 4; ch++) {
-        const uint2 a = g90_i8x4(q[2 * ch], d), e = g90_i8x4(q[2 * ch + 1], d);
-        g90_st4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), a.x, a.y, e.x, e.y);
-    }
-}
-
-// Byte o (compile-time) of the group in c.
-static __device__ __forceinline__ unsigned g90_byte(const uint4 * c, int o) { return (g90_word(c, o >> 2) >> (8 * (o & 3))) & 0xffu; }
-
 // Nibble byte i (compile-time) of word x (nibbles already in the low halves
 // of its bytes) as d1·q - m1, the product exact in f32 and the difference
 // rounded once (as the seed's dequantize, contracted or not): q is the
@@ -201,75 +171,90 @@ static __device__ __forceinline__ float g90_k4(unsigned x, int i, float d1, floa
     return __fmaf_rn(d1, __uint_as_float(__byte_perm(x, 0x4B000000u, 0x7650u | i)) - 8388608.0f, -m1);
 }
 
-// Sub-block b (compile-time, 0..7: 32 values) of the q4_K block in c (d,
-// dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: values of
-// sub-block b in the low (b even) or high nibbles of bytes 32·(b/2) …) as
-// f16 chunks pos0 … pos0+3 of row r of the A stage at as: (d·sc)·q -
-// dmin·m in f32 (ggml's get_scale_min_k4 for sc, m), rounded once to f16.
-static __device__ __forceinline__ void g90_expand(g90_q4_K, const uint4 * c, int b, unsigned as, int r, int pos0) {
-    const unsigned dm = g90_word(c, 0);
-    unsigned sc, m;
-    if (b < 4) {
-        sc = g90_byte(c, 4 + b) & 63, m = g90_byte(c, 8 + b) & 63;
-    } else {
-        sc = (g90_byte(c, 8 + b) & 15) | ((g90_byte(c, b) >> 6) << 4), m = (g90_byte(c, 8 + b) >> 4) | ((g90_byte(c, 4 + b) >> 6) << 4);
-    }
-    const float d1 = ternion_f16_to_f32((ternion_f16)(dm & 0xffffu)) * (float)sc, m1 = ternion_f16_to_f32((ternion_f16)(dm >> 16)) * (float)m;
+// The two f32 values lo, hi as an f16 pair, each rounded once.
+static __device__ __forceinline__ unsigned g90_pack(float lo, float hi) {
+    unsigned r;
+    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(r) : "f"(lo), "f"(hi));
+    return r;
+}
+
+// The 2 bytes at shared-memory p (2-byte aligned), widened.
+static __device__ __forceinline__ unsigned g90_ld16(const unsigned char * p) { return *(const unsigned short *)p; }
+
+// g90_frag(format, u, ra, rb, c, a): the register fragments of A for k-tile u
+// (0..3, a constant where inlined) of a group, rows ra and rb (= ra + 8 rows: the raw
+// group's rows in shared memory), lane column c = l % 4: a[kk] = the f16
+// pairs {(ra, k0..k0+1), (rb, k0..), (ra, k0+8..), (rb, k0+8..)} of k16 step
+// kk, k0 = 2c.
+//
+// q4_0: k-tile u is blocks 2u and 2u + 1; step 2h is block 2u + h's low
+// nibbles (values 0..15, byte j = value j), step 2h + 1 its high nibbles.
+static __device__ __forceinline__ void g90_frag(g90_q4_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
 #pragma unroll
-    for (int ch = 0; ch < 4; ch++) {
-        unsigned x[2] = {g90_word(c, 4 + 8 * (b >> 1) + 2 * ch), g90_word(c, 5 + 8 * (b >> 1) + 2 * ch)};
-        unsigned h[4];
+    for (int h = 0; h < 2; h++) {
+        const int o = 18 * (2 * u + h);
+        unsigned da = g90_ld16(ra + o), db = g90_ld16(rb + o);
+        da |= da << 16, db |= db << 16;
+        const unsigned wa = g90_ld16(ra + o + 2 + 2 * c) | (g90_ld16(ra + o + 10 + 2 * c) << 16);
+        const unsigned wb = g90_ld16(rb + o + 2 + 2 * c) | (g90_ld16(rb + o + 10 + 2 * c) << 16);
+        const uint2 la = g90_nib4<false>(wa, da), lb = g90_nib4<false>(wb, db), ha = g90_nib4<true>(wa, da), hb = g90_nib4<true>(wb, db);
+        a[2 * h][0] = la.x, a[2 * h][1] = lb.x, a[2 * h][2] = la.y, a[2 * h][3] = lb.y;
+        a[2 * h + 1][0] = ha.x, a[2 * h + 1][1] = hb.x, a[2 * h + 1][2] = ha.y, a[2 * h + 1][3] = hb.y;
+    }
+}
+// q8_0: step kk is values 16 (kk & 1) … of block 2u + kk/2.
+static __device__ __forceinline__ void g90_frag(g90_q8_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        const int o = 34 * (2 * u + kk / 2), q = o + 2 + 16 * (kk & 1) + 2 * c;
+        unsigned da = g90_ld16(ra + o), db = g90_ld16(rb + o);
+        da |= da << 16, db |= db << 16;
+        const uint2 xa = g90_i8x4(g90_ld16(ra + q) | (g90_ld16(ra + q + 8) << 16), da);
+        const uint2 xb = g90_i8x4(g90_ld16(rb + q) | (g90_ld16(rb + q + 8) << 16), db);
+        a[kk][0] = xa.x, a[kk][1] = xb.x, a[kk][2] = xa.y, a[kk][3] = xb.y;
+    }
+}
+// q4_K (d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles):
+// k-tile u is sub-blocks 2u (steps 0, 1: the low nibbles of bytes 32u + 0..15
+// and + 16..31) and 2u + 1 (steps 2, 3: their high nibbles); each value
+// (d·sc)·q - dmin·m in f32 (ggml's get_scale_min_k4 for sc, m), rounded once.
+struct g90_k4_scales {
+    float d1[2], m1[2]; // sub-blocks 2u, 2u + 1
+    __device__ __forceinline__ g90_k4_scales(int u, const unsigned char * r) {
+        const uint4 h = *(const uint4 *)r; // d, dmin, scales[12]: a row's group starts 16-byte aligned
 #pragma unroll
         for (int j = 0; j < 2; j++) {
-            x[j] = ((b & 1) ? x[j] >> 4 : x[j]) & 0x0F0F0F0Fu;
-            asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h[2 * j]) : "f"(g90_k4(x[j], 0, d1, m1)), "f"(g90_k4(x[j], 1, d1, m1)));
-            asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h[2 * j + 1]) : "f"(g90_k4(x[j], 2, d1, m1)), "f"(g90_k4(x[j], 3, d1, m1)));
+            const int b = 2 * u + j;
+            unsigned sc, m;
+            if (b < 4) {
+                sc = g90_byte(&h, 4 + b) & 63, m = g90_byte(&h, 8 + b) & 63;
+            } else {
+                sc = (g90_byte(&h, 8 + b) & 15) | ((g90_byte(&h, b) >> 6) << 4);
+                m = (g90_byte(&h, 8 + b) >> 4) | ((g90_byte(&h, 4 + b) >> 6) << 4);
+            }
+            d1[j] = ternion_f16_to_f32((ternion_f16)(h.x & 0xffffu)) * (float)sc;
+            m1[j] = ternion_f16_to_f32((ternion_f16)(h.x >> 16)) * (float)m;
         }
-        g90_st4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), h[0], h[1], h[2], h[3]);
+    }
+};
+static __device__ __forceinline__ void g90_frag(g90_q4_K, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    const g90_k4_scales sa(u, ra), sb(u, rb);
+#pragma unroll
+    for (int half = 0; half < 2; half++) { // bytes 32u + 16 half + {2c, 2c+1, 2c+8, 2c+9}: steps half, half + 2
+        const int q = 16 + 32 * u + 16 * half + 2 * c;
+        const unsigned wa = g90_ld16(ra + q) | (g90_ld16(ra + q + 8) << 16), wb = g90_ld16(rb + q) | (g90_ld16(rb + q + 8) << 16);
+#pragma unroll
+        for (int j = 0; j < 2; j++) { // 0: low nibbles (sub-block 2u), 1: high (2u + 1)
+            const unsigned xa = (j ? wa >> 4 : wa) & 0x0F0F0F0Fu, xb = (j ? wb >> 4 : wb) & 0x0F0F0F0Fu;
+            unsigned * f = a[half + 2 * j];
+            f[0] = g90_pack(g90_k4(xa, 0, sa.d1[j], sa.m1[j]), g90_k4(xa, 1, sa.d1[j], sa.m1[j]));
+            f[1] = g90_pack(g90_k4(xb, 0, sb.d1[j], sb.m1[j]), g90_k4(xb, 1, sb.d1[j], sb.m1[j]));
+            f[2] = g90_pack(g90_k4(xa, 2, sa.d1[j], sa.m1[j]), g90_k4(xa, 3, sa.d1[j], sa.m1[j]));
+            f[3] = g90_pack(g90_k4(xb, 2, sb.d1[j], sb.m1[j]), g90_k4(xb, 3, sb.d1[j], sb.m1[j]));
+        }
     }
 }
 #endif
-
-// The multiplying warpgroups' part: thread t of the warpgroup for rows wm …
-// wm + 63 of the tile multiplies them in each of the T k-tiles' stages (S of
-// them at base, filled when full[s] completes) by B's 128 rows (wgmma
-// m64n128k16, one commit group a k-tile; a stage released on empty[s] once the
-// next tile's group is issued), then stores the 64 x 128 results into C
-// [n][m] (column stride ldc) where row < M and column < N.
-template <int S>
-static __device__ __forceinline__ void g90_consume(unsigned base, unsigned long long * full, unsigned long long * empty, int T, int wm,
-                                                   int t, float * C, long long ldc, int m0, int n0, int M, int N) {
-#if TERNION_GEMM90
-    const int w = t >> 5, l = t & 31;
-    float d[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) d[i] = 0.0f;
-    for (int kt = 0; kt < T; kt++) {
-        const int s = kt % S;
-        ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / S) & 1);
-        const unsigned as = base + s * GEMM90_STAGE + wm * 128, bs = base + s * GEMM90_STAGE + GEMM90_TILE_A;
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) g90_mma(d, g90_desc(as + kk * 32), g90_desc(bs + kk * 32));
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        if (kt > 0 && l == 0) g90_arrive(ternion_smem_u32(&empty[(kt - 1) % S]));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    const int r0 = m0 + wm + w * 16 + (l >> 2);
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        const int n = n0 + j * 8 + (l & 3) * 2;
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
-            if (row < M && col < N) C[(long long)col * ldc + row] = d[4 * j + e];
-        }
-    }
-#else
-    (void)base, (void)full, (void)empty, (void)T, (void)wm, (void)t, (void)C, (void)ldc, (void)m0, (void)n0, (void)M, (void)N;
-#endif
-}
 
 // src1 (f32, rows of k packed, 16-byte aligned) into bt in the B stage order.
 extern "C" __global__ void gemm90_b_f32(void * bt, ternion_tensor src1, ternion_i64 chunks) {
@@ -297,40 +282,70 @@ extern "C" __global__ void gemm90_b_f32(void * bt, ternion_tensor src1, ternion_
 #endif
 }
 
+#if TERNION_GEMM90
+// One k-tile kt (kt % 4 == U) of a multiplying thread: expand into a (one of
+// the caller's two buffers, free since k-tile kt - 2's wgmma retired), wait
+// for B's stage, multiply, retire k-tile kt - 1's wgmma and release its stage
+// (and after the group's last k-tile, the group buffer).
+template <typename Q, int U>
+static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], float * d, const unsigned char * raw, unsigned bbase,
+                                                unsigned long long * full, unsigned long long * empty, unsigned long long * rawfull,
+                                                unsigned long long * rawempty, int lr, int c, int l) {
+    constexpr int GB = Q::GROUP, S = GEMM90_STAGES, RAW = GEMM90_RAW;
+    const int g = kt >> 2, r = g % RAW;
+    if (U == 0) ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RAW) & 1);
+    const unsigned char * ra = raw + r * (128 * GB) + lr * GB;
+    g90_frag(Q(), U, ra, ra + 8 * GB, c, a);
+    if (U == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
+    const int s = kt % S;
+    ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / S) & 1);
+    const unsigned bs = bbase + s * GEMM90_TILE_B;
+    g90_pin(d);
+    g90_pin(a);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) g90_mma(d, a[kk], g90_desc(bs + kk * 32));
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    g90_pin(d);
+    if (kt > 0 && l == 0) g90_arrive(ternion_smem_u32(&empty[(kt - 1) % S]));
+}
+#endif
+
 // dst [n][m] = src0 ({Q}) · bᵀ, one 128 x 128 tile a block (see the top).
 template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_tensor dst, ternion_tensor src0, const void * bt) {
 #if TERNION_GEMM90
-    const unsigned char * B = (const unsigned char *)bt;
     constexpr int S = GEMM90_STAGES, RAW = GEMM90_RAW, GB = Q::GROUP, NQ = GB / 16, BM = GEMM90_BM, BN = GEMM90_BN, BK = GEMM90_BK;
+    const unsigned char * B = (const unsigned char *)bt;
     extern __shared__ unsigned char g90_dyn[];
     __shared__ __align__(8) unsigned long long full[S], empty[S], rawfull[RAW], rawempty[RAW];
     const int M = (int)src0.ne[1], K = (int)src0.ne[0], N = (int)dst.ne[1];
     const unsigned char * Aq = (const unsigned char *)src0.data;
     const long long arow = src0.nb[1];
-    const unsigned base = (ternion_smem_u32(g90_dyn) + 1023) & ~1023u, raw = base + S * GEMM90_STAGE;
-    const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127, warp = tid >> 5, l = tid & 31;
+    const unsigned base = (ternion_smem_u32(g90_dyn) + 1023) & ~1023u, raws = base + S * GEMM90_TILE_B;
+    const unsigned char * raw = g90_dyn + (raws - ternion_smem_u32(g90_dyn));
+    const int tid = threadIdx.x, wg = tid >> 7, warp = tid >> 5, l = tid & 31;
     const int mt = (M + BM - 1) / BM, m0 = (int)(blockIdx.x % mt) * BM, nt = (int)(blockIdx.x / mt), n0 = nt * BN;
     const int T = K / BK, G = T / 4, rows = min(BM, M - m0);
     if (tid == 0) {
         for (int s = 0; s < S; s++) {
-            g90_mbar_init(ternion_smem_u32(&full[s]), 128 + 1); // the expanding threads, and warp 12's arrival expecting B's bytes
-            g90_mbar_init(ternion_smem_u32(&empty[s]), 8);      // lane 0 of each multiplying warp
+            g90_mbar_init(ternion_smem_u32(&full[s]), 1);  // warp 8's arrival expecting B's bytes
+            g90_mbar_init(ternion_smem_u32(&empty[s]), 8); // lane 0 of each multiplying warp
         }
         for (int r = 0; r < RAW; r++) {
-            g90_mbar_init(ternion_smem_u32(&rawfull[r]), 96);   // each lane of warps 13..15 (cp.async.mbarrier.arrive.noinc)
-            g90_mbar_init(ternion_smem_u32(&rawempty[r]), 128); // the expanding threads, once they hold the group in registers
+            g90_mbar_init(ternion_smem_u32(&rawfull[r]), 96);   // each lane of warps 9..11 (cp.async.mbarrier.arrive.noinc)
+            g90_mbar_init(ternion_smem_u32(&rawempty[r]), 256); // every multiplying thread, done with the group
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (wg == 3) {
-        if (warp == 12) { // B: one bulk copy a stage
+    if (wg == 2) {
+        if (warp == 8) { // B: one bulk copy a stage
             for (int kt = 0; kt < T; kt++) {
                 const int s = kt % S;
                 if (kt >= S) ternion_mbar_wait(ternion_smem_u32(&empty[s]), ((kt / S) - 1) & 1);
                 if (l == 0) {
-                    g90_bulk(base + s * GEMM90_STAGE + GEMM90_TILE_A, B + ((long long)nt * T + kt) * GEMM90_TILE_B, GEMM90_TILE_B,
-                             ternion_smem_u32(&full[s]));
+                    g90_bulk(base + s * GEMM90_TILE_B, B + ((long long)nt * T + kt) * GEMM90_TILE_B, GEMM90_TILE_B, ternion_smem_u32(&full[s]));
                 }
                 __syncwarp();
             }
@@ -339,10 +354,10 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
         for (int g = 0; g < G; g++) { // the rows' groups, by 16-byte cp.async
             const int r = g % RAW;
             if (g >= RAW) ternion_mbar_wait(ternion_smem_u32(&rawempty[r]), ((g / RAW) - 1) & 1);
-            for (int q = (warp - 13) * 32 + l; q < 128 * NQ; q += 96) {
+            for (int q = (warp - 9) * 32 + l; q < 128 * NQ; q += 96) {
                 const int row = q / NQ, ch = q % NQ;
                 if (row < rows) {
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(raw + r * (128 * GB) + row * GB + ch * 16),
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(raws + r * (128 * GB) + row * GB + ch * 16),
                                  "l"(Aq + (long long)(m0 + row) * arow + (long long)g * GB + ch * 16)
                                  : "memory");
                 }
@@ -351,29 +366,33 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
         }
         return;
     }
-    if (wg == 0) { // expand row t of every k-tile
-        for (int g = 0; g < G; g++) {
-            const int r = g % RAW;
-            ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RAW) & 1);
-            uint4 cur[NQ];
+    // Warpgroups 0 and 1: rows 64 wg … of the tile; this thread's rows lr and lr + 8.
+    const int lr = wg * 64 + 16 * (warp & 3) + (l >> 2), c = l & 3;
+    float d[64];
 #pragma unroll
-            for (int i = 0; i < NQ; i++) cur[i] = g90_ld4(raw + r * (128 * GB) + t * GB + 16 * i);
-            g90_arrive(ternion_smem_u32(&rawempty[r]));
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const int kt = 4 * g + u, s = kt % S;
-                if (kt >= S) ternion_mbar_wait(ternion_smem_u32(&empty[s]), ((kt / S) - 1) & 1);
-                const unsigned as = base + s * GEMM90_STAGE;
-                g90_expand(Q(), cur, 2 * u, as, t, 0);
-                g90_expand(Q(), cur, 2 * u + 1, as, t, 4);
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                g90_arrive(ternion_smem_u32(&full[s]));
-            }
-        }
-        return;
+    for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    g90_pin(d);
+    unsigned a0[4][4], a1[4][4];
+    for (int kt = 0; kt < T; kt += 4) {
+        g90_step<Q, 0>(kt, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        g90_step<Q, 1>(kt + 1, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        g90_step<Q, 2>(kt + 2, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        g90_step<Q, 3>(kt + 3, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
     }
-    // Warpgroups 1 and 2: rows 64 (wg - 1) … of the tile.
-    g90_consume<S>(base, full, empty, T, (wg - 1) * 64, t, (float *)dst.data, dst.nb[1] / 4, m0, n0, M, N);
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    g90_pin(d);
+    float * C = (float *)dst.data;
+    const long long ldc = dst.nb[1] / 4;
+    const int r0 = m0 + lr;
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        const int n = n0 + j * 8 + c * 2;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
+            if (row < M && col < N) C[(long long)col * ldc + row] = d[4 * j + e];
+        }
+    }
 #elif defined(TERNION_VENDOR_CUDA)
     (void)dst, (void)src0, (void)bt;
     __trap();

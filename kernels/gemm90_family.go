@@ -3,7 +3,7 @@ package kernels
 // gemm90Family is kernels/gemm90.cu: MUL_MAT of q4_0 / q8_0 / q4_K weights by many
 // f32 columns on Hopper's wgmma, the weights expanded to f16 inside the gemm.
 var gemm90Family = Family{Name: "gemm90", ArchSpecific: "sm_90a",
-	Doc: "MUL_MAT of q4_0 / q8_0 / q4_K src0 by more than 8 f32 columns on the warpgroup tensor cores of compute capability 9.0 (wgmma, sm_90a): src1 to f16 in the gemm's tile order, then one 128x128 tile a block with src0's blocks expanded to f16 in shared memory",
+	Doc: "MUL_MAT of q4_0 / q8_0 / q4_K src0 by more than 8 f32 columns on the warpgroup tensor cores of compute capability 9.0 (wgmma, sm_90a): src1 to f16 in the gemm's tile order, then one 128x128 tile a block, src0's blocks expanded to f16 straight into the register fragments of wgmma's A",
 	Kernels: []Kernel{{Name: "gemm90_b_f32",
 		Doc:    "bt (f16, Gemm90BBytes(n, k) bytes) = src1 (f32 [n][k], rows packed and 16-byte aligned, k a multiple of 256) in gemm90's B tile order, rows past n zeros; one chunk of 8 values a thread: chunks = Gemm90Tiles(n)·128·k/8",
 		Params: []Param{{"bt", ptr}, {"src1", tensor}, {"chunks", i64}}}},
@@ -18,7 +18,7 @@ var gemm90Family = Family{Name: "gemm90", ArchSpecific: "sm_90a",
 // equal.
 const (
 	Gemm90Tile    = 128
-	Gemm90Threads = 512
+	Gemm90Threads = 384
 )
 
 // Gemm90Groups are the bytes of 256 values (8 blocks of 32, or one q4_K
@@ -26,9 +26,9 @@ const (
 var Gemm90Groups = map[string]int{"q4_0": 144, "q8_0": 272, "q4_K": 144}
 
 // Gemm90Shared is the dynamic shared memory of gemm90_{q} (gemm90.cu's
-// GEMM90_SHARED): 4 stages of a 128x64 f16 tile of each operand, 2 group
-// buffers of 128 rows, 1024 bytes to align them.
-func Gemm90Shared(q string) int { return 4*2*Gemm90Tile*64*2 + 2*128*Gemm90Groups[q] + 1024 }
+// GEMM90_SHARED): 4 stages of B's 128x64 f16 tile, 2 group buffers of 128
+// rows, 1024 bytes to align them.
+func Gemm90Shared(q string) int { return 4*Gemm90Tile*64*2 + 2*128*Gemm90Groups[q] + 1024 }
 
 // Gemm90Tiles is the tiles of 128 columns of n columns.
 func Gemm90Tiles(n int64) int64 { return (n + Gemm90Tile - 1) / Gemm90Tile }

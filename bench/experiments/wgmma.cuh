@@ -6,7 +6,7 @@
 // producers' and consumers' loops, and the tree's kernels for reference.
 // Include after quant.cu and harness.cuh.
 #pragma once
-#include "gemm90.cu" // the product's consumer loop (g90_consume) and kernels
+#include "gemm90.cu" // the product's kernels and its value expansion (g90_nib4, g90_i8x4)
 #include <cuda_fp16.h>
 #include <cublas_v2.h>
 #include <cstdint>
@@ -81,7 +81,47 @@ static __device__ __forceinline__ void wgmma_m64n128k16(float * d, unsigned long
 }
 
 // The expansion of blocks into f16 stage rows (bit-exact with the tree's
-// dq) is the product's: g90_expand (kernels/gemm90.cu).
+// dq): session 27's product form (kernels/gemm90.cu until session 28, which
+// expands into wgmma's register fragments instead), kept here for the
+// experiments that measure it. The scale of block o (compile-time) of the
+// group in c (2-byte scale first) in both halves, and its NW words of values.
+template <int NW> static __device__ __forceinline__ unsigned st_block(const uint4 * c, int o, unsigned * q) {
+    unsigned dw;
+    if ((o & 3) == 0) {
+        dw = g90_word(c, o >> 2) & 0xffffu;
+#pragma unroll
+        for (int j = 0; j < NW; j++) q[j] = __funnelshift_r(g90_word(c, (o >> 2) + j), g90_word(c, (o >> 2) + j + 1), 16);
+    } else {
+        dw = g90_word(c, o >> 2) >> 16;
+#pragma unroll
+        for (int j = 0; j < NW; j++) q[j] = g90_word(c, ((o + 2) >> 2) + j);
+    }
+    return dw | (dw << 16);
+}
+
+// Block b (compile-time, 0..7) of the group in c written as f16 chunks (8
+// values, 16 bytes) pos0 … pos0+3 of row r of the A stage at as (swizzled).
+static __device__ __forceinline__ void st_expand(g90_q4_0, const uint4 * c, int b, unsigned as, int r, int pos0) {
+    unsigned q[4];
+    const unsigned d = st_block<4>(c, 18 * b, q);
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        // chunk 0: low nibbles of bytes 0..7 (values 0..7), 1: of bytes 8..15, 2, 3: the high nibbles (values 16..31)
+        const unsigned w0 = q[(ch & 1) * 2], w1 = q[(ch & 1) * 2 + 1];
+        const uint2 a = ch < 2 ? g90_nib4<false>(w0, d) : g90_nib4<true>(w0, d);
+        const uint2 e = ch < 2 ? g90_nib4<false>(w1, d) : g90_nib4<true>(w1, d);
+        st_shared_v4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
+    }
+}
+static __device__ __forceinline__ void st_expand(g90_q8_0, const uint4 * c, int b, unsigned as, int r, int pos0) {
+    unsigned q[8];
+    const unsigned d = st_block<8>(c, 34 * b, q);
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++) {
+        const uint2 a = g90_i8x4(q[2 * ch], d), e = g90_i8x4(q[2 * ch + 1], d);
+        st_shared_v4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
+    }
+}
 
 // Bytes of a row's group of 8 blocks (4 k-tiles) for A's formats.
 template <int AT> struct group_of { static constexpr int BYTES = AT == A_Q8_0 ? 272 : 144; };
@@ -112,9 +152,9 @@ static __device__ __forceinline__ void wg_expand(unsigned base, unsigned raw, un
             for (int b = 0; b < 2; b++) {
                 if (PW == 2 && b != h) continue;
                 if (AT == A_Q4_0) {
-                    g90_expand(g90_q4_0(), cur, 2 * u + b, as, t, 4 * b);
+                    st_expand(g90_q4_0(), cur, 2 * u + b, as, t, 4 * b);
                 } else {
-                    g90_expand(g90_q8_0(), cur, 2 * u + b, as, t, 4 * b);
+                    st_expand(g90_q8_0(), cur, 2 * u + b, as, t, 4 * b);
                 }
             }
             fence_async();
@@ -126,11 +166,37 @@ static __device__ __forceinline__ void wg_expand(unsigned base, unsigned raw, un
 // The consumers' part: consumer warpgroup c (0 or 1) multiplies rows
 // 64c … 64c + 63 of each of the T k-tiles' stages by B's 128 rows and stores
 // its 64 x 128 results into C [n][m] (column stride ldc) where row < M and
-// column < N: the product's g90_consume (kernels/gemm90.cu).
+// column < N (session 27's product form): one commit group a k-tile, a
+// stage released on empty once the next tile's group is issued.
 template <int S>
 static __device__ __forceinline__ void wg_consume(unsigned base, unsigned long long * full, unsigned long long * empty, int T, int c,
                                                   int t, float * C, long ldc, int m0, int n0, int M, int N) {
-    g90_consume<S>(base, full, empty, T, c * 64, t, C, ldc, m0, n0, M, N);
+    const int w = t >> 5, l = t & 31, wm = c * 64;
+    float d[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) d[i] = 0.0f;
+    for (int kt = 0; kt < T; kt++) {
+        const int s = kt % S;
+        mbar_wait(smem_u32(&full[s]), (kt / S) & 1);
+        const unsigned as = base + s * STAGE + wm * 128, bs = base + s * STAGE + TILE_A;
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) wgmma_m64n128k16(d, desc_sw128(as + kk * 32), desc_sw128(bs + kk * 32));
+        wg_commit();
+        wg_wait<1>();
+        if (kt > 0 && l == 0) mbar_arrive(smem_u32(&empty[(kt - 1) % S]));
+    }
+    wg_wait<0>();
+    const int r0 = m0 + wm + w * 16 + (l >> 2);
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        const int n = n0 + j * 8 + (l & 3) * 2;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int row = r0 + (e >> 1) * 8, col = n + (e & 1);
+            if (row < M && col < N) C[(long)col * ldc + row] = d[4 * j + e];
+        }
+    }
 }
 
 // The tree's path, for reference: its dequantize (kernels' dq_q4_0_f16,

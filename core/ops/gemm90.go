@@ -24,13 +24,13 @@ const gemm90Arch = "sm_90a"
 // gemm90Tile, gemm90Threads: kernels.Gemm90Tile and Gemm90Threads.
 const (
 	gemm90Tile    = 128
-	gemm90Threads = 512
+	gemm90Threads = 384
 )
 
 // gemm90Shared is the dynamic shared memory of gemm90_{t}
 // (kernels.Gemm90Shared).
 func gemm90Shared(t tensor.Type) int64 {
-	return 4*2*gemm90Tile*64*2 + 2*128*gemm90Groups[t] + 1024
+	return 4*gemm90Tile*64*2 + 2*128*gemm90Groups[t] + 1024
 }
 
 // gemm90Tiles is the tiles of gemm90Tile a dimension of n splits into.
@@ -74,7 +74,7 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 // runGemm90 multiplies q4_0 / q8_0 / q4_K src0 a (of type at) by f32 src1 b into
 // dst as useGemm90 allows: gemm90_b_f32 converts b to f16 in the gemm's
 // tile order into a pool buffer, then gemm90_{at} computes one 128x128 tile
-// of dst a block, expanding a's blocks to f16 in shared memory.
+// of dst a block, expanding a's blocks to f16 in registers (wgmma's A fragments).
 func runGemm90(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 	m, k, n := a.Ne[1], a.Ne[0], b.Ne[1]
 	nt := gemm90Tiles(n)
