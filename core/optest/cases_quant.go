@@ -158,12 +158,13 @@ func quantTests() []Case {
 	}
 	// gemm90 (q4_0, q8_0, q4_K by more than 8 columns, k a multiple of 256; on a
 	// GPU only where its 128x128 tiles fill one wave): 32 x 4 tiles, the
-	// last of each partial (the one GPU case); on the host device also two
+	// last of each partial, 3 groups of 256 values a row (the group buffers'
+	// ring wraps; the one GPU case); on the host device also two
 	// tiles of rows and of columns, the second of each partial, 2 groups of
 	// 256 values a row, and one tile of rows and 9 columns, 3 groups (the
 	// group buffers' ring wraps).
 	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K} {
-		out = append(out, mulMatCase(t, tensor.F32, 4000, 500, 256, [2]int64{1, 1}, [2]int64{1, 1}, id),
+		out = append(out, mulMatCase(t, tensor.F32, 4000, 500, 768, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 200, 130, 512, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 128, 9, 768, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
