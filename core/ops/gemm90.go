@@ -39,13 +39,13 @@ func gemm90Tiles(n int64) int64 { return (n + gemm90Tile - 1) / gemm90Tile }
 // gemm90Waves reports whether gemm90's tiles (mt·nt blocks of one a
 // multiprocessor) fill one wave of a device of sms multiprocessors by more
 // than three quarters: where it beat dequantize + BLAS when measured (H100,
-// bench/README.md session 27: m=4096 n=512, 128 tiles, -8 % for q4_0 and
-// -2 % for q8_0 in `ops perf`, -14 % and -10 % standalone; with fewer tiles
-// most multiprocessors idle — n=100, 32 tiles: +13 % — and with more the
-// tiles take two waves or more at a pace cuBLAS beats — n=1000, 256 tiles:
-// +9 to +15 %; m=14336 k=4096 n=512, 448 tiles: +2 to +4 %; q4_K takes the
-// same rule, unmeasured before it). sms 0 (the host device) takes every tile
-// count.
+// bench/README.md sessions 27 and 28; the register-fragment kernel with
+// src1's conversion against the tree, standalone: m=4096 n=512, 128 tiles,
+// -20 / -14 / -10 % for q4_0 / q8_0 / q4_K; with fewer tiles most
+// multiprocessors idle — n=100, 32 tiles: +1 / +3 / +19 % — and with more
+// the tiles take two waves or more at a pace cuBLAS beats — n=1000, 256
+// tiles: +2 / +22 / +24 %; m=14336 k=4096 n=512, 448 tiles: -9 / +1 / +7 %).
+// sms 0 (the host device) takes every tile count.
 func gemm90Waves(tiles, sms int64) bool { return sms == 0 || (4*tiles > 3*sms && tiles <= sms) }
 
 // useGemm90 reports whether MUL_MAT node n runs gemm90 on a device of props
