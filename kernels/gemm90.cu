@@ -40,6 +40,7 @@
 // (kernels.Family.ArchSpecific), and built for any other target the kernels
 // trap, so a launch there is an error, never a silent no-op.
 #include "vendor.h"
+#include "kscale.h"
 
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TERNION_GEMM90 1
@@ -217,21 +218,16 @@ static __device__ __forceinline__ void g90_frag(g90_q8_0, int u, const unsigned 
 // q4_K (d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles):
 // k-tile u is sub-blocks 2u (steps 0, 1: the low nibbles of bytes 32u + 0..15
 // and + 16..31) and 2u + 1 (steps 2, 3: their high nibbles); each value
-// (d·sc)·q - dmin·m in f32 (ggml's get_scale_min_k4 for sc, m), rounded once.
+// (d·sc)·q - dmin·m in f32 (kscale.h's kscale_k4 for sc, m), rounded once.
 struct g90_k4_scales {
     float d1[2], m1[2]; // sub-blocks 2u, 2u + 1
     __device__ __forceinline__ g90_k4_scales(int u, const unsigned char * r) {
         const uint4 h = *(const uint4 *)r; // d, dmin, scales[12]: a row's group starts 16-byte aligned
+        const unsigned char * scales = (const unsigned char *)&h + 4;
 #pragma unroll
         for (int j = 0; j < 2; j++) {
-            const int b = 2 * u + j;
             unsigned sc, m;
-            if (b < 4) {
-                sc = g90_byte(&h, 4 + b) & 63, m = g90_byte(&h, 8 + b) & 63;
-            } else {
-                sc = (g90_byte(&h, 8 + b) & 15) | ((g90_byte(&h, b) >> 6) << 4);
-                m = (g90_byte(&h, 8 + b) >> 4) | ((g90_byte(&h, 4 + b) >> 6) << 4);
-            }
+            kscale_k4(2 * u + j, scales, sc, m);
             d1[j] = ternion_f16_to_f32((ternion_f16)(h.x & 0xffffu)) * (float)sc;
             m1[j] = ternion_f16_to_f32((ternion_f16)(h.x >> 16)) * (float)m;
         }

@@ -9,6 +9,7 @@
 #pragma once
 #include "vendor.h"
 #include "quant_grids.h"
+#include "kscale.h"
 
 // The f16 at p (2-byte aligned: every block with an f16 has an even size).
 static __device__ __forceinline__ float quant_f16(const unsigned char * p) {
@@ -284,16 +285,13 @@ struct ternion_q3_K {
     }
 };
 
-// The 6-bit scale and min of sub-block is (0..7) of a q4_K/q5_K block
-// (ggml's get_scale_min_k4 over the 12 scale bytes q).
+// The 6-bit scale and min of sub-block is (0..7) of a q4_K/q5_K block as
+// floats (kscale_k4 over the 12 scale bytes q).
 static __device__ __forceinline__ void quant_scale_min_k4(int is, const unsigned char * q, float & sc, float & m) {
-    if (is < 4) {
-        sc = (float)(q[is] & 63);
-        m = (float)(q[is + 4] & 63);
-    } else {
-        sc = (float)((q[is + 4] & 15) | ((q[is - 4] >> 6) << 4));
-        m = (float)((q[is + 4] >> 4) | ((q[is] >> 6) << 4));
-    }
+    unsigned s, n;
+    kscale_k4(is, q, s, n);
+    sc = (float)s;
+    m = (float)n;
 }
 
 // q4_K: f16 d, dmin; u8 scales[12]; u8 qs[128]. Value e (c = e/64, r = e%64)
