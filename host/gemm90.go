@@ -11,7 +11,7 @@ import (
 )
 
 // gemm90.go implements kernels/gemm90.cu: src1 converted to f16 in the
-// gemm's swizzled B tile order, and the gemm of q4_0 / q8_0 / q4_K src0, expanded to
+// gemm's swizzled B tile order, and the gemm of quantized src0 (kernels.Gemm90Groups), expanded to
 // f16 (one rounding of each value, as the device), by those columns.
 
 // gemm90BIndex is the f16 element of gemm90_b_f32's output holding value

@@ -1,7 +1,7 @@
-// gemm90.cu - MUL_MAT of q4_0 / q8_0 / q4_K weights by many f32 columns on
-// Hopper's warpgroup tensor cores (wgmma, NVIDIA sm_90a only), the weights
-// expanded to f16 inside the gemm instead of dequantized into a temporary
-// first.
+// gemm90.cu - MUL_MAT of q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, q4_K and q5_K
+// weights by many f32 columns on Hopper's warpgroup tensor cores (wgmma,
+// NVIDIA sm_90a only), the weights expanded to f16 inside the gemm instead
+// of dequantized into a temporary first.
 //
 //   gemm90_b_f32  src1 f32 [n][k] (rows packed, 16-byte aligned) -> f16 in the
 //                 gemm's B stage order: tile (n-tile, k-tile) of 128 x 64
@@ -16,16 +16,17 @@
 //                 of a k-tile its wgmma register fragment of A holds (rows
 //                 16w + l/4 and + 8 of its warpgroup's 64 for warp w, lane l;
 //                 k 2(l%4), +1, +8, +9 of each k16 step: the m16n8k16 A
-//                 layout) from the quantized rows in shared memory, (q - 8)·d,
-//                 q·d or (d·sc)·q - dmin·m rounded once to f16 (bit-identical
-//                 to dequantizing to f16 first), into registers double-buffered
+//                 layout) from the quantized rows in shared memory ((q - 8)·d,
+//                 q·d and level·d each rounded once to f16, bit-identical to
+//                 dequantizing to f16 first; q·d + m fused, rounded once;
+//                 (d·sc)·q - dmin·m in f32, rounded once), into registers double-buffered
 //                 across k-tiles, so expanding k-tile t+1 overlaps k-tile t's
 //                 wgmma m64n128k16 (A from registers, B from the 128-byte-
 //                 swizzled stage; one commit group a k-tile, a stage released
 //                 once the next tile's group is issued). 2 fetches: its warp 0
 //                 one 16 KB bulk copy of B a stage, warps 1..3 the quantized
-//                 rows a group of 256 values (8 blocks of 32, or one q4_K
-//                 block; 4 k-tiles) ahead by 16-byte cp.async counted on the
+//                 rows a group of 256 values (8 blocks of 32, or one q4_K or
+//                 q5_K block; 4 k-tiles) ahead by 16-byte cp.async counted on the
 //                 group's mbarrier. 4 stages of B, 2 group buffers; rows past m
 //                 are not read, results past m or n not stored.
 //                 GEMM90_SHARED(group bytes) of dynamic shared memory
@@ -40,7 +41,7 @@
 // (kernels.Family.ArchSpecific), and built for any other target the kernels
 // trap, so a launch there is an error, never a silent no-op.
 #include "vendor.h"
-#include "kscale.h"
+#include "quant_bits.h"
 
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TERNION_GEMM90 1
@@ -59,16 +60,31 @@
 // 128 rows of gb bytes, and 1024 bytes to align the stages to 1024.
 #define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gb) + 1024)
 
-// g90_q4_0, g90_q8_0 and g90_q4_K are the weight formats: the bytes of a
-// row's group of 256 values (4 k-tiles): 8 blocks of 32, or one q4_K block.
+// The weight formats (g90_{q} for format q): the bytes of a row's group of
+// 256 values (4 k-tiles): 8 blocks of 32, or one K-quant block.
 struct g90_q4_0 {
     static constexpr int GROUP = 144;
+};
+struct g90_q4_1 {
+    static constexpr int GROUP = 160;
+};
+struct g90_q5_0 {
+    static constexpr int GROUP = 176;
+};
+struct g90_q5_1 {
+    static constexpr int GROUP = 192;
 };
 struct g90_q8_0 {
     static constexpr int GROUP = 272;
 };
+struct g90_iq4_nl {
+    static constexpr int GROUP = 144;
+};
 struct g90_q4_K {
     static constexpr int GROUP = 144;
+};
+struct g90_q5_K {
+    static constexpr int GROUP = 176;
 };
 
 #if TERNION_GEMM90
@@ -137,6 +153,14 @@ static __device__ __forceinline__ unsigned g90_scale(unsigned t, unsigned off, u
     return r;
 }
 
+// (t - 1024) · d + m on the f16 pairs of words: the difference exact, the
+// fused product and sum rounded once.
+static __device__ __forceinline__ unsigned g90_affine(unsigned t, unsigned d, unsigned m) {
+    unsigned r;
+    asm("{\nsub.rn.f16x2 %0, %1, %2;\nfma.rn.f16x2 %0, %0, %3, %4;\n}\n" : "=r"(r) : "r"(t), "r"(0x64006400u), "r"(d), "r"(m));
+    return r;
+}
+
 // Word i (compile-time) of an array of uint4.
 static __device__ __forceinline__ unsigned g90_word(const uint4 * c, int i) {
     const uint4 v = c[i >> 2];
@@ -146,22 +170,27 @@ static __device__ __forceinline__ unsigned g90_word(const uint4 * c, int i) {
 // Byte o (compile-time) of an array of uint4.
 static __device__ __forceinline__ unsigned g90_byte(const uint4 * c, int o) { return (g90_word(c, o >> 2) >> (8 * (o & 3))) & 0xffu; }
 
+// The unsigned bytes of x as the f16 pairs 1024 + byte (exact: f16's step
+// is 1 from 1024 to 2048): bytes (0, 1) and (2, 3).
+static __device__ __forceinline__ uint2 g90_u8x4(unsigned x) {
+    return make_uint2(__byte_perm(x, 0x64646464u, 0x5140), __byte_perm(x, 0x64646464u, 0x7362));
+}
+
+// The low (HI false) or high nibbles of the bytes of w, in the bytes'
+// low halves.
+template <bool HI> static __device__ __forceinline__ unsigned g90_nibs(unsigned w) { return (HI ? w >> 4 : w) & 0x0F0F0F0Fu; }
+
 // Four low (HI false) or high nibbles of word w as (q - 8)·d in f16: the f16
 // pairs of values (b0, b1) and (b2, b3).
 template <bool HI> static __device__ __forceinline__ uint2 g90_nib4(unsigned w, unsigned d) {
-    unsigned t0 = __byte_perm(w, 0, 0x4140), t1 = __byte_perm(w, 0, 0x4342);
-    if (HI) {
-        t0 >>= 4, t1 >>= 4;
-    }
-    t0 = (t0 & 0x000F000Fu) | 0x64006400u, t1 = (t1 & 0x000F000Fu) | 0x64006400u; // 1024 + q
-    return make_uint2(g90_scale(t0, 0x64086408u, d), g90_scale(t1, 0x64086408u, d)); // - 1032 = q - 8
+    const uint2 t = g90_u8x4(g90_nibs<HI>(w));
+    return make_uint2(g90_scale(t.x, 0x64086408u, d), g90_scale(t.y, 0x64086408u, d)); // - 1032 = q - 8
 }
 
 // Four int8 of word w as q·d in f16: the pairs of bytes (0, 1) and (2, 3).
 static __device__ __forceinline__ uint2 g90_i8x4(unsigned w, unsigned d) {
-    w ^= 0x80808080u; // q + 128, unsigned
-    const unsigned t0 = __byte_perm(w, 0x64646464u, 0x5140), t1 = __byte_perm(w, 0x64646464u, 0x7362); // 1024 + q + 128
-    return make_uint2(g90_scale(t0, 0x64806480u, d), g90_scale(t1, 0x64806480u, d));                 // - 1152
+    const uint2 t = g90_u8x4(w ^ 0x80808080u); // 1024 + q + 128
+    return make_uint2(g90_scale(t.x, 0x64806480u, d), g90_scale(t.y, 0x64806480u, d)); // - 1152
 }
 
 // Nibble byte i (compile-time) of word x (nibbles already in the low halves
@@ -182,43 +211,115 @@ static __device__ __forceinline__ unsigned g90_pack(float lo, float hi) {
 // The 2 bytes at shared-memory p (2-byte aligned), widened.
 static __device__ __forceinline__ unsigned g90_ld16(const unsigned char * p) { return *(const unsigned short *)p; }
 
+// The f16 at p twice (both halves of an f16 pair).
+static __device__ __forceinline__ unsigned g90_dup(const unsigned char * p) { return g90_ld16(p) * 0x10001u; }
+
+// The bytes o + 2c, +1, +8, +9 of a row at p: lane column c's four values of
+// a 16-value step (the low or high nibbles of 32-value blocks).
+static __device__ __forceinline__ unsigned g90_quad(const unsigned char * p, int o, int c) {
+    return g90_ld16(p + o + 2 * c) | (g90_ld16(p + o + 8 + 2 * c) << 16);
+}
+
+// The fifth bits of values s, s + 1, s + 8, s + 9 of a q5 block (bit v of
+// qh, the little-endian u32 at p, for value v) at bit 4 of bytes 0..3.
+static __device__ __forceinline__ unsigned g90_q5hi(const unsigned char * p, int s) {
+    const unsigned qh = (g90_ld16(p) | (g90_ld16(p + 2) << 16)) >> s;
+    return (unsigned)quant_bit4x4((qh & 3u) | ((qh >> 6) & 12u));
+}
+
+// Stores the pairs of rows ra (x) and rb (y) into the fragment of one step.
+static __device__ __forceinline__ void g90_put(unsigned (&f)[4], uint2 x, uint2 y) { f[0] = x.x, f[1] = y.x, f[2] = x.y, f[3] = y.y; }
+
 // g90_frag(format, u, ra, rb, c, a): the register fragments of A for k-tile u
 // (0..3, a constant where inlined) of a group, rows ra and rb (= ra + 8 rows: the raw
 // group's rows in shared memory), lane column c = l % 4: a[kk] = the f16
 // pairs {(ra, k0..k0+1), (rb, k0..), (ra, k0+8..), (rb, k0+8..)} of k16 step
-// kk, k0 = 2c.
+// kk, k0 = 2c. The 32-value formats: k-tile u is blocks 2u and 2u + 1, step
+// 2h + s block 2u + h's values 16s … (the low nibbles for s = 0, the high for
+// 1 in the 4- and 5-bit formats: value j and j + 16 share byte j).
 //
-// q4_0: k-tile u is blocks 2u and 2u + 1; step 2h is block 2u + h's low
-// nibbles (values 0..15, byte j = value j), step 2h + 1 its high nibbles.
+// q4_0 (d, 16 bytes of nibbles): (q - 8)·d.
 static __device__ __forceinline__ void g90_frag(g90_q4_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const int o = 18 * (2 * u + h);
-        unsigned da = g90_ld16(ra + o), db = g90_ld16(rb + o);
-        da |= da << 16, db |= db << 16;
-        const unsigned wa = g90_ld16(ra + o + 2 + 2 * c) | (g90_ld16(ra + o + 10 + 2 * c) << 16);
-        const unsigned wb = g90_ld16(rb + o + 2 + 2 * c) | (g90_ld16(rb + o + 10 + 2 * c) << 16);
-        const uint2 la = g90_nib4<false>(wa, da), lb = g90_nib4<false>(wb, db), ha = g90_nib4<true>(wa, da), hb = g90_nib4<true>(wb, db);
-        a[2 * h][0] = la.x, a[2 * h][1] = lb.x, a[2 * h][2] = la.y, a[2 * h][3] = lb.y;
-        a[2 * h + 1][0] = ha.x, a[2 * h + 1][1] = hb.x, a[2 * h + 1][2] = ha.y, a[2 * h + 1][3] = hb.y;
+        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), wa = g90_quad(ra, o + 2, c), wb = g90_quad(rb, o + 2, c);
+        g90_put(a[2 * h], g90_nib4<false>(wa, da), g90_nib4<false>(wb, db));
+        g90_put(a[2 * h + 1], g90_nib4<true>(wa, da), g90_nib4<true>(wb, db));
     }
 }
-// q8_0: step kk is values 16 (kk & 1) … of block 2u + kk/2.
+// q4_1 (d, m, 16 bytes of nibbles): q·d + m.
+static __device__ __forceinline__ void g90_frag(g90_q4_1, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int o = 20 * (2 * u + h);
+        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), ma = g90_dup(ra + o + 2), mb = g90_dup(rb + o + 2);
+        const unsigned wa = g90_quad(ra, o + 4, c), wb = g90_quad(rb, o + 4, c);
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            const uint2 ta = g90_u8x4(s ? g90_nibs<true>(wa) : g90_nibs<false>(wa)), tb = g90_u8x4(s ? g90_nibs<true>(wb) : g90_nibs<false>(wb));
+            g90_put(a[2 * h + s], make_uint2(g90_affine(ta.x, da, ma), g90_affine(ta.y, da, ma)),
+                    make_uint2(g90_affine(tb.x, db, mb), g90_affine(tb.y, db, mb)));
+        }
+    }
+}
+// q5_0 (d, u32 qh of fifth bits, 16 bytes of nibbles): (q - 16)·d.
+static __device__ __forceinline__ void g90_frag(g90_q5_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int o = 22 * (2 * u + h);
+        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), wa = g90_quad(ra, o + 6, c), wb = g90_quad(rb, o + 6, c);
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            const uint2 ta = g90_u8x4((s ? g90_nibs<true>(wa) : g90_nibs<false>(wa)) | g90_q5hi(ra + o + 2, 16 * s + 2 * c));
+            const uint2 tb = g90_u8x4((s ? g90_nibs<true>(wb) : g90_nibs<false>(wb)) | g90_q5hi(rb + o + 2, 16 * s + 2 * c));
+            g90_put(a[2 * h + s], make_uint2(g90_scale(ta.x, 0x64106410u, da), g90_scale(ta.y, 0x64106410u, da)), // - 1040
+                    make_uint2(g90_scale(tb.x, 0x64106410u, db), g90_scale(tb.y, 0x64106410u, db)));
+        }
+    }
+}
+// q5_1 (d, m, u32 qh of fifth bits, 16 bytes of nibbles): q·d + m.
+static __device__ __forceinline__ void g90_frag(g90_q5_1, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int o = 24 * (2 * u + h);
+        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), ma = g90_dup(ra + o + 2), mb = g90_dup(rb + o + 2);
+        const unsigned wa = g90_quad(ra, o + 8, c), wb = g90_quad(rb, o + 8, c);
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            const uint2 ta = g90_u8x4((s ? g90_nibs<true>(wa) : g90_nibs<false>(wa)) | g90_q5hi(ra + o + 4, 16 * s + 2 * c));
+            const uint2 tb = g90_u8x4((s ? g90_nibs<true>(wb) : g90_nibs<false>(wb)) | g90_q5hi(rb + o + 4, 16 * s + 2 * c));
+            g90_put(a[2 * h + s], make_uint2(g90_affine(ta.x, da, ma), g90_affine(ta.y, da, ma)),
+                    make_uint2(g90_affine(tb.x, db, mb), g90_affine(tb.y, db, mb)));
+        }
+    }
+}
+// q8_0 (d, 32 int8): q·d; step kk is values 16 (kk & 1) … of block 2u + kk/2.
 static __device__ __forceinline__ void g90_frag(g90_q8_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
 #pragma unroll
     for (int kk = 0; kk < 4; kk++) {
-        const int o = 34 * (2 * u + kk / 2), q = o + 2 + 16 * (kk & 1) + 2 * c;
-        unsigned da = g90_ld16(ra + o), db = g90_ld16(rb + o);
-        da |= da << 16, db |= db << 16;
-        const uint2 xa = g90_i8x4(g90_ld16(ra + q) | (g90_ld16(ra + q + 8) << 16), da);
-        const uint2 xb = g90_i8x4(g90_ld16(rb + q) | (g90_ld16(rb + q + 8) << 16), db);
-        a[kk][0] = xa.x, a[kk][1] = xb.x, a[kk][2] = xa.y, a[kk][3] = xb.y;
+        const int o = 34 * (2 * u + kk / 2), q = o + 2 + 16 * (kk & 1);
+        g90_put(a[kk], g90_i8x4(g90_quad(ra, q, c), g90_dup(ra + o)), g90_i8x4(g90_quad(rb, q, c), g90_dup(rb + o)));
     }
 }
-// q4_K (d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles):
-// k-tile u is sub-blocks 2u (steps 0, 1: the low nibbles of bytes 32u + 0..15
-// and + 16..31) and 2u + 1 (steps 2, 3: their high nibbles); each value
-// (d·sc)·q - dmin·m in f32 (kscale.h's kscale_k4 for sc, m), rounded once.
+// iq4_nl (d, 16 bytes of nibbles indexing ggml's kvalues_iq4nl): level·d.
+static __device__ __forceinline__ void g90_frag(g90_iq4_nl, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    const unsigned levels[4] = QUANT_IQ4NL_WORDS;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int o = 18 * (2 * u + h);
+        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), wa = g90_quad(ra, o + 2, c), wb = g90_quad(rb, o + 2, c);
+        g90_put(a[2 * h], g90_i8x4(quant_lut16(g90_nibs<false>(wa), levels), da), g90_i8x4(quant_lut16(g90_nibs<false>(wb), levels), db));
+        g90_put(a[2 * h + 1], g90_i8x4(quant_lut16(g90_nibs<true>(wa), levels), da), g90_i8x4(quant_lut16(g90_nibs<true>(wb), levels), db));
+    }
+}
+// q4_K (d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles)
+// and q5_K (the same, then 32 bytes of fifth bits qh before the nibbles):
+// k-tile u is sub-blocks 2u (steps 0, 1: the low nibbles of bytes 32u +
+// 0..15 and + 16..31 of the nibbles; the fifth bit bit 2u of qh's bytes 0..15
+// and 16..31) and 2u + 1 (steps 2, 3: their high nibbles, bit 2u + 1); each
+// value (d·sc)·q - dmin·m in f32 (quant_bits.h's quant_scale_min_k4u for sc,
+// m), rounded once.
 struct g90_k4_scales {
     float d1[2], m1[2]; // sub-blocks 2u, 2u + 1
     __device__ __forceinline__ g90_k4_scales(int u, const unsigned char * r) {
@@ -227,21 +328,29 @@ struct g90_k4_scales {
 #pragma unroll
         for (int j = 0; j < 2; j++) {
             unsigned sc, m;
-            kscale_k4(2 * u + j, scales, sc, m);
+            quant_scale_min_k4u(2 * u + j, scales, sc, m);
             d1[j] = ternion_f16_to_f32((ternion_f16)(h.x & 0xffffu)) * (float)sc;
             m1[j] = ternion_f16_to_f32((ternion_f16)(h.x >> 16)) * (float)m;
         }
     }
 };
-static __device__ __forceinline__ void g90_frag(g90_q4_K, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+// The K-quant fragments from the nibbles at byte QS of a group (Q5: fifth
+// bits at byte 16).
+template <int QS, bool Q5>
+static __device__ __forceinline__ void g90_frag_k(int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
     const g90_k4_scales sa(u, ra), sb(u, rb);
 #pragma unroll
     for (int half = 0; half < 2; half++) { // bytes 32u + 16 half + {2c, 2c+1, 2c+8, 2c+9}: steps half, half + 2
-        const int q = 16 + 32 * u + 16 * half + 2 * c;
-        const unsigned wa = g90_ld16(ra + q) | (g90_ld16(ra + q + 8) << 16), wb = g90_ld16(rb + q) | (g90_ld16(rb + q + 8) << 16);
+        const int q = QS + 32 * u + 16 * half;
+        const unsigned wa = g90_quad(ra, q, c), wb = g90_quad(rb, q, c);
+        const unsigned ha = Q5 ? g90_quad(ra, 16 + 16 * half, c) : 0u, hb = Q5 ? g90_quad(rb, 16 + 16 * half, c) : 0u;
 #pragma unroll
         for (int j = 0; j < 2; j++) { // 0: low nibbles (sub-block 2u), 1: high (2u + 1)
-            const unsigned xa = (j ? wa >> 4 : wa) & 0x0F0F0F0Fu, xb = (j ? wb >> 4 : wb) & 0x0F0F0F0Fu;
+            unsigned xa = j ? g90_nibs<true>(wa) : g90_nibs<false>(wa), xb = j ? g90_nibs<true>(wb) : g90_nibs<false>(wb);
+            if (Q5) {
+                xa |= ((ha >> (2 * u + j)) & 0x01010101u) << 4;
+                xb |= ((hb >> (2 * u + j)) & 0x01010101u) << 4;
+            }
             unsigned * f = a[half + 2 * j];
             f[0] = g90_pack(g90_k4(xa, 0, sa.d1[j], sa.m1[j]), g90_k4(xa, 1, sa.d1[j], sa.m1[j]));
             f[1] = g90_pack(g90_k4(xb, 0, sb.d1[j], sb.m1[j]), g90_k4(xb, 1, sb.d1[j], sb.m1[j]));
@@ -249,6 +358,12 @@ static __device__ __forceinline__ void g90_frag(g90_q4_K, int u, const unsigned 
             f[3] = g90_pack(g90_k4(xb, 2, sb.d1[j], sb.m1[j]), g90_k4(xb, 3, sb.d1[j], sb.m1[j]));
         }
     }
+}
+static __device__ __forceinline__ void g90_frag(g90_q4_K, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    g90_frag_k<16, false>(u, ra, rb, c, a);
+}
+static __device__ __forceinline__ void g90_frag(g90_q5_K, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    g90_frag_k<48, true>(u, ra, rb, c, a);
 }
 #endif
 

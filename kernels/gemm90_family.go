@@ -1,16 +1,18 @@
 package kernels
 
-// gemm90Family is kernels/gemm90.cu: MUL_MAT of q4_0 / q8_0 / q4_K weights by many
+// gemm90Family is kernels/gemm90.cu: MUL_MAT of the 32-value formats q4_0,
+// q4_1, q5_0, q5_1, q8_0, iq4_nl and the K-quants q4_K, q5_K by many
 // f32 columns on Hopper's wgmma, the weights expanded to f16 inside the gemm.
 var gemm90Family = Family{Name: "gemm90", ArchSpecific: "sm_90a",
-	Doc: "MUL_MAT of q4_0 / q8_0 / q4_K src0 by more than 8 f32 columns on the warpgroup tensor cores of compute capability 9.0 (wgmma, sm_90a): src1 to f16 in the gemm's tile order, then one 128x128 tile a block, src0's blocks expanded to f16 straight into the register fragments of wgmma's A",
+	Doc: "MUL_MAT of q4_0 / q4_1 / q5_0 / q5_1 / q8_0 / iq4_nl / q4_K / q5_K src0 by more than 8 f32 columns on the warpgroup tensor cores of compute capability 9.0 (wgmma, sm_90a): src1 to f16 in the gemm's tile order, then one 128x128 tile a block, src0's blocks expanded to f16 straight into the register fragments of wgmma's A",
 	Kernels: []Kernel{{Name: "gemm90_b_f32",
 		Doc:    "bt (f16, Gemm90BBytes(n, k) bytes) = src1 (f32 [n][k], rows packed and 16-byte aligned, k a multiple of 256) in gemm90's B tile order, rows past n zeros; one chunk of 8 values a thread: chunks = Gemm90Tiles(n)·128·k/8",
 		Params: []Param{{"bt", ptr}, {"src1", tensor}, {"chunks", i64}}}},
 	Templates: []Template{{Name: "gemm90_{q}", Body: "gemm90_q<{q}>", LaunchBounds: Gemm90Threads, MinBlocks: 1,
 		Doc:    "dst (f32 [n][m], column stride nb[1]) = src0 ({q} [m][k], k a multiple of 256, rows 16-byte aligned) · bt (gemm90_b_f32's)ᵀ: block b the 128x128 tile (m-tile b % mt, n-tile b / mt), grid mt·Gemm90Tiles(n); Gemm90Threads threads, Gemm90Shared({q}) bytes of dynamic shared memory",
 		Params: []Param{{"dst", tensor}, {"src0", tensor}, {"bt", ptr}},
-		Axes:   []Axis{{Name: "q", Values: []Value{{"q4_0", "g90_q4_0"}, {"q8_0", "g90_q8_0"}, {"q4_K", "g90_q4_K"}}}}}},
+		Axes: []Axis{{Name: "q", Values: []Value{{"q4_0", "g90_q4_0"}, {"q4_1", "g90_q4_1"}, {"q5_0", "g90_q5_0"},
+			{"q5_1", "g90_q5_1"}, {"q8_0", "g90_q8_0"}, {"iq4_nl", "g90_iq4_nl"}, {"q4_K", "g90_q4_K"}, {"q5_K", "g90_q5_K"}}}}}},
 }
 
 // Gemm90Tile is gemm90.cu's tile of dst (GEMM90_BM = GEMM90_BN) and
@@ -21,9 +23,10 @@ const (
 	Gemm90Threads = 384
 )
 
-// Gemm90Groups are the bytes of 256 values (8 blocks of 32, or one q4_K
-// block) of each format gemm90_{q} takes (gemm90.cu's GROUP).
-var Gemm90Groups = map[string]int{"q4_0": 144, "q8_0": 272, "q4_K": 144}
+// Gemm90Groups are the bytes of 256 values (8 blocks of 32, or one q4_K or
+// q5_K block) of each format gemm90_{q} takes (gemm90.cu's GROUP).
+var Gemm90Groups = map[string]int{"q4_0": 144, "q4_1": 160, "q5_0": 176, "q5_1": 192, "q8_0": 272, "iq4_nl": 144,
+	"q4_K": 144, "q5_K": 176}
 
 // Gemm90Shared is the dynamic shared memory of gemm90_{q} (gemm90.cu's
 // GEMM90_SHARED): 4 stages of B's 128x64 f16 tile, 2 group buffers of 128

@@ -9,7 +9,7 @@
 #pragma once
 #include "vendor.h"
 #include "quant_grids.h"
-#include "kscale.h"
+#include "quant_bits.h"
 
 // The f16 at p (2-byte aligned: every block with an f16 has an even size).
 static __device__ __forceinline__ float quant_f16(const unsigned char * p) {
@@ -49,20 +49,6 @@ static __device__ __forceinline__ int quant_ld32(const unsigned char * p) {
     if (A >= 4) return *(const int *)p;
     if (A == 2) return (int)(((const unsigned short *)p)[0] | ((ternion_u32)((const unsigned short *)p)[1] << 16));
     return (int)(p[0] | (p[1] << 8) | (p[2] << 16) | ((ternion_u32)p[3] << 24));
-}
-
-// Bits 0..3 of b at bit 4 of bytes 0..3: the fifth bits of 4 q5 values.
-static __device__ __forceinline__ int quant_bit4x4(ternion_u32 b) {
-    return (int)(((b << 4) & 0x10u) | ((b << 11) & 0x1000u) | ((b << 18) & 0x100000u) | ((b << 25) & 0x10000000u));
-}
-
-// Byte i of the result = t's byte (byte i of idx), for idx bytes 0..15 and
-// a 16-byte table t (two byte permutes, picked per byte by bit 3 of idx).
-static __device__ __forceinline__ int quant_lut16(ternion_u32 idx, const ternion_u32 * t) {
-    const ternion_u32 n = idx | (idx >> 4);                    // idx0 | idx1 << 4 in byte 0, idx2 | idx3 << 4 in byte 2
-    const ternion_u32 s = (n & 0xffu) | ((n >> 8) & 0xff00u); // the 4 indices as nibbles
-    const ternion_u32 m = ((idx >> 3) & 0x01010101u) * 0xffu;  // 0xff in the bytes whose index is >= 8
-    return (int)((ternion_byte_perm(t[0], t[1], s) & ~m) | (ternion_byte_perm(t[2], t[3], s) & m));
 }
 
 // The items of mmvq8 and mmvq8t (integer dot products against src1
@@ -286,10 +272,10 @@ struct ternion_q3_K {
 };
 
 // The 6-bit scale and min of sub-block is (0..7) of a q4_K/q5_K block as
-// floats (kscale_k4 over the 12 scale bytes q).
+// floats (quant_bits.h's quant_scale_min_k4u).
 static __device__ __forceinline__ void quant_scale_min_k4(int is, const unsigned char * q, float & sc, float & m) {
     unsigned s, n;
-    kscale_k4(is, q, s, n);
+    quant_scale_min_k4u(is, q, s, n);
     sc = (float)s;
     m = (float)n;
 }
@@ -415,7 +401,7 @@ static __device__ __forceinline__ void quant_iq4x8(float d, const unsigned char 
 // nibble order) as their signed levels.
 template <int A>
 static __device__ __forceinline__ int quant_iq4w(const unsigned char * p, int i) {
-    const ternion_u32 levels[4] = {0xbfad9881u, 0xf6eaddcfu, 0x26190d01u, 0x71594535u}; // kvalues_iq4nl as bytes
+    const ternion_u32 levels[4] = QUANT_IQ4NL_WORDS;
     return quant_lut16((ternion_u32)quant_nib<A>(p, i), levels);
 }
 

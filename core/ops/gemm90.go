@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -14,7 +15,12 @@ import (
 // gemm90Groups are the bytes of a 256-value group of each format with
 // gemm90 kernels (kernels.Gemm90Groups, which core may not import; a test
 // keeps the two equal).
-var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q8_0: 272, tensor.Q4_K: 144}
+var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q4_1: 160, tensor.Q5_0: 176, tensor.Q5_1: 192,
+	tensor.Q8_0: 272, tensor.IQ4_NL: 144, tensor.Q4_K: 144, tensor.Q5_K: 176}
+
+// Gemm90Types returns the src0 formats gemm90 multiplies (kernels/gemm90.cu),
+// in the order of their type ids.
+func Gemm90Types() []tensor.Type { return slices.Sorted(maps.Keys(gemm90Groups)) }
 
 // gemm90Arch is the arch-specific target of the gemm90 kernels (the
 // family's kernels.Family.ArchSpecific): a device runs them when its
@@ -49,7 +55,7 @@ func gemm90Tiles(n int64) int64 { return (n + gemm90Tile - 1) / gemm90Tile }
 func gemm90Waves(tiles, sms int64) bool { return sms == 0 || (4*tiles > 3*sms && tiles <= sms) }
 
 // useGemm90 reports whether MUL_MAT node n runs gemm90 on a device of props
-// p: src0 q4_0, q8_0 or q4_K, one matrix, k a multiple of 256, rows packed and
+// p: src0 of a format in gemm90Groups, one matrix, k a multiple of 256, rows packed and
 // starting 16-byte aligned (the kernel copies them 16 bytes at a time);
 // src1 one f32 matrix of more than MMVQMaxColumns columns, packed along k,
 // columns starting 16-byte aligned (float4 loads); the grid and the shared
@@ -71,7 +77,7 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(tiles, int64(p.SMs)))
 }
 
-// runGemm90 multiplies q4_0 / q8_0 / q4_K src0 a (of type at) by f32 src1 b into
+// runGemm90 multiplies quantized src0 a (of type at, in gemm90Groups) by f32 src1 b into
 // dst as useGemm90 allows: gemm90_b_f32 converts b to f16 in the gemm's
 // tile order into a pool buffer, then gemm90_{at} computes one 128x128 tile
 // of dst a block, expanding a's blocks to f16 in registers (wgmma's A fragments).

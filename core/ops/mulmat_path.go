@@ -25,7 +25,8 @@ const (
 	// vendor gemm.
 	PathDequantBLAS
 	// PathGemm90 is ternion's own gemm on the warpgroup tensor cores of
-	// compute capability 9.0 (kernels/gemm90.cu): q4_0 / q8_0 / q4_K src0 expanded
+	// compute capability 9.0 (kernels/gemm90.cu): src0 of q4_0, q4_1, q5_0, q5_1,
+	// q8_0, iq4_nl, q4_K or q5_K expanded
 	// to f16 inside the gemm, src1 converted to f16 in its tile order.
 	PathGemm90
 )

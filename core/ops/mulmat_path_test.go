@@ -105,7 +105,7 @@ func TestUseMMVT(t *testing.T) {
 	}
 }
 
-// TestUseGemm90 is gemm90's device and shape rule: q4_0 / q8_0 / q4_K src0, one
+// TestUseGemm90 is gemm90's device and shape rule: src0 of a gemm90 format, one
 // matrix of k a multiple of 256 with 16-byte aligned rows, more than 8 f32
 // columns packed along k, on a device that builds sm_90a code (or the host
 // device), not switched off.
@@ -137,7 +137,13 @@ func TestUseGemm90(t *testing.T) {
 		{"q4_0 on the host device", mm(tensor.Q4_0, 16, 9, 256), host, false, true},
 		{"q4_0, 8 columns: mmvq's", mm(tensor.Q4_0, 4096, 8, 14336), h100, false, false},
 		{"q4_K 512 columns on an H100", mm(tensor.Q4_K, 4096, 512, 14336), h100, false, true},
-		{"q5_K has no gemm90", mm(tensor.Q5_K, 4096, 512, 14336), h100, false, false},
+		{"q4_1 512 columns on an H100", mm(tensor.Q4_1, 4096, 512, 14336), h100, false, true},
+		{"q5_0 512 columns on an H100", mm(tensor.Q5_0, 4096, 512, 14336), h100, false, true},
+		{"q5_1 512 columns on an H100", mm(tensor.Q5_1, 4096, 512, 14336), h100, false, true},
+		{"iq4_nl 512 columns on an H100", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, false, true},
+		{"q5_K 512 columns on an H100", mm(tensor.Q5_K, 4096, 512, 14336), h100, false, true},
+		{"q6_K has no gemm90 (210-byte groups: not 16-byte aligned)", mm(tensor.Q6_K, 4096, 512, 14336), h100, false, false},
+		{"iq4_xs has no gemm90", mm(tensor.IQ4_XS, 4096, 512, 14336), h100, false, false},
 		{"q4_0, k not a multiple of 256", mm(tensor.Q4_0, 4096, 512, 4096+32), h100, false, false},
 		{"q4_0, no sm_90a compiler", mm(tensor.Q4_0, 4096, 512, 14336), noRTC, false, false},
 		{"q4_0 on an Ada device", mm(tensor.Q4_0, 4096, 512, 14336), vendorapi.Props{CC: arch.AdaLovelace, SharedMemPerBlockOptin: 99 << 10}, false, false},

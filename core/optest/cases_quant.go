@@ -13,9 +13,10 @@ import (
 // and CPY between f32 and the quantized types, named as test-backend-ops
 // names them.
 
-// quantTypes are the quantized formats with device kernels, and
-// cpyQuantTargets those CPY quantizes f32 into (the seed's).
-var quantTypes, cpyQuantTargets = ops.QuantTypes(), ops.QuantizeTargets()
+// quantTypes are the quantized formats with device kernels, cpyQuantTargets
+// those CPY quantizes f32 into (the seed's), and gemm90Types those gemm90
+// multiplies.
+var quantTypes, cpyQuantTargets, gemm90Types = ops.QuantTypes(), ops.QuantizeTargets(), ops.Gemm90Types()
 
 // quantCpyNMSE is test-backend-ops' bound for a CPY into a quantized type:
 // about one quantized value off by one step among all of them (device and
@@ -156,14 +157,14 @@ func quantTests() []Case {
 			mulMatCase(t, tensor.F32, 33, 2, 3328, [2]int64{2, 1}, [2]int64{1, 2}, id),
 			mulMatCase(t, tensor.F32, 24, 4, 19456, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
-	// gemm90 (q4_0, q8_0, q4_K by more than 8 columns, k a multiple of 256; on a
+	// gemm90 (gemm90Types by more than 8 columns, k a multiple of 256; on a
 	// GPU only where its 128x128 tiles fill one wave): 32 x 4 tiles, the
 	// last of each partial, 3 groups of 256 values a row (the group buffers'
 	// ring wraps; the one GPU case); on the host device also two
 	// tiles of rows and of columns, the second of each partial, 2 groups of
 	// 256 values a row, and one tile of rows and 9 columns, 3 groups (the
 	// group buffers' ring wraps).
-	for _, t := range []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K} {
+	for _, t := range gemm90Types {
 		out = append(out, mulMatCase(t, tensor.F32, 4000, 500, 768, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 200, 130, 512, [2]int64{1, 1}, [2]int64{1, 1}, id),
 			mulMatCase(t, tensor.F32, 128, 9, 768, [2]int64{1, 1}, [2]int64{1, 1}, id))
@@ -199,6 +200,11 @@ func quantPerfs() []Case {
 		for _, n := range ns {
 			out = append(out, mulMatCase(t, tensor.F32, 4096, n, 14336, [2]int64{1, 1}, [2]int64{1, 1}, id))
 		}
+	}
+	// The other gemm90 formats at n=512 (test-backend-ops times every type
+	// there).
+	for _, t := range []tensor.Type{tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.IQ4_NL} {
+		out = append(out, mulMatCase(t, tensor.F32, 4096, 512, 14336, [2]int64{1, 1}, [2]int64{1, 1}, id))
 	}
 	// One column of a 4096-wide input (an 8B llama's attention and gate/up
 	// projections): 16 groups of 256 values a row, which mmvq8w takes 2

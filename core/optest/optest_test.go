@@ -63,7 +63,7 @@ func TestHostAgainstReference(t *testing.T) {
 	// KV chunks merged by fattn_dec_combine instead of by each tile's last
 	// block.
 	rerun(t, cases, loaded, "no-fattn-fold", 13000, fattnDecodeCase, map[string]string{switches.NoFattnFold.Name: "1"})
-	// The q4_0 / q8_0 / q4_K products of more than 8 columns again with
+	// The gemm90 formats' products of more than 8 columns again with
 	// TERNION_NO_GEMM90: dequantize + BLAS.
 	rerun(t, cases, loaded, "no-gemm90", 19000, gemm90Case, map[string]string{switches.NoGemm90.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
@@ -152,15 +152,15 @@ func mmvtCase(c Case) bool {
 	return (a == tensor.F16 || a == tensor.BF16) && cols >= 2 && cols <= 8
 }
 
-// gemm90Case reports whether c is a MUL_MAT of q4_0, q8_0 or q4_K src0 and more
-// than 8 columns (the cases TERNION_NO_GEMM90 may change).
+// gemm90Case reports whether c is a MUL_MAT of src0 in a gemm90 format and
+// more than 8 columns (the cases TERNION_NO_GEMM90 may change).
 func gemm90Case(c Case) bool {
 	out := builtOp(c, graph.OpMulMat)
 	if out == nil {
 		return false
 	}
 	a := out.Src(0).Type()
-	return (a == tensor.Q4_0 || a == tensor.Q8_0 || a == tensor.Q4_K) && out.Src(1).Ne()[1] > 8
+	return slices.Contains(gemm90Types, a) && out.Src(1).Ne()[1] > 8
 }
 
 // isSoftmaxCase reports whether c is a SOFT_MAX (the cases
