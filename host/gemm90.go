@@ -74,12 +74,13 @@ func init() {
 			buffers: func(a *vendorapi.Args) []buffer {
 				dst, s0 := a.TensorAt(0), a.TensorAt(1)
 				d, src0 := tensorBuf("dst", dst, 4), quantBuf("src0", s0, f)
-				src0.align = 16
+				align := int64(kernels.Gemm90RowAlign(f.Name))
+				src0.align = uint64(align)
 				bt := elems("bt", a.PtrAt(2), kernels.Gemm90BBytes(dst.Ne[1], s0.Ne[0])/2, 2)
 				bt.align = 16
 				switch {
-				case s0.Ne[0]%256 != 0 || s0.Ne[2]*s0.Ne[3] != 1 || s0.Nb[1]%16 != 0:
-					src0.bad = fmt.Sprintf("src0 (ne %v, nb %v) is not one matrix of rows 16-byte aligned, k a multiple of 256", s0.Ne, s0.Nb)
+				case s0.Ne[0]%256 != 0 || s0.Ne[2]*s0.Ne[3] != 1 || s0.Nb[1]%align != 0:
+					src0.bad = fmt.Sprintf("src0 (ne %v, nb %v) is not one matrix of rows %d-byte aligned, k a multiple of 256", s0.Ne, s0.Nb, align)
 				case dst.Ne[0] != s0.Ne[1] || dst.Nb[0] != 4 || dst.Ne[2]*dst.Ne[3] != 1:
 					d.bad = fmt.Sprintf("dst (ne %v, nb %v) is not one f32 matrix of src0's %d rows", dst.Ne, dst.Nb, s0.Ne[1])
 				}

@@ -345,13 +345,20 @@ func TestGemm90Geometry(t *testing.T) {
 	src := string(b)
 	for _, def := range []string{"#define GEMM90_BM " + strconv.Itoa(Gemm90Tile), "#define GEMM90_BN " + strconv.Itoa(Gemm90Tile),
 		"#define GEMM90_BK 64", "#define GEMM90_STAGES 4", "#define GEMM90_RAW 2", "#define GEMM90_THREADS " + strconv.Itoa(Gemm90Threads),
-		"#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gb) + 1024)"} {
+		"#define GEMM90_SHARED(gs) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gs) + 1024)",
+		"#define GEMM90_SLOT(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)"} {
 		require.Contains(t, src, def+"\n")
 	}
 	for q, group := range Gemm90Groups {
-		require.Contains(t, src, "struct g90_"+q+" {\n    static constexpr int GROUP = "+strconv.Itoa(group)+";\n};")
+		require.Regexp(t, `struct g90_`+q+` \{\n    static constexpr int GROUP = `+strconv.Itoa(group)+`;( //[^\n]*)?\n\};`, src)
 	}
 	assert.Equal(t, 4*(128*64*2)+2*128*144+1024, Gemm90Shared("q4_0"))
+	// q6_K's 210-byte groups start 2-byte aligned: 14 chunks of 16 bytes
+	// cover one wherever it starts (at most 14 bytes past a chunk's start).
+	assert.Equal(t, 224, Gemm90Slot("q6_K"))
+	assert.Equal(t, 2, Gemm90RowAlign("q6_K"))
+	assert.Equal(t, 16, Gemm90RowAlign("q8_0"))
+	assert.Equal(t, 4*(128*64*2)+2*128*224+1024, Gemm90Shared("q6_K"))
 	f, err := LookupFamily("gemm90")
 	require.NoError(t, err)
 	assert.Equal(t, "sm_90a", f.ArchSpecific)

@@ -1,5 +1,5 @@
-// gemm90.cu - MUL_MAT of q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, q4_K and q5_K
-// weights by many f32 columns on Hopper's warpgroup tensor cores (wgmma,
+// gemm90.cu - MUL_MAT of q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, q4_K, q5_K and
+// q6_K weights by many f32 columns on Hopper's warpgroup tensor cores (wgmma,
 // NVIDIA sm_90a only), the weights expanded to f16 inside the gemm instead
 // of dequantized into a temporary first.
 //
@@ -57,8 +57,14 @@
 #define GEMM90_THREADS 384
 #define GEMM90_TILE_B (GEMM90_BN * GEMM90_BK * 2)
 // The dynamic shared memory of gemm90_{q}: the B stages, the group buffers of
-// 128 rows of gb bytes, and 1024 bytes to align the stages to 1024.
-#define GEMM90_SHARED(gb) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gb) + 1024)
+// 128 rows of a slot of gs bytes each, and 1024 bytes to align the stages to
+// 1024.
+#define GEMM90_SHARED(gs) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gs) + 1024)
+// The slot of a row's group of gb bytes: the group itself where every group
+// starts 16-byte aligned (gb a multiple of 16), else the 16-byte chunks
+// that cover a group starting 2-byte aligned (its start rounded down to 16
+// bytes, at most 14 bytes before it).
+#define GEMM90_SLOT(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)
 
 // The weight formats (g90_{q} for format q): the bytes of a row's group of
 // 256 values (4 k-tiles): 8 blocks of 32, or one K-quant block.
@@ -85,6 +91,9 @@ struct g90_q4_K {
 };
 struct g90_q5_K {
     static constexpr int GROUP = 176;
+};
+struct g90_q6_K {
+    static constexpr int GROUP = 210; // groups start 2-byte aligned: copied in 16-byte chunks around them
 };
 
 #if TERNION_GEMM90
@@ -199,6 +208,13 @@ static __device__ __forceinline__ uint2 g90_i8x4(unsigned w, unsigned d) {
 // float 2^23 + q (byte i under exponent byte 0x4B) minus 2^23.
 static __device__ __forceinline__ float g90_k4(unsigned x, int i, float d1, float m1) {
     return __fmaf_rn(d1, __uint_as_float(__byte_perm(x, 0x4B000000u, 0x7650u | i)) - 8388608.0f, -m1);
+}
+
+// Byte i (compile-time) of word x, a 6-bit q6_K value, as d·(q - 32) in f32:
+// q - 32 is the float 2^23 + q (byte i under exponent byte 0x4B) minus
+// 2^23 + 32, exact.
+static __device__ __forceinline__ float g90_q6(unsigned x, int i, float d) {
+    return d * (__uint_as_float(__byte_perm(x, 0x4B000000u, 0x7650u | i)) - 8388640.0f);
 }
 
 // The two f32 values lo, hi as an f16 pair, each rounded once.
@@ -365,6 +381,29 @@ static __device__ __forceinline__ void g90_frag(g90_q4_K, int u, const unsigned 
 static __device__ __forceinline__ void g90_frag(g90_q5_K, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
     g90_frag_k<48, true>(u, ra, rb, c, a);
 }
+// q6_K (ql[128] low nibbles, qh[64] 2-bit pairs, int8 scales[16], d; rows at
+// ra, rb only 2-byte aligned): k-tile u is values 64u …, half n = u/2 of the
+// block, quarters g = 2(u%2) and + 1 (steps 0, 1 and 2, 3): value l of
+// quarter g (l = 16s + 2c, +1, +8, +9 in step 2(g%2) + s) has its 4 low bits
+// in ql[64n + 32(g%2) + l] (the high nibble in the odd k-tiles), 2 high bits
+// at shift 2g of qh[32n + l]; value (d·scales[8n + 2g + s])·(q - 32) in
+// f32 (the scale's product exact), rounded once more to f16 as the seed's
+// dequantize to f16 rounds it.
+static __device__ __forceinline__ void g90_frag(g90_q6_K, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    const int n = u / 2, hi = u % 2;
+    const float da = ternion_f16_to_f32(*(const ternion_f16 *)(ra + 208)), db = ternion_f16_to_f32(*(const ternion_f16 *)(rb + 208));
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        const int g = 2 * hi + kk / 2, s = kk % 2, ql = 64 * n + 32 * (kk / 2) + 16 * s, qh = 128 + 32 * n + 16 * s;
+        const unsigned xa = ((g90_quad(ra, ql, c) >> (4 * hi)) & 0x0F0F0F0Fu) | (((g90_quad(ra, qh, c) >> (2 * g)) & 0x03030303u) << 4);
+        const unsigned xb = ((g90_quad(rb, ql, c) >> (4 * hi)) & 0x0F0F0F0Fu) | (((g90_quad(rb, qh, c) >> (2 * g)) & 0x03030303u) << 4);
+        const float sa = da * (float)(signed char)ra[192 + 8 * n + 2 * g + s], sb = db * (float)(signed char)rb[192 + 8 * n + 2 * g + s];
+        a[kk][0] = g90_pack(g90_q6(xa, 0, sa), g90_q6(xa, 1, sa));
+        a[kk][1] = g90_pack(g90_q6(xb, 0, sb), g90_q6(xb, 1, sb));
+        a[kk][2] = g90_pack(g90_q6(xa, 2, sa), g90_q6(xa, 3, sa));
+        a[kk][3] = g90_pack(g90_q6(xb, 2, sb), g90_q6(xb, 3, sb));
+    }
+}
 #endif
 
 // src1 (f32, rows of k packed, 16-byte aligned) into bt in the B stage order.
@@ -401,12 +440,16 @@ extern "C" __global__ void gemm90_b_f32(void * bt, ternion_tensor src1, ternion_
 template <typename Q, int U>
 static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], float * d, const unsigned char * raw, unsigned bbase,
                                                 unsigned long long * full, unsigned long long * empty, unsigned long long * rawfull,
-                                                unsigned long long * rawempty, int lr, int c, int l) {
-    constexpr int GB = Q::GROUP, S = GEMM90_STAGES, RAW = GEMM90_RAW;
+                                                unsigned long long * rawempty, int lr, unsigned oa, unsigned ob, int c, int l) {
+    constexpr int GB = Q::GROUP, GS = GEMM90_SLOT(GB), S = GEMM90_STAGES, RAW = GEMM90_RAW;
     const int g = kt >> 2, r = g % RAW;
     if (U == 0) ternion_mbar_wait(ternion_smem_u32(&rawfull[r]), (g / RAW) & 1);
-    const unsigned char * ra = raw + r * (128 * GB) + lr * GB;
-    g90_frag(Q(), U, ra, ra + 8 * GB, c, a);
+    // Rows lr and lr + 8 in their slots: where groups are not 16-byte
+    // aligned, at their start's offset from the 16 bytes below it (oa, ob:
+    // the rows' starts' offsets).
+    const unsigned char * ra = raw + r * (128 * GS) + lr * GS, * rb = ra + 8 * GS;
+    if (GS != GB) ra += (oa + (unsigned)g * GB) & 15u, rb += (ob + (unsigned)g * GB) & 15u;
+    g90_frag(Q(), U, ra, rb, c, a);
     if (U == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
     const int s = kt % S;
     ternion_mbar_wait(ternion_smem_u32(&full[s]), (kt / S) & 1);
@@ -426,7 +469,8 @@ static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], flo
 // dst [n][m] = src0 ({Q}) · bᵀ, one 128 x 128 tile a block (see the top).
 template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_tensor dst, ternion_tensor src0, const void * bt) {
 #if TERNION_GEMM90
-    constexpr int S = GEMM90_STAGES, RAW = GEMM90_RAW, GB = Q::GROUP, NQ = GB / 16, BM = GEMM90_BM, BN = GEMM90_BN, BK = GEMM90_BK;
+    constexpr int S = GEMM90_STAGES, RAW = GEMM90_RAW, GB = Q::GROUP, GS = GEMM90_SLOT(GB), NQ = GS / 16, BM = GEMM90_BM, BN = GEMM90_BN,
+                  BK = GEMM90_BK;
     const unsigned char * B = (const unsigned char *)bt;
     extern __shared__ unsigned char g90_dyn[];
     __shared__ __align__(8) unsigned long long full[S], empty[S], rawfull[RAW], rawempty[RAW];
@@ -468,9 +512,19 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
             for (int q = (warp - 9) * 32 + l; q < 128 * NQ; q += 96) {
                 const int row = q / NQ, ch = q % NQ;
                 if (row < rows) {
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(raws + r * (128 * GB) + row * GB + ch * 16),
-                                 "l"(Aq + (long long)(m0 + row) * arow + (long long)g * GB + ch * 16)
-                                 : "memory");
+                    const unsigned char * src = Aq + (long long)(m0 + row) * arow + (long long)g * GB;
+                    if (GS == GB) {
+                        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(raws + r * (128 * GS) + row * GS + ch * 16),
+                                     "l"(src + ch * 16)
+                                     : "memory");
+                    } else { // the chunks around the group, none read past its end (the rest of a chunk zero-filled)
+                        const unsigned char * c16 = (const unsigned char *)((unsigned long long)src & ~15ull) + ch * 16;
+                        const long long left = src + GB - c16;
+                        const unsigned n = left <= 0 ? 0u : left >= 16 ? 16u : (unsigned)left;
+                        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(raws + r * (128 * GS) + row * GS + ch * 16),
+                                     "l"(n ? c16 : src), "r"(n)
+                                     : "memory");
+                    }
                 }
             }
             asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(ternion_smem_u32(&rawfull[r])) : "memory");
@@ -479,16 +533,18 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
     }
     // Warpgroups 0 and 1: rows 64 wg … of the tile; this thread's rows lr and lr + 8.
     const int lr = wg * 64 + 16 * (warp & 3) + (l >> 2), c = l & 3;
+    const unsigned oa = (unsigned)((unsigned long long)(Aq + (long long)(m0 + lr) * arow) & 15ull),
+                   ob = (unsigned)((unsigned long long)(Aq + (long long)(m0 + lr + 8) * arow) & 15ull);
     float d[64];
 #pragma unroll
     for (int i = 0; i < 64; i++) d[i] = 0.0f;
     g90_pin(d);
     unsigned a0[4][4], a1[4][4];
     for (int kt = 0; kt < T; kt += 4) {
-        g90_step<Q, 0>(kt, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
-        g90_step<Q, 1>(kt + 1, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
-        g90_step<Q, 2>(kt + 2, a0, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
-        g90_step<Q, 3>(kt + 3, a1, d, raw, base, full, empty, rawfull, rawempty, lr, c, l);
+        g90_step<Q, 0>(kt, a0, d, raw, base, full, empty, rawfull, rawempty, lr, oa, ob, c, l);
+        g90_step<Q, 1>(kt + 1, a1, d, raw, base, full, empty, rawfull, rawempty, lr, oa, ob, c, l);
+        g90_step<Q, 2>(kt + 2, a0, d, raw, base, full, empty, rawfull, rawempty, lr, oa, ob, c, l);
+        g90_step<Q, 3>(kt + 3, a1, d, raw, base, full, empty, rawfull, rawempty, lr, oa, ob, c, l);
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     g90_pin(d);

@@ -16,7 +16,7 @@ import (
 // gemm90 kernels (kernels.Gemm90Groups, which core may not import; a test
 // keeps the two equal).
 var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q4_1: 160, tensor.Q5_0: 176, tensor.Q5_1: 192,
-	tensor.Q8_0: 272, tensor.IQ4_NL: 144, tensor.Q4_K: 144, tensor.Q5_K: 176}
+	tensor.Q8_0: 272, tensor.IQ4_NL: 144, tensor.Q4_K: 144, tensor.Q5_K: 176, tensor.Q6_K: 210}
 
 // Gemm90Types returns the src0 formats gemm90 multiplies (kernels/gemm90.cu),
 // in the order of their type ids.
@@ -33,10 +33,29 @@ const (
 	gemm90Threads = 384
 )
 
+// gemm90Slot is the shared-memory bytes of a row's group of t
+// (kernels.Gemm90Slot): the group where groups are a multiple of 16 bytes,
+// else the 16-byte chunks around one that starts 2-byte aligned.
+func gemm90Slot(t tensor.Type) int64 {
+	if g := gemm90Groups[t]; g%16 != 0 {
+		return (g + 14 + 15) / 16 * 16
+	}
+	return gemm90Groups[t]
+}
+
+// gemm90RowAlign is the alignment gemm90 needs of t's rows
+// (kernels.Gemm90RowAlign): 16 where groups are a multiple of 16 bytes, else 2.
+func gemm90RowAlign(t tensor.Type) int64 {
+	if gemm90Groups[t]%16 != 0 {
+		return 2
+	}
+	return 16
+}
+
 // gemm90Shared is the dynamic shared memory of gemm90_{t}
 // (kernels.Gemm90Shared).
 func gemm90Shared(t tensor.Type) int64 {
-	return 4*gemm90Tile*64*2 + 2*128*gemm90Groups[t] + 1024
+	return 4*gemm90Tile*64*2 + 2*128*gemm90Slot(t) + 1024
 }
 
 // gemm90Tiles is the tiles of gemm90Tile a dimension of n splits into.
@@ -56,7 +75,8 @@ func gemm90Waves(tiles, sms int64) bool { return sms == 0 || (4*tiles > 3*sms &&
 
 // useGemm90 reports whether MUL_MAT node n runs gemm90 on a device of props
 // p: src0 of a format in gemm90Groups, one matrix, k a multiple of 256, rows packed and
-// starting 16-byte aligned (the kernel copies them 16 bytes at a time);
+// starting 16-byte aligned (the kernel copies them 16 bytes at a time; q6_K
+// 2-byte aligned, copied in the 16-byte chunks around its groups);
 // src1 one f32 matrix of more than MMVQMaxColumns columns, packed along k,
 // columns starting 16-byte aligned (float4 loads); the grid and the shared
 // memory within the device's limits; a device that builds sm_90a code
@@ -69,7 +89,7 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 	an, bn := a.Ne(), b.Ne()
 	tiles := gemm90Tiles(an[1]) * gemm90Tiles(bn[1])
 	return ok && b.Type() == tensor.F32 && bn[1] > MMVQMaxColumns && an[0]%256 == 0 &&
-		an[2]*an[3] == 1 && bn[2]*bn[3] == 1 && a.Nb()[0] == a.Type().BlockBytes() && rowsStartAligned(a, 16) &&
+		an[2]*an[3] == 1 && bn[2]*bn[3] == 1 && a.Nb()[0] == a.Type().BlockBytes() && rowsStartAligned(a, gemm90RowAlign(a.Type())) &&
 		b.Nb()[0] == 4 && rowsStartAligned(b, 16) && n.Nb()[0] == 4 && n.Nb()[1]%4 == 0 &&
 		an[0] <= math.MaxInt32 && an[1] <= math.MaxInt32 && bn[1] <= math.MaxInt32 &&
 		tiles <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&

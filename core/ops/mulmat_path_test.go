@@ -142,7 +142,8 @@ func TestUseGemm90(t *testing.T) {
 		{"q5_1 512 columns on an H100", mm(tensor.Q5_1, 4096, 512, 14336), h100, false, true},
 		{"iq4_nl 512 columns on an H100", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, false, true},
 		{"q5_K 512 columns on an H100", mm(tensor.Q5_K, 4096, 512, 14336), h100, false, true},
-		{"q6_K has no gemm90 (210-byte groups: not 16-byte aligned)", mm(tensor.Q6_K, 4096, 512, 14336), h100, false, false},
+		{"q6_K 512 columns on an H100 (210-byte groups)", mm(tensor.Q6_K, 4096, 512, 14336), h100, false, true},
+		{"q6_K, k=5120: rows 8-byte aligned", mm(tensor.Q6_K, 4096, 512, 5120), h100, false, true},
 		{"iq4_xs has no gemm90", mm(tensor.IQ4_XS, 4096, 512, 14336), h100, false, false},
 		{"q4_0, k not a multiple of 256", mm(tensor.Q4_0, 4096, 512, 4096+32), h100, false, false},
 		{"q4_0, no sm_90a compiler", mm(tensor.Q4_0, 4096, 512, 14336), noRTC, false, false},
@@ -182,6 +183,7 @@ func TestUseGemm90(t *testing.T) {
 	for q, group := range gemm90Groups {
 		assert.Equal(t, int64(kernels.Gemm90Groups[q.String()]), group, "%s", q)
 		assert.Equal(t, int64(kernels.Gemm90Shared(q.String())), gemm90Shared(q))
+		assert.Equal(t, int64(kernels.Gemm90RowAlign(q.String())), gemm90RowAlign(q))
 	}
 	for _, c := range []struct {
 		tiles, sms int64
