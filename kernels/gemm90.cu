@@ -66,35 +66,20 @@
 // bytes, at most 14 bytes before it).
 #define GEMM90_SLOT(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)
 
-// The weight formats (g90_{q} for format q): the bytes of a row's group of
-// 256 values (4 k-tiles): 8 blocks of 32, or one K-quant block.
-struct g90_q4_0 {
-    static constexpr int GROUP = 144;
+// The weight formats (g90_{q} for format q): GROUP, the bytes of a row's
+// group of 256 values (4 k-tiles): 8 blocks of 32, or one K-quant block.
+template <int G> struct g90_group {
+    static constexpr int GROUP = G;
 };
-struct g90_q4_1 {
-    static constexpr int GROUP = 160;
-};
-struct g90_q5_0 {
-    static constexpr int GROUP = 176;
-};
-struct g90_q5_1 {
-    static constexpr int GROUP = 192;
-};
-struct g90_q8_0 {
-    static constexpr int GROUP = 272;
-};
-struct g90_iq4_nl {
-    static constexpr int GROUP = 144;
-};
-struct g90_q4_K {
-    static constexpr int GROUP = 144;
-};
-struct g90_q5_K {
-    static constexpr int GROUP = 176;
-};
-struct g90_q6_K {
-    static constexpr int GROUP = 210; // groups start 2-byte aligned: copied in 16-byte chunks around them
-};
+struct g90_q4_0 : g90_group<144> {};
+struct g90_q4_1 : g90_group<160> {};
+struct g90_q5_0 : g90_group<176> {};
+struct g90_q5_1 : g90_group<192> {};
+struct g90_q8_0 : g90_group<272> {};
+struct g90_iq4_nl : g90_group<144> {};
+struct g90_q4_K : g90_group<144> {};
+struct g90_q5_K : g90_group<176> {};
+struct g90_q6_K : g90_group<210> {}; // groups start 2-byte aligned: copied in the 16-byte chunks around them
 
 #if TERNION_GEMM90
 
@@ -254,61 +239,46 @@ static __device__ __forceinline__ void g90_put(unsigned (&f)[4], uint2 x, uint2 
 // 2h + s block 2u + h's values 16s … (the low nibbles for s = 0, the high for
 // 1 in the 4- and 5-bit formats: value j and j + 16 share byte j).
 //
-// q4_0 (d, 16 bytes of nibbles): (q - 8)·d.
-static __device__ __forceinline__ void g90_frag(g90_q4_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+// The 4- and 5-bit formats: blocks of BYTES bytes, d at 0 (and m at 2: MIN),
+// the fifth bits' u32 qh at QH (0: none), the nibbles at QS; the value (q -
+// q0)·d (OFF the f16 pair 1024 + q0 twice) or q·d + m (MIN).
+template <int BYTES, int QH, int QS, bool MIN, unsigned OFF>
+static __device__ __forceinline__ void g90_frag_q45(int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const int o = 18 * (2 * u + h);
-        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), wa = g90_quad(ra, o + 2, c), wb = g90_quad(rb, o + 2, c);
-        g90_put(a[2 * h], g90_nib4<false>(wa, da), g90_nib4<false>(wb, db));
-        g90_put(a[2 * h + 1], g90_nib4<true>(wa, da), g90_nib4<true>(wb, db));
+        const int o = BYTES * (2 * u + h);
+        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), ma = MIN ? g90_dup(ra + o + 2) : 0u, mb = MIN ? g90_dup(rb + o + 2) : 0u;
+        const unsigned wa = g90_quad(ra, o + QS, c), wb = g90_quad(rb, o + QS, c);
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            unsigned xa = (wa >> (4 * s)) & 0x0F0F0F0Fu, xb = (wb >> (4 * s)) & 0x0F0F0F0Fu;
+            if (QH) xa |= g90_q5hi(ra + o + QH, 16 * s + 2 * c), xb |= g90_q5hi(rb + o + QH, 16 * s + 2 * c);
+            const uint2 ta = g90_u8x4(xa), tb = g90_u8x4(xb);
+            if (MIN) {
+                g90_put(a[2 * h + s], make_uint2(g90_affine(ta.x, da, ma), g90_affine(ta.y, da, ma)),
+                        make_uint2(g90_affine(tb.x, db, mb), g90_affine(tb.y, db, mb)));
+            } else {
+                g90_put(a[2 * h + s], make_uint2(g90_scale(ta.x, OFF, da), g90_scale(ta.y, OFF, da)),
+                        make_uint2(g90_scale(tb.x, OFF, db), g90_scale(tb.y, OFF, db)));
+            }
+        }
     }
+}
+// q4_0 (d, 16 bytes of nibbles): (q - 8)·d.
+static __device__ __forceinline__ void g90_frag(g90_q4_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
+    g90_frag_q45<18, 0, 2, false, 0x64086408u>(u, ra, rb, c, a);
 }
 // q4_1 (d, m, 16 bytes of nibbles): q·d + m.
 static __device__ __forceinline__ void g90_frag(g90_q4_1, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int o = 20 * (2 * u + h);
-        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), ma = g90_dup(ra + o + 2), mb = g90_dup(rb + o + 2);
-        const unsigned wa = g90_quad(ra, o + 4, c), wb = g90_quad(rb, o + 4, c);
-#pragma unroll
-        for (int s = 0; s < 2; s++) {
-            const uint2 ta = g90_u8x4(s ? g90_nibs<true>(wa) : g90_nibs<false>(wa)), tb = g90_u8x4(s ? g90_nibs<true>(wb) : g90_nibs<false>(wb));
-            g90_put(a[2 * h + s], make_uint2(g90_affine(ta.x, da, ma), g90_affine(ta.y, da, ma)),
-                    make_uint2(g90_affine(tb.x, db, mb), g90_affine(tb.y, db, mb)));
-        }
-    }
+    g90_frag_q45<20, 0, 4, true, 0u>(u, ra, rb, c, a);
 }
 // q5_0 (d, u32 qh of fifth bits, 16 bytes of nibbles): (q - 16)·d.
 static __device__ __forceinline__ void g90_frag(g90_q5_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int o = 22 * (2 * u + h);
-        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), wa = g90_quad(ra, o + 6, c), wb = g90_quad(rb, o + 6, c);
-#pragma unroll
-        for (int s = 0; s < 2; s++) {
-            const uint2 ta = g90_u8x4((s ? g90_nibs<true>(wa) : g90_nibs<false>(wa)) | g90_q5hi(ra + o + 2, 16 * s + 2 * c));
-            const uint2 tb = g90_u8x4((s ? g90_nibs<true>(wb) : g90_nibs<false>(wb)) | g90_q5hi(rb + o + 2, 16 * s + 2 * c));
-            g90_put(a[2 * h + s], make_uint2(g90_scale(ta.x, 0x64106410u, da), g90_scale(ta.y, 0x64106410u, da)), // - 1040
-                    make_uint2(g90_scale(tb.x, 0x64106410u, db), g90_scale(tb.y, 0x64106410u, db)));
-        }
-    }
+    g90_frag_q45<22, 2, 6, false, 0x64106410u>(u, ra, rb, c, a);
 }
 // q5_1 (d, m, u32 qh of fifth bits, 16 bytes of nibbles): q·d + m.
 static __device__ __forceinline__ void g90_frag(g90_q5_1, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int o = 24 * (2 * u + h);
-        const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), ma = g90_dup(ra + o + 2), mb = g90_dup(rb + o + 2);
-        const unsigned wa = g90_quad(ra, o + 8, c), wb = g90_quad(rb, o + 8, c);
-#pragma unroll
-        for (int s = 0; s < 2; s++) {
-            const uint2 ta = g90_u8x4((s ? g90_nibs<true>(wa) : g90_nibs<false>(wa)) | g90_q5hi(ra + o + 4, 16 * s + 2 * c));
-            const uint2 tb = g90_u8x4((s ? g90_nibs<true>(wb) : g90_nibs<false>(wb)) | g90_q5hi(rb + o + 4, 16 * s + 2 * c));
-            g90_put(a[2 * h + s], make_uint2(g90_affine(ta.x, da, ma), g90_affine(ta.y, da, ma)),
-                    make_uint2(g90_affine(tb.x, db, mb), g90_affine(tb.y, db, mb)));
-        }
-    }
+    g90_frag_q45<24, 4, 8, true, 0u>(u, ra, rb, c, a);
 }
 // q8_0 (d, 32 int8): q·d; step kk is values 16 (kk & 1) … of block 2u + kk/2.
 static __device__ __forceinline__ void g90_frag(g90_q8_0, int u, const unsigned char * ra, const unsigned char * rb, int c, unsigned (&a)[4][4]) {
