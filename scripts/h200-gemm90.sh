@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # h200-gemm90.sh - gemm90 (kernels/gemm90.cu: q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl,
-# q4_K, q5_K) on the device machine, from the
+# q4_K, q5_K, q6_K; TERNION_GEMM90_MORE set) on the device machine, from the
 # repo root with .gpu and kernels/gen/cuda carried: its NVRTC build, the
 # MUL_MAT cases against the host device, the issue-10 n=512 perf cases with
 # and without TERNION_NO_GEMM90 in one run, then the standalone sweep of
@@ -12,7 +12,8 @@ set --
 . .gpu/gpu-go-setup.sh || exit 1
 { nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv; nvcc --version | tail -2; git log -1 --format='%H %s' 2>/dev/null; } 2>&1 | tee "$OUT/env.log"
 step() { echo "== $*"; timeout 200 "$@"; local r=$?; [ $r -ne 0 ] && echo "FAILED ($r): $*"; return 0; }
-Q='(q4_0|q4_1|q5_0|q5_1|q8_0|iq4_nl|q4_K|q5_K)'
+Q='(q4_0|q4_1|q5_0|q5_1|q8_0|iq4_nl|q4_K|q5_K|q6_K)'
+export TERNION_GEMM90_MORE=1 # every format's kernel, checked and timed
 P512="MUL_MAT\\(type_a=$Q,type_b=f32,m=4096,n=512,"
 (
   step go build -tags cuda -o /tmp/ternion ./cmd/ternion

@@ -18,6 +18,11 @@ import (
 var gemm90Groups = map[tensor.Type]int64{tensor.Q4_0: 144, tensor.Q4_1: 160, tensor.Q5_0: 176, tensor.Q5_1: 192,
 	tensor.Q8_0: 272, tensor.IQ4_NL: 144, tensor.Q4_K: 144, tensor.Q5_K: 176, tensor.Q6_K: 210}
 
+// gemm90Checked are the formats whose gemm90 kernels have run on a GPU
+// (tested against the host device and timed against dequantize + BLAS,
+// bench/README.md); the others run on a GPU only with TERNION_GEMM90_MORE.
+var gemm90Checked = []tensor.Type{tensor.Q4_0, tensor.Q8_0, tensor.Q4_K}
+
 // Gemm90Types returns the src0 formats gemm90 multiplies (kernels/gemm90.cu),
 // in the order of their type ids.
 func Gemm90Types() []tensor.Type { return slices.Sorted(maps.Keys(gemm90Groups)) }
@@ -82,7 +87,8 @@ func gemm90Waves(tiles, sms int64) bool { return sms == 0 || (4*tiles > 3*sms &&
 // memory within the device's limits; a device that builds sm_90a code
 // (Props.ArchSpecific: compute capability 9.0 and NVRTC 12 or later; cc 0
 // is the host device, which runs every kernel); its tiles filling one wave
-// (gemm90Waves); unless TERNION_NO_GEMM90.
+// (gemm90Waves); on a GPU a format in gemm90Checked, or any with
+// TERNION_GEMM90_MORE; unless TERNION_NO_GEMM90.
 func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 	a, b := n.Src(0), n.Src(1)
 	_, ok := gemm90Groups[a.Type()]
@@ -94,7 +100,8 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 		an[0] <= math.MaxInt32 && an[1] <= math.MaxInt32 && bn[1] <= math.MaxInt32 &&
 		tiles <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&
 		gemm90Shared(a.Type()) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoGemm90) &&
-		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(tiles, int64(p.SMs)))
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(tiles, int64(p.SMs)) &&
+			(slices.Contains(gemm90Checked, a.Type()) || switches.On(nil, switches.Gemm90More)))
 }
 
 // runGemm90 multiplies quantized src0 a (of type at, in gemm90Groups) by f32 src1 b into

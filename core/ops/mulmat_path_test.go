@@ -125,52 +125,64 @@ func TestUseGemm90(t *testing.T) {
 		name string
 		b    build
 		p    vendorapi.Props
-		off  bool // TERNION_NO_GEMM90 set
+		env  string // a switch set (TERNION_NO_GEMM90, TERNION_GEMM90_MORE), or ""
 		want bool
 	}{
-		{"q4_0 512 columns on an H100", mm(tensor.Q4_0, 4096, 512, 14336), h100, false, true},
-		{"q8_0 4000 x 500: 128 tiles, the last of each partial", mm(tensor.Q8_0, 4000, 500, 256), h100, false, true},
-		{"q4_0 n=1000: 256 tiles, two waves", mm(tensor.Q4_0, 4096, 1000, 14336), h100, false, false},
-		{"q4_0 n=100: 32 tiles", mm(tensor.Q4_0, 4096, 100, 14336), h100, false, false},
-		{"q4_0 m=14336 k=4096: 448 tiles", mm(tensor.Q4_0, 14336, 512, 4096), h100, false, false},
-		{"q8_0 9 columns on the host device, 1 tile", mm(tensor.Q8_0, 100, 9, 256), host, false, true},
-		{"q4_0 on the host device", mm(tensor.Q4_0, 16, 9, 256), host, false, true},
-		{"q4_0, 8 columns: mmvq's", mm(tensor.Q4_0, 4096, 8, 14336), h100, false, false},
-		{"q4_K 512 columns on an H100", mm(tensor.Q4_K, 4096, 512, 14336), h100, false, true},
-		{"q4_1 512 columns on an H100", mm(tensor.Q4_1, 4096, 512, 14336), h100, false, true},
-		{"q5_0 512 columns on an H100", mm(tensor.Q5_0, 4096, 512, 14336), h100, false, true},
-		{"q5_1 512 columns on an H100", mm(tensor.Q5_1, 4096, 512, 14336), h100, false, true},
-		{"iq4_nl 512 columns on an H100", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, false, true},
-		{"q5_K 512 columns on an H100", mm(tensor.Q5_K, 4096, 512, 14336), h100, false, true},
-		{"q6_K 512 columns on an H100 (210-byte groups)", mm(tensor.Q6_K, 4096, 512, 14336), h100, false, true},
-		{"q6_K, k=5120: rows 8-byte aligned", mm(tensor.Q6_K, 4096, 512, 5120), h100, false, true},
-		{"iq4_xs has no gemm90", mm(tensor.IQ4_XS, 4096, 512, 14336), h100, false, false},
-		{"q4_0, k not a multiple of 256", mm(tensor.Q4_0, 4096, 512, 4096+32), h100, false, false},
-		{"q4_0, no sm_90a compiler", mm(tensor.Q4_0, 4096, 512, 14336), noRTC, false, false},
-		{"q4_0 on an Ada device", mm(tensor.Q4_0, 4096, 512, 14336), vendorapi.Props{CC: arch.AdaLovelace, SharedMemPerBlockOptin: 99 << 10}, false, false},
-		{"q8_0, shared memory too small", mm(tensor.Q8_0, 4096, 512, 14336), small, false, false},
-		{"q4_0, TERNION_NO_GEMM90", mm(tensor.Q4_0, 4096, 512, 14336), h100, true, false},
+		{"q4_0 512 columns on an H100", mm(tensor.Q4_0, 4096, 512, 14336), h100, "", true},
+		{"q8_0 4000 x 500: 128 tiles, the last of each partial", mm(tensor.Q8_0, 4000, 500, 256), h100, "", true},
+		{"q4_0 n=1000: 256 tiles, two waves", mm(tensor.Q4_0, 4096, 1000, 14336), h100, "", false},
+		{"q4_0 n=100: 32 tiles", mm(tensor.Q4_0, 4096, 100, 14336), h100, "", false},
+		{"q4_0 m=14336 k=4096: 448 tiles", mm(tensor.Q4_0, 14336, 512, 4096), h100, "", false},
+		{"q8_0 9 columns on the host device, 1 tile", mm(tensor.Q8_0, 100, 9, 256), host, "", true},
+		{"q4_0 on the host device", mm(tensor.Q4_0, 16, 9, 256), host, "", true},
+		{"q4_0, 8 columns: mmvq's", mm(tensor.Q4_0, 4096, 8, 14336), h100, "", false},
+		{"q4_K 512 columns on an H100", mm(tensor.Q4_K, 4096, 512, 14336), h100, "", true},
+		{"q4_1 512 columns on an H100", mm(tensor.Q4_1, 4096, 512, 14336), h100, "", false},
+		{"q4_1 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q4_1, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+		{"q4_1 on the host device", mm(tensor.Q4_1, 200, 130, 512), host, "", true},
+		{"q5_0 512 columns on an H100", mm(tensor.Q5_0, 4096, 512, 14336), h100, "", false},
+		{"q5_0 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q5_0, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+		{"q5_0 on the host device", mm(tensor.Q5_0, 200, 130, 512), host, "", true},
+		{"q5_1 512 columns on an H100", mm(tensor.Q5_1, 4096, 512, 14336), h100, "", false},
+		{"q5_1 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q5_1, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+		{"q5_1 on the host device", mm(tensor.Q5_1, 200, 130, 512), host, "", true},
+		{"iq4_nl 512 columns on an H100", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, "", false},
+		{"iq4_nl 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+		{"iq4_nl on the host device", mm(tensor.IQ4_NL, 200, 130, 512), host, "", true},
+		{"q5_K 512 columns on an H100", mm(tensor.Q5_K, 4096, 512, 14336), h100, "", false},
+		{"q5_K 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q5_K, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+		{"q5_K on the host device", mm(tensor.Q5_K, 200, 130, 512), host, "", true},
+		{"q6_K 512 columns on an H100 (210-byte groups)", mm(tensor.Q6_K, 4096, 512, 14336), h100, "", false},
+		{"q6_K 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q6_K, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+		{"q6_K, k=5120: rows 8-byte aligned, TERNION_GEMM90_MORE", mm(tensor.Q6_K, 4096, 512, 5120), h100, switches.Gemm90More.Name, true},
+		{"q6_K on the host device", mm(tensor.Q6_K, 200, 130, 512), host, "", true},
+		{"iq4_xs has no gemm90", mm(tensor.IQ4_XS, 4096, 512, 14336), h100, "", false},
+		{"q4_0, k not a multiple of 256", mm(tensor.Q4_0, 4096, 512, 4096+32), h100, "", false},
+		{"q4_0, no sm_90a compiler", mm(tensor.Q4_0, 4096, 512, 14336), noRTC, "", false},
+		{"q4_0 on an Ada device", mm(tensor.Q4_0, 4096, 512, 14336), vendorapi.Props{CC: arch.AdaLovelace, SharedMemPerBlockOptin: 99 << 10}, "", false},
+		{"q8_0, shared memory too small", mm(tensor.Q8_0, 4096, 512, 14336), small, "", false},
+		{"q4_0, TERNION_NO_GEMM90", mm(tensor.Q4_0, 4096, 512, 14336), h100, switches.NoGemm90.Name, false},
 		{"q4_0, src1 of two matrices", func(ctx *graph.Context) *graph.Tensor {
 			return ctx.Empty(tensor.Q4_0, 256, 64, 2).MulMat(ctx.Empty(tensor.F32, 256, 16, 2))
-		}, h100, false, false},
+		}, h100, "", false},
 		{"q4_0, src1 f16", func(ctx *graph.Context) *graph.Tensor {
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(ctx.Empty(tensor.F16, 256, 16))
-		}, h100, false, false},
+		}, h100, "", false},
 		{"q4_0, src1 transposed", func(ctx *graph.Context) *graph.Tensor {
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(ctx.Empty(tensor.F32, 16, 256).Transpose())
-		}, h100, false, false},
+		}, h100, "", false},
 		{"q4_0, src1 columns 8 bytes apart from 16-byte alignment", func(ctx *graph.Context) *graph.Tensor {
 			x := ctx.Empty(tensor.F32, 260, 16)
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(8, []int64{256, 16}, []int64{260 * 4}))
-		}, host, false, false},
+		}, host, "", false},
 		{"q4_0, src1 columns in a wider matrix, 16-byte aligned", func(ctx *graph.Context) *graph.Tensor {
 			x := ctx.Empty(tensor.F32, 260, 16)
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(16, []int64{256, 16}, []int64{260 * 4}))
-		}, host, false, true},
+		}, host, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.off {
-				t.Setenv(switches.NoGemm90.Name, "1")
+			if c.env != "" {
+				t.Setenv(c.env, "1")
 			}
 			n := c.b(graph.NewContext())
 			require.NoError(t, n.Context().Err())
