@@ -155,31 +155,15 @@ static __device__ __forceinline__ unsigned g90_affine(unsigned t, unsigned d, un
     return r;
 }
 
-// Word i (compile-time) of an array of uint4.
-static __device__ __forceinline__ unsigned g90_word(const uint4 * c, int i) {
-    const uint4 v = c[i >> 2];
-    return (i & 3) == 0 ? v.x : (i & 3) == 1 ? v.y : (i & 3) == 2 ? v.z : v.w;
-}
-
-// Byte o (compile-time) of an array of uint4.
-static __device__ __forceinline__ unsigned g90_byte(const uint4 * c, int o) { return (g90_word(c, o >> 2) >> (8 * (o & 3))) & 0xffu; }
-
 // The unsigned bytes of x as the f16 pairs 1024 + byte (exact: f16's step
 // is 1 from 1024 to 2048): bytes (0, 1) and (2, 3).
 static __device__ __forceinline__ uint2 g90_u8x4(unsigned x) {
     return make_uint2(__byte_perm(x, 0x64646464u, 0x5140), __byte_perm(x, 0x64646464u, 0x7362));
 }
 
-// The low (HI false) or high nibbles of the bytes of w, in the bytes'
-// low halves.
-template <bool HI> static __device__ __forceinline__ unsigned g90_nibs(unsigned w) { return (HI ? w >> 4 : w) & 0x0F0F0F0Fu; }
-
-// Four low (HI false) or high nibbles of word w as (q - 8)·d in f16: the f16
-// pairs of values (b0, b1) and (b2, b3).
-template <bool HI> static __device__ __forceinline__ uint2 g90_nib4(unsigned w, unsigned d) {
-    const uint2 t = g90_u8x4(g90_nibs<HI>(w));
-    return make_uint2(g90_scale(t.x, 0x64086408u, d), g90_scale(t.y, 0x64086408u, d)); // - 1032 = q - 8
-}
+// The low (hi 0) or high (1) nibbles of the bytes of w, in the bytes' low
+// halves.
+static __device__ __forceinline__ unsigned g90_nibs(unsigned w, int hi) { return (w >> (4 * hi)) & 0x0F0F0F0Fu; }
 
 // Four int8 of word w as q·d in f16: the pairs of bytes (0, 1) and (2, 3).
 static __device__ __forceinline__ uint2 g90_i8x4(unsigned w, unsigned d) {
@@ -251,7 +235,7 @@ static __device__ __forceinline__ void g90_frag_q45(int u, const unsigned char *
         const unsigned wa = g90_quad(ra, o + QS, c), wb = g90_quad(rb, o + QS, c);
 #pragma unroll
         for (int s = 0; s < 2; s++) {
-            unsigned xa = (wa >> (4 * s)) & 0x0F0F0F0Fu, xb = (wb >> (4 * s)) & 0x0F0F0F0Fu;
+            unsigned xa = g90_nibs(wa, s), xb = g90_nibs(wb, s);
             if (QH) xa |= g90_q5hi(ra + o + QH, 16 * s + 2 * c), xb |= g90_q5hi(rb + o + QH, 16 * s + 2 * c);
             const uint2 ta = g90_u8x4(xa), tb = g90_u8x4(xb);
             if (MIN) {
@@ -295,8 +279,8 @@ static __device__ __forceinline__ void g90_frag(g90_iq4_nl, int u, const unsigne
     for (int h = 0; h < 2; h++) {
         const int o = 18 * (2 * u + h);
         const unsigned da = g90_dup(ra + o), db = g90_dup(rb + o), wa = g90_quad(ra, o + 2, c), wb = g90_quad(rb, o + 2, c);
-        g90_put(a[2 * h], g90_i8x4(quant_lut16(g90_nibs<false>(wa), levels), da), g90_i8x4(quant_lut16(g90_nibs<false>(wb), levels), db));
-        g90_put(a[2 * h + 1], g90_i8x4(quant_lut16(g90_nibs<true>(wa), levels), da), g90_i8x4(quant_lut16(g90_nibs<true>(wb), levels), db));
+        g90_put(a[2 * h], g90_i8x4(quant_lut16(g90_nibs(wa, 0), levels), da), g90_i8x4(quant_lut16(g90_nibs(wb, 0), levels), db));
+        g90_put(a[2 * h + 1], g90_i8x4(quant_lut16(g90_nibs(wa, 1), levels), da), g90_i8x4(quant_lut16(g90_nibs(wb, 1), levels), db));
     }
 }
 // q4_K (d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles)
@@ -332,7 +316,7 @@ static __device__ __forceinline__ void g90_frag_k(int u, const unsigned char * r
         const unsigned ha = Q5 ? g90_quad(ra, 16 + 16 * half, c) : 0u, hb = Q5 ? g90_quad(rb, 16 + 16 * half, c) : 0u;
 #pragma unroll
         for (int j = 0; j < 2; j++) { // 0: low nibbles (sub-block 2u), 1: high (2u + 1)
-            unsigned xa = j ? g90_nibs<true>(wa) : g90_nibs<false>(wa), xb = j ? g90_nibs<true>(wb) : g90_nibs<false>(wb);
+            unsigned xa = g90_nibs(wa, j), xb = g90_nibs(wb, j);
             if (Q5) {
                 xa |= ((ha >> (2 * u + j)) & 0x01010101u) << 4;
                 xb |= ((hb >> (2 * u + j)) & 0x01010101u) << 4;
@@ -365,8 +349,8 @@ static __device__ __forceinline__ void g90_frag(g90_q6_K, int u, const unsigned 
 #pragma unroll
     for (int kk = 0; kk < 4; kk++) {
         const int g = 2 * hi + kk / 2, s = kk % 2, ql = 64 * n + 32 * (kk / 2) + 16 * s, qh = 128 + 32 * n + 16 * s;
-        const unsigned xa = ((g90_quad(ra, ql, c) >> (4 * hi)) & 0x0F0F0F0Fu) | (((g90_quad(ra, qh, c) >> (2 * g)) & 0x03030303u) << 4);
-        const unsigned xb = ((g90_quad(rb, ql, c) >> (4 * hi)) & 0x0F0F0F0Fu) | (((g90_quad(rb, qh, c) >> (2 * g)) & 0x03030303u) << 4);
+        const unsigned xa = g90_nibs(g90_quad(ra, ql, c), hi) | (((g90_quad(ra, qh, c) >> (2 * g)) & 0x03030303u) << 4);
+        const unsigned xb = g90_nibs(g90_quad(rb, ql, c), hi) | (((g90_quad(rb, qh, c) >> (2 * g)) & 0x03030303u) << 4);
         const float sa = da * (float)(signed char)ra[192 + 8 * n + 2 * g + s], sb = db * (float)(signed char)rb[192 + 8 * n + 2 * g + s];
         a[kk][0] = g90_pack(g90_q6(xa, 0, sa), g90_q6(xa, 1, sa));
         a[kk][1] = g90_pack(g90_q6(xb, 0, sb), g90_q6(xb, 1, sb));

@@ -6,7 +6,7 @@
 // producers' and consumers' loops, and the tree's kernels for reference.
 // Include after quant.cu and harness.cuh.
 #pragma once
-#include "gemm90.cu" // the product's kernels and its value expansion (g90_nib4, g90_i8x4)
+#include "gemm90.cu" // the product's kernels and its value expansion (g90_u8x4, g90_nibs, g90_i8x4)
 #include <cuda_fp16.h>
 #include <cublas_v2.h>
 #include <cstdint>
@@ -80,6 +80,19 @@ static __device__ __forceinline__ void wgmma_m64n128k16(float * d, unsigned long
                  : "l"(a), "l"(b), "r"(1));
 }
 
+// Word i (compile-time) of an array of uint4.
+static __device__ __forceinline__ unsigned g90_word(const uint4 * c, int i) {
+    const uint4 v = c[i >> 2];
+    return (i & 3) == 0 ? v.x : (i & 3) == 1 ? v.y : (i & 3) == 2 ? v.z : v.w;
+}
+
+// Four low (hi 0) or high (1) nibbles of word w as (q - 8)·d in f16: the
+// f16 pairs of values (b0, b1) and (b2, b3).
+static __device__ __forceinline__ uint2 g90_nib4(unsigned w, int hi, unsigned d) {
+    const uint2 t = g90_u8x4(g90_nibs(w, hi));
+    return make_uint2(g90_scale(t.x, 0x64086408u, d), g90_scale(t.y, 0x64086408u, d)); // - 1032 = q - 8
+}
+
 // The expansion of blocks into f16 stage rows (bit-exact with the tree's
 // dq): session 27's product form (kernels/gemm90.cu until session 28, which
 // expands into wgmma's register fragments instead), kept here for the
@@ -108,8 +121,7 @@ static __device__ __forceinline__ void st_expand(g90_q4_0, const uint4 * c, int 
     for (int ch = 0; ch < 4; ch++) {
         // chunk 0: low nibbles of bytes 0..7 (values 0..7), 1: of bytes 8..15, 2, 3: the high nibbles (values 16..31)
         const unsigned w0 = q[(ch & 1) * 2], w1 = q[(ch & 1) * 2 + 1];
-        const uint2 a = ch < 2 ? g90_nib4<false>(w0, d) : g90_nib4<true>(w0, d);
-        const uint2 e = ch < 2 ? g90_nib4<false>(w1, d) : g90_nib4<true>(w1, d);
+        const uint2 a = g90_nib4(w0, ch >= 2, d), e = g90_nib4(w1, ch >= 2, d);
         st_shared_v4(as + r * 128 + (((pos0 + ch) ^ (r & 7)) << 4), make_uint4(a.x, a.y, e.x, e.y));
     }
 }

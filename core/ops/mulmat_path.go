@@ -25,9 +25,9 @@ const (
 	// vendor gemm.
 	PathDequantBLAS
 	// PathGemm90 is ternion's own gemm on the warpgroup tensor cores of
-	// compute capability 9.0 (kernels/gemm90.cu): src0 of q4_0, q4_1, q5_0, q5_1,
-	// q8_0, iq4_nl, q4_K or q5_K expanded
-	// to f16 inside the gemm, src1 converted to f16 in its tile order.
+	// compute capability 9.0 (kernels/gemm90.cu): quantized src0 of a
+	// format in gemm90Groups expanded to f16 inside the gemm, src1
+	// converted to f16 in its tile order.
 	PathGemm90
 )
 

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,13 +122,14 @@ func TestUseGemm90(t *testing.T) {
 	mm := func(t tensor.Type, m, n, k int64) build {
 		return func(ctx *graph.Context) *graph.Tensor { return ctx.Empty(t, k, m).MulMat(ctx.Empty(tensor.F32, k, n)) }
 	}
-	for _, c := range []struct {
+	type useCase struct {
 		name string
 		b    build
 		p    vendorapi.Props
 		env  string // a switch set (TERNION_NO_GEMM90, TERNION_GEMM90_MORE), or ""
 		want bool
-	}{
+	}
+	cases := []useCase{
 		{"q4_0 512 columns on an H100", mm(tensor.Q4_0, 4096, 512, 14336), h100, "", true},
 		{"q8_0 4000 x 500: 128 tiles, the last of each partial", mm(tensor.Q8_0, 4000, 500, 256), h100, "", true},
 		{"q4_0 n=1000: 256 tiles, two waves", mm(tensor.Q4_0, 4096, 1000, 14336), h100, "", false},
@@ -137,25 +139,7 @@ func TestUseGemm90(t *testing.T) {
 		{"q4_0 on the host device", mm(tensor.Q4_0, 16, 9, 256), host, "", true},
 		{"q4_0, 8 columns: mmvq's", mm(tensor.Q4_0, 4096, 8, 14336), h100, "", false},
 		{"q4_K 512 columns on an H100", mm(tensor.Q4_K, 4096, 512, 14336), h100, "", true},
-		{"q4_1 512 columns on an H100", mm(tensor.Q4_1, 4096, 512, 14336), h100, "", false},
-		{"q4_1 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q4_1, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
-		{"q4_1 on the host device", mm(tensor.Q4_1, 200, 130, 512), host, "", true},
-		{"q5_0 512 columns on an H100", mm(tensor.Q5_0, 4096, 512, 14336), h100, "", false},
-		{"q5_0 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q5_0, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
-		{"q5_0 on the host device", mm(tensor.Q5_0, 200, 130, 512), host, "", true},
-		{"q5_1 512 columns on an H100", mm(tensor.Q5_1, 4096, 512, 14336), h100, "", false},
-		{"q5_1 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q5_1, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
-		{"q5_1 on the host device", mm(tensor.Q5_1, 200, 130, 512), host, "", true},
-		{"iq4_nl 512 columns on an H100", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, "", false},
-		{"iq4_nl 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.IQ4_NL, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
-		{"iq4_nl on the host device", mm(tensor.IQ4_NL, 200, 130, 512), host, "", true},
-		{"q5_K 512 columns on an H100", mm(tensor.Q5_K, 4096, 512, 14336), h100, "", false},
-		{"q5_K 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q5_K, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
-		{"q5_K on the host device", mm(tensor.Q5_K, 200, 130, 512), host, "", true},
-		{"q6_K 512 columns on an H100 (210-byte groups)", mm(tensor.Q6_K, 4096, 512, 14336), h100, "", false},
-		{"q6_K 512 columns on an H100, TERNION_GEMM90_MORE", mm(tensor.Q6_K, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
 		{"q6_K, k=5120: rows 8-byte aligned, TERNION_GEMM90_MORE", mm(tensor.Q6_K, 4096, 512, 5120), h100, switches.Gemm90More.Name, true},
-		{"q6_K on the host device", mm(tensor.Q6_K, 200, 130, 512), host, "", true},
 		{"iq4_xs has no gemm90", mm(tensor.IQ4_XS, 4096, 512, 14336), h100, "", false},
 		{"q4_0, k not a multiple of 256", mm(tensor.Q4_0, 4096, 512, 4096+32), h100, "", false},
 		{"q4_0, no sm_90a compiler", mm(tensor.Q4_0, 4096, 512, 14336), noRTC, "", false},
@@ -179,7 +163,17 @@ func TestUseGemm90(t *testing.T) {
 			x := ctx.Empty(tensor.F32, 260, 16)
 			return ctx.Empty(tensor.Q4_0, 256, 64).MulMat(x.View(16, []int64{256, 16}, []int64{260 * 4}))
 		}, host, "", true},
-	} {
+	}
+	// The formats not yet checked on a GPU: gemm90 there only with
+	// TERNION_GEMM90_MORE, on the host device always.
+	for _, q := range Gemm90Types() {
+		if !slices.Contains(gemm90Checked, q) {
+			cases = append(cases, useCase{q.String() + " 512 columns on an H100", mm(q, 4096, 512, 14336), h100, "", false},
+				useCase{q.String() + " 512 columns on an H100, TERNION_GEMM90_MORE", mm(q, 4096, 512, 14336), h100, switches.Gemm90More.Name, true},
+				useCase{q.String() + " on the host device", mm(q, 200, 130, 512), host, "", true})
+		}
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.env != "" {
 				t.Setenv(c.env, "1")
