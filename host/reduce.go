@@ -48,10 +48,10 @@ func init() {
 	// sumrows4_f32 with blockDim (512, 1).
 	registerTemplate("reduce_rows", func(k kernels.Kernel) (*hostKernel, error) { return reduceRowsKernel(k.Bind["v"] == "4"), nil })
 	register("sumrowsb_f32", reduceRowsKernel(true))
-	// argmax{v}_f32(dst, src, nrows); argmaxb_f32 is argmax4_f32 with
-	// blockDim (256, 1).
+	// argmax{v}_f32(dst, src, nrows); argmaxb_f32 (reduce_argmax_block) is
+	// argmax4_f32 with blockDim (256, 1) and early, which changes nothing here.
 	registerTemplate("reduce_argmax", func(k kernels.Kernel) (*hostKernel, error) { return reduceArgmaxKernel(k.Bind["v"] == "4"), nil })
-	register("argmaxb_f32", reduceArgmaxKernel(true))
+	registerTemplate("reduce_argmax_block", func(kernels.Kernel) (*hostKernel, error) { return reduceArgmaxKernel(true), nil })
 	// sumflat{v}_f32(partial, nparts, src, n).
 	registerTemplate("reduce_flat", func(k kernels.Kernel) (*hostKernel, error) {
 		vec := k.Bind["v"] == "4"

@@ -182,6 +182,19 @@ static __device__ __forceinline__ float4 reduce_load4(const float4 * p) {
     return *p;
 }
 
+// reduce_argmax_loads requests the vectors s4[k0 + u·stride] (u < U) below
+// n4 into v.
+template <int U, bool CS>
+static __device__ __forceinline__ void reduce_argmax_loads(const float4 * s4, int k0, int stride, int n4, float4 * v) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int k = k0 + u * stride;
+        if (k < n4) {
+            v[u] = reduce_load4<CS>(s4 + k);
+        }
+    }
+}
+
 // reduce_rows<4> with one row a block of NT threads (blockDim (NT, 1), rows
 // blockIdx.x grid-stride), U 16-byte loads in flight a thread, streaming
 // loads when CS. SUM_ROWS f32 [8192, 8192] on the H200: NT=512 U=4 CS 4147
@@ -228,9 +241,20 @@ static __device__ __forceinline__ void reduce_rows_block(ternion_tensor dst, ter
 // apart (no dependency between them), streaming loads when CS. ARGMAX f32
 // [32000, 512] on the H200: NT=256 U=8 plain 3204 GiB/s, reduce_argmax<4>
 // (512, 1) 3106; the streaming read ceiling was 3624 against 3404 plain.
+// With early set, each thread requests its first U loads before the kernel
+// waits for the kernels before it (core sets it only where no kernel that
+// may still run writes src: core/ops/early.go), so a block that starts
+// while the kernel before it ends has its first bytes on the way.
 template <int NT, int U, bool CS>
-static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
+static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows, int early) {
     const int n4 = (int)(src.ne[0] / 4);
+    float4 v[U];
+    // pending: v holds the loads of the first step of row blockIdx.x
+    bool pending = early && (ternion_i64)blockIdx.x < nrows;
+    if (pending) {
+        reduce_argmax_loads<U, CS>((const float4 *)((const char *)src.data + blockIdx.x * src.nb[1]), threadIdx.x, NT, n4, v);
+    }
+    TERNION_KERNEL_ENTRY();
     for (ternion_i64 row = blockIdx.x; row < nrows; row += gridDim.x) {
         const float4 * s4 = (const float4 *)((const char *)src.data + row * src.nb[1]);
         float bvs[U];
@@ -241,14 +265,10 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
             bis[u] = REDUCE_ARGMAX_NONE;
         }
         for (int k0 = threadIdx.x; k0 < n4; k0 += U * NT) {
-            float4 v[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                const int k = k0 + u * NT;
-                if (k < n4) {
-                    v[u] = reduce_load4<CS>(s4 + k);
-                }
+            if (!pending) {
+                reduce_argmax_loads<U, CS>(s4, k0, NT, n4, v);
             }
+            pending = false;
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int k = k0 + u * NT;
@@ -260,6 +280,7 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
                 }
             }
         }
+        pending = false; // a row shorter than a thread's first vector
         float bv = bvs[0];
         int bi = bis[0];
 #pragma unroll
@@ -285,11 +306,6 @@ extern "C" __global__ void __launch_bounds__(512)
     reduce_rows_block<REDUCE_SUMROWS_NT, 4, true>(dst, src, ne1, ne2, nrows, scale);
 }
 
-// argmaxb_f32: reduce_argmax_block for packed 16-byte aligned rows.
-extern "C" __global__ void __launch_bounds__(256) argmaxb_f32(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows) {
-    TERNION_KERNEL_ENTRY();
-    reduce_argmax_block<REDUCE_ARGMAX_NT, 8, true>(dst, src, nrows);
-}
 
 // partial[blockIdx.x] (for blocks below nparts, the grid's size) = Σ of the elements of the packed f32 buffer src
 // (n elements) the block's threads reach grid-stride: V = 4 reads the n/4

@@ -77,3 +77,11 @@ func extent(t *graph.Tensor) (lo, hi vendorapi.DevicePtr, ok bool) {
 	}
 	return p, p.Add(uint64(t.Layout().Bytes())), true
 }
+
+// boolI32 is a kernel's 0/1 flag argument (early).
+func boolI32(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}

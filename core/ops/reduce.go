@@ -13,7 +13,7 @@ func init() {
 	register(graph.OpSumRows, impl{supports: reduceSupportsF32, run: reduceRunRows})
 	register(graph.OpMean, impl{supports: reduceSupportsF32, run: reduceRunRows})
 	register(graph.OpSum, impl{supports: reduceSupportsF32, run: reduceRunSum})
-	register(graph.OpArgmax, impl{supports: reduceSupportsF32, run: reduceRunArgmax})
+	register(graph.OpArgmax, impl{supports: reduceSupportsF32, runEarly: reduceRunArgmax})
 	register(graph.OpCountEqual, impl{supports: reduceSupportsCountEqual, run: reduceRunCountEqual})
 }
 
@@ -117,8 +117,10 @@ func reduceRunRows(d Device, n *graph.Tensor) error {
 	return reduceRows(d, ds[0], ds[1], scale)
 }
 
-// reduceRunArgmax runs ARGMAX.
-func reduceRunArgmax(d Device, n *graph.Tensor) error {
+// reduceRunArgmax runs ARGMAX; early, when not nil, says whether
+// argmaxb_f32 may request its first loads of src before it waits for the
+// kernels before it (readEarly).
+func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	ds, err := descs(n, n.Src(0))
 	if err != nil {
 		return err
@@ -126,7 +128,8 @@ func reduceRunArgmax(d Device, n *graph.Tensor) error {
 	dst, src := ds[0], ds[1]
 	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
 	if reduceBlockARow(src) {
-		return launch(d, "argmaxb_f32", reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args)
+		e := boolI32(early != nil && early(n.Src(0)))
+		return launch(d, "argmaxb_f32", reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args.I32(e))
 	}
 	name, vec := "argmax_f32", int64(1)
 	if reduceVec4(src) {
