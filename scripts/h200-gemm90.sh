@@ -4,7 +4,9 @@
 # repo root with .gpu and kernels/gen/cuda carried: its NVRTC build, the
 # MUL_MAT cases against the host device, the issue-10 n=512 perf cases with
 # and without TERNION_NO_GEMM90 in one run, then the standalone sweep of
-# bench/experiments/wgq.cu (not with the argument "short"). Logs under $OUT.
+# bench/experiments/wgq.cu (not with the argument "short"). LEAN=1 leaves
+# out the TERNION_FORCE_RTC test (every family by NVRTC) and the third
+# perf run. Logs under $OUT.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 mode=${1:-}
@@ -18,10 +20,10 @@ P512="MUL_MAT\\(type_a=$Q,type_b=f32,m=4096,n=512,"
 (
   step go build -tags cuda -o /tmp/ternion ./cmd/ternion
   step /tmp/ternion ops test -d cuda --seed 20261206 -p "MUL_MAT\\(type_a=$Q,type_b=f32,m=(4000|200|128),n=(500|130|9),"
-  step env TERNION_FORCE_RTC=1 /tmp/ternion ops test -d cuda --seed 20261206 -p "MUL_MAT\\(type_a=$Q,type_b=f32,m=(16|4000),"
+  [ "${LEAN:-0}" = 1 ] || step env TERNION_FORCE_RTC=1 /tmp/ternion ops test -d cuda --seed 20261206 -p "MUL_MAT\\(type_a=$Q,type_b=f32,m=(16|4000),"
   step /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
   step env TERNION_NO_GEMM90=1 /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
-  step /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
+  [ "${LEAN:-0}" = 1 ] || step /tmp/ternion ops perf -d cuda -v --time 300ms -p "$P512"
 ) > "$OUT/gemm90.log" 2>&1
 grep -v ": OK$" "$OUT/gemm90.log" | grep -v "^time=" | tail -40
 [ "$mode" = short ] && exit 0
