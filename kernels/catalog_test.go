@@ -346,7 +346,8 @@ func TestGemm90Geometry(t *testing.T) {
 	for _, def := range []string{"#define GEMM90_BM " + strconv.Itoa(Gemm90Tile), "#define GEMM90_BN " + strconv.Itoa(Gemm90Tile),
 		"#define GEMM90_BK 64", "#define GEMM90_STAGES 4", "#define GEMM90_RAW 2", "#define GEMM90_THREADS " + strconv.Itoa(Gemm90Threads),
 		"#define GEMM90_SHARED(gs) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gs) + 1024)",
-		"#define GEMM90_SLOT(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)"} {
+		"#define GEMM90_COVER(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)",
+		"#define GEMM90_SLOT(gb) (GEMM90_COVER(gb) % 32 == 0 ? GEMM90_COVER(gb) + 16 : GEMM90_COVER(gb))"} {
 		require.Contains(t, src, def+"\n")
 	}
 	for q, group := range Gemm90Groups {
@@ -355,10 +356,21 @@ func TestGemm90Geometry(t *testing.T) {
 	assert.Equal(t, 4*(128*64*2)+2*128*144+1024, Gemm90Shared("q4_0"))
 	// q6_K's 210-byte groups start 2-byte aligned: 14 chunks of 16 bytes
 	// cover one wherever it starts (at most 14 bytes past a chunk's start).
-	assert.Equal(t, 224, Gemm90Slot("q6_K"))
+	assert.Equal(t, 224, Gemm90Cover("q6_K"))
 	assert.Equal(t, 2, Gemm90RowAlign("q6_K"))
 	assert.Equal(t, 16, Gemm90RowAlign("q8_0"))
-	assert.Equal(t, 4*(128*64*2)+2*128*224+1024, Gemm90Shared("q6_K"))
+	// Slots are 4 mod 8 words apart (16 mod 32 bytes): 8 rows, 8 groups of
+	// 4 banks.
+	for q := range Gemm90Groups {
+		slot := Gemm90Slot(q)
+		assert.Equal(t, 16, slot%32, "%s: slot %d", q, slot)
+		assert.GreaterOrEqual(t, slot, Gemm90Cover(q), q)
+		assert.Less(t, slot, Gemm90Cover(q)+32, q)
+	}
+	assert.Equal(t, 144, Gemm90Slot("q4_0"))
+	assert.Equal(t, 208, Gemm90Slot("q5_1"))
+	assert.Equal(t, 240, Gemm90Slot("q6_K"))
+	assert.Equal(t, 4*(128*64*2)+2*128*240+1024, Gemm90Shared("q6_K"))
 	f, err := LookupFamily("gemm90")
 	require.NoError(t, err)
 	assert.Equal(t, "sm_90a", f.ArchSpecific)

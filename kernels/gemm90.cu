@@ -60,11 +60,17 @@
 // 128 rows of a slot of gs bytes each, and 1024 bytes to align the stages to
 // 1024.
 #define GEMM90_SHARED(gs) (GEMM90_STAGES * GEMM90_TILE_B + GEMM90_RAW * 128 * (gs) + 1024)
-// The slot of a row's group of gb bytes: the group itself where every group
-// starts 16-byte aligned (gb a multiple of 16), else the 16-byte chunks
-// that cover a group starting 2-byte aligned (its start rounded down to 16
-// bytes, at most 14 bytes before it).
-#define GEMM90_SLOT(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)
+// The bytes copied of a row's group of gb bytes: the group itself where every
+// group starts 16-byte aligned (gb a multiple of 16), else the 16-byte
+// chunks that cover a group starting 2-byte aligned (its start rounded down
+// to 16 bytes, at most 14 bytes before it).
+#define GEMM90_COVER(gb) ((gb) % 16 == 0 ? (gb) : ((gb) + 14 + 15) / 16 * 16)
+// The slot of a row's group in shared memory, rows GEMM90_SLOT apart: the
+// bytes copied, and 16 more where they are a multiple of 32, so that the 8
+// rows a warp's lanes read at once (l / 4) start in 8 different groups of 4
+// banks (a pitch of 4 mod 8 words; 160-, 192- and 224-byte pitches had 2, 4
+// and 2 rows share banks: q4_1, q5_1, q6_K).
+#define GEMM90_SLOT(gb) (GEMM90_COVER(gb) % 32 == 0 ? GEMM90_COVER(gb) + 16 : GEMM90_COVER(gb))
 
 // The weight formats (g90_{q} for format q): GROUP, the bytes of a row's
 // group of 256 values (4 k-tiles): 8 blocks of 32, or one K-quant block.
@@ -402,7 +408,7 @@ static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], flo
     // aligned, at their start's offset from the 16 bytes below it (oa, ob:
     // the rows' starts' offsets).
     const unsigned char * ra = raw + r * (128 * GS) + lr * GS, * rb = ra + 8 * GS;
-    if (GS != GB) ra += (oa + (unsigned)g * GB) & 15u, rb += (ob + (unsigned)g * GB) & 15u;
+    if (GEMM90_COVER(GB) != GB) ra += (oa + (unsigned)g * GB) & 15u, rb += (ob + (unsigned)g * GB) & 15u;
     g90_frag(Q(), U, ra, rb, c, a);
     if (U == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
     const int s = kt % S;
@@ -423,7 +429,7 @@ static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], flo
 // dst [n][m] = src0 ({Q}) · bᵀ, one 128 x 128 tile a block (see the top).
 template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_tensor dst, ternion_tensor src0, const void * bt) {
 #if TERNION_GEMM90
-    constexpr int S = GEMM90_STAGES, RAW = GEMM90_RAW, GB = Q::GROUP, GS = GEMM90_SLOT(GB), NQ = GS / 16, BM = GEMM90_BM, BN = GEMM90_BN,
+    constexpr int S = GEMM90_STAGES, RAW = GEMM90_RAW, GB = Q::GROUP, GS = GEMM90_SLOT(GB), NQ = GEMM90_COVER(GB) / 16, BM = GEMM90_BM, BN = GEMM90_BN,
                   BK = GEMM90_BK;
     const unsigned char * B = (const unsigned char *)bt;
     extern __shared__ unsigned char g90_dyn[];
@@ -467,7 +473,7 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
                 const int row = q / NQ, ch = q % NQ;
                 if (row < rows) {
                     const unsigned char * src = Aq + (long long)(m0 + row) * arow + (long long)g * GB;
-                    if (GS == GB) {
+                    if (GEMM90_COVER(GB) == GB) {
                         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(raws + r * (128 * GS) + row * GS + ch * 16),
                                      "l"(src + ch * 16)
                                      : "memory");

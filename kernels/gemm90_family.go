@@ -28,14 +28,25 @@ const (
 var Gemm90Groups = map[string]int{"q4_0": 144, "q4_1": 160, "q5_0": 176, "q5_1": 192, "q8_0": 272, "iq4_nl": 144,
 	"q4_K": 144, "q5_K": 176, "q6_K": 210}
 
-// Gemm90Slot is the shared-memory bytes of a row's group of format q
-// (gemm90.cu's GEMM90_SLOT): the group where groups start 16-byte aligned,
+// Gemm90Cover is the bytes gemm90_{q} copies of a row's group of format q
+// (gemm90.cu's GEMM90_COVER): the group where groups start 16-byte aligned,
 // else the 16-byte chunks covering a group that starts 2-byte aligned.
-func Gemm90Slot(q string) int {
+func Gemm90Cover(q string) int {
 	if g := Gemm90Groups[q]; g%16 != 0 {
 		return (g + 14 + 15) / 16 * 16
 	}
 	return Gemm90Groups[q]
+}
+
+// Gemm90Slot is the shared-memory pitch of a row's group of format q
+// (gemm90.cu's GEMM90_SLOT): Gemm90Cover, and 16 bytes more where that is
+// a multiple of 32 (so the 8 rows a warp reads at once use 8 different
+// groups of 4 banks).
+func Gemm90Slot(q string) int {
+	if c := Gemm90Cover(q); c%32 != 0 {
+		return c
+	}
+	return Gemm90Cover(q) + 16
 }
 
 // Gemm90RowAlign is the alignment gemm90_{q} needs of src0's rows: 16 bytes

@@ -177,34 +177,6 @@ static __device__ __forceinline__ void softmax_w(const softmax_row<MT> & r, tern
     softmax_scale<MT, V>(r, w, mv, scale);
 }
 
-// softmax_w2 loads vectors j and j + bd of row r below j1 into a and b as
-// softmax_w does, both requested before either is scaled (so both are in
-// flight at once).
-template <typename MT, int V>
-static __device__ __forceinline__ void softmax_w2(const softmax_row<MT> & r, ternion_i64 j, ternion_i64 bd, ternion_i64 j1, float scale,
-                                                 float * a, float * b) {
-    float ma[V], mb[V];
-    const bool ha = j < j1, hb = j + bd < j1;
-    if (ha) {
-        softmax_ld(r.x + j * V, a, V);
-        if (softmax_mask_traits<MT>::has) {
-            softmax_ld(r.m + j * V, ma, V);
-        }
-    }
-    if (hb) {
-        softmax_ld(r.x + (j + bd) * V, b, V);
-        if (softmax_mask_traits<MT>::has) {
-            softmax_ld(r.m + (j + bd) * V, mb, V);
-        }
-    }
-    if (ha) {
-        softmax_scale<MT, V>(r, a, ma, scale);
-    }
-    if (hb) {
-        softmax_scale<MT, V>(r, b, mb, scale);
-    }
-}
-
 // softmax_rows: SOFT_MAX of the nrows rows of src (f32, rows of ne0 <=
 // K*V*blockDim.x elements; V = 4: ne0 % 4 == 0, rows, mask rows 16-byte
 // (f32) or 8-byte (f16) aligned) into dst, each row read once into
@@ -305,44 +277,32 @@ static __device__ __forceinline__ void softmax_out(const softmax_row<MT> & r, te
 // of ne0; chunk a multiple of 4) of each row (rows grid-stride over grid
 // y), partial[2*(row*nchunks + chunk)] = the chunk's max of w, and [+1] = Σ
 // exp(w - max). blockDim.y is 1; each thread has two vectors in flight.
-// With early set, each thread requests its first two vectors (src, mask,
-// sink) before the kernel waits for the kernels before it (core sets it
-// only where no kernel that may still run writes them: core/ops/early.go).
 template <typename MT, int V>
 static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
                                                    ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
-                                                   float m1, int n_head_log2, float * partial, ternion_i64 chunk, int nchunks,
-                                                   int early) {
+                                                   float m1, int n_head_log2, float * partial, ternion_i64 chunk, int nchunks) {
     const ternion_i64 ne0 = src.ne[0];
     const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / V;
     const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
     const ternion_i64 j1 = (end < ne0 ? end : ne0) / V;
     const ternion_i64 bd = blockDim.x;
-    float a[V], b[V];
-    // pending: a and b hold the first step of row blockIdx.y
-    bool pending = early && (ternion_i64)blockIdx.y < nrows;
-    if (pending) {
-        const softmax_row<MT> r = softmax_row_at<MT>((ternion_u32)blockIdx.y, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias,
-                                                     m0, m1, n_head_log2);
-        softmax_w2<MT, V>(r, j0 + threadIdx.x, bd, j1, scale, a, b);
-    }
-    TERNION_KERNEL_ENTRY();
     for (ternion_i64 row = blockIdx.y; row < nrows; row += gridDim.y) {
         const softmax_row<MT> r =
             softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
         float m = SOFTMAX_NEG_INF, s = 0.0f;
         for (ternion_i64 j = j0 + threadIdx.x; j < j1; j += 2 * bd) {
-            if (!pending) {
-                softmax_w2<MT, V>(r, j, bd, j1, scale, a, b);
+            float a[V], b[V];
+            const bool two = j + bd < j1;
+            softmax_w<MT, V>(r, j, scale, a);
+            if (two) {
+                softmax_w<MT, V>(r, j + bd, scale, b);
             }
-            pending = false;
             softmax_online<V>(a, m, s);
-            if (j + bd < j1) {
+            if (two) {
                 softmax_online<V>(b, m, s);
             }
         }
-        pending = false; // a chunk too short for this thread
         const float bm = softmax_reduce<true>(m);
         const float bs = softmax_reduce<false>(softmax_rescale(s, m, bm));
         if (threadIdx.x == 0) {
@@ -354,46 +314,34 @@ static __device__ __forceinline__ void softmax_part(ternion_tensor dst, ternion_
 
 // softmax_norm: combines the nchunks partials of each row (and its sink)
 // into the row's max and sum, then writes y = exp(w - max)/sum for chunk
-// blockIdx.x, as softmax_part cut it. Each thread has its first four
-// vectors requested before it reads the partials and then keeps four in
-// flight (two pairs, each requested two pairs ahead of its store), so loads
-// overlap the combining and the stores. With early set, the first pair is
-// requested before the kernel waits for the kernel before it (softmax_part,
-// which writes only the partials, and waited for everything before it):
-// core sets it unless TERNION_NO_EARLY_READS.
+// blockIdx.x, as softmax_part cut it. Each thread loads its first two
+// vectors before it reads the partials, so the loads overlap.
 template <typename MT, int V>
 static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_tensor src, ternion_tensor mask, const float * sinks,
                                                    ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_fastdiv mne2,
                                                    ternion_fastdiv mne3, ternion_i64 nrows, float scale, float max_bias, float m0,
                                                    float m1, int n_head_log2, const float * partial, ternion_i64 chunk,
-                                                   int nchunks, int early) {
+                                                   int nchunks) {
     const ternion_i64 ne0 = src.ne[0];
     const ternion_i64 j0 = (ternion_i64)blockIdx.x * chunk / V;
     const ternion_i64 end = (ternion_i64)(blockIdx.x + 1) * chunk;
     const ternion_i64 j1 = (end < ne0 ? end : ne0) / V;
     const ternion_i64 bd = blockDim.x;
-    const ternion_i64 ja = j0 + threadIdx.x;
-    float a[V], b[V], c[V], d[V]; // the pairs (a, b) at j and (c, d) at j + 2·bd
-    // pending: (a, b) hold the first pair of row blockIdx.y
-    bool pending = early && (ternion_i64)blockIdx.y < nrows;
-    if (pending) {
-        const softmax_row<MT> r = softmax_row_at<MT>((ternion_u32)blockIdx.y, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias,
-                                                     m0, m1, n_head_log2);
-        softmax_w2<MT, V>(r, ja, bd, j1, scale, a, b);
-    }
-    TERNION_KERNEL_ENTRY();
     for (ternion_i64 row = blockIdx.y; row < nrows; row += gridDim.y) {
         const softmax_row<MT> r =
             softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
-        if (!pending) {
-            softmax_w2<MT, V>(r, ja, bd, j1, scale, a, b);
+        const ternion_i64 ja = j0 + threadIdx.x, jb = ja + bd;
+        float a[V], b[V];
+        if (ja < j1) {
+            softmax_w<MT, V>(r, ja, scale, a);
         }
-        pending = false;
-        softmax_w2<MT, V>(r, ja + 2 * bd, bd, j1, scale, c, d);
+        if (jb < j1) {
+            softmax_w<MT, V>(r, jb, scale, b);
+        }
         const float * p = partial + 2 * row * nchunks;
         float m = SOFTMAX_NEG_INF, s = 0.0f;
-        for (int k = threadIdx.x; k < nchunks; k += blockDim.x) {
-            const float pm = p[2 * k], ps = p[2 * k + 1];
+        for (int c = threadIdx.x; c < nchunks; c += blockDim.x) {
+            const float pm = p[2 * c], ps = p[2 * c + 1];
             const float nm = fmaxf(m, pm);
             s = softmax_rescale(s, m, nm) + softmax_rescale(ps, pm, nm);
             m = nm;
@@ -406,21 +354,16 @@ static __device__ __forceinline__ void softmax_norm(ternion_tensor dst, ternion_
             mx = nm;
         }
         const float inv = 1.0f / sum;
-        // Each element is read and written by this thread only, so a pair
-        // may be requested before an earlier one is stored (also in place).
-        for (ternion_i64 j = ja; j < j1; j += 4 * bd) {
-            softmax_out<MT, V>(r, j, a, mx, inv);
-            if (j + bd < j1) {
-                softmax_out<MT, V>(r, j + bd, b, mx, inv);
-            }
-            softmax_w2<MT, V>(r, j + 4 * bd, bd, j1, scale, a, b);
-            if (j + 2 * bd < j1) {
-                softmax_out<MT, V>(r, j + 2 * bd, c, mx, inv);
-                if (j + 3 * bd < j1) {
-                    softmax_out<MT, V>(r, j + 3 * bd, d, mx, inv);
-                }
-                softmax_w2<MT, V>(r, j + 6 * bd, bd, j1, scale, c, d);
-            }
+        if (ja < j1) {
+            softmax_out<MT, V>(r, ja, a, mx, inv);
+        }
+        if (jb < j1) {
+            softmax_out<MT, V>(r, jb, b, mx, inv);
+        }
+        for (ternion_i64 j = jb + bd; j < j1; j += bd) {
+            float w[V];
+            softmax_w<MT, V>(r, j, scale, w);
+            softmax_out<MT, V>(r, j, w, mx, inv);
         }
     }
 }

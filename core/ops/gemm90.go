@@ -38,14 +38,19 @@ const (
 	gemm90Threads = 384
 )
 
-// gemm90Slot is the shared-memory bytes of a row's group of t
-// (kernels.Gemm90Slot): the group where groups are a multiple of 16 bytes,
-// else the 16-byte chunks around one that starts 2-byte aligned.
+// gemm90Slot is the shared-memory pitch of a row's group of t
+// (kernels.Gemm90Slot): the bytes copied (the group where groups are a
+// multiple of 16 bytes, else the 16-byte chunks around one that starts
+// 2-byte aligned), 16 more where those are a multiple of 32.
 func gemm90Slot(t tensor.Type) int64 {
-	if g := gemm90Groups[t]; g%16 != 0 {
-		return (g + 14 + 15) / 16 * 16
+	c := gemm90Groups[t]
+	if c%16 != 0 {
+		c = (c + 14 + 15) / 16 * 16
 	}
-	return gemm90Groups[t]
+	if c%32 == 0 {
+		c += 16
+	}
+	return c
 }
 
 // gemm90RowAlign is the alignment gemm90 needs of t's rows

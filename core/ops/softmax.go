@@ -14,7 +14,7 @@ import (
 // softmax.go plans SOFT_MAX and DIAG_MASK_INF (kernels/softmax.cu).
 
 func init() {
-	register(graph.OpSoftMax, impl{supports: softmaxSupports, runEarly: softmaxRun})
+	register(graph.OpSoftMax, impl{supports: softmaxSupports, run: softmaxRun})
 	register(graph.OpDiagMaskInf, impl{supports: softmaxSupportsDiag, run: softmaxRunDiag})
 }
 
@@ -174,13 +174,8 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 }
 
 // softmaxRun runs SOFT_MAX: the row kernel, or the two split launches with
-// the partials in a pool temporary. early, when not nil, says whether an
-// input may be read before the kernel waits for the kernels before it
-// (readEarly): the split's first launch requests its first vectors so when
-// src, mask and sinks all may; its second does always (unless
-// TERNION_NO_EARLY_READS), as only the first runs before it and that writes
-// nothing but the partials.
-func softmaxRun(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
+// the partials in a pool temporary.
+func softmaxRun(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0))
 	if err != nil {
 		return err
@@ -231,33 +226,14 @@ func softmaxRun(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) err
 		return err
 	}
 	defer partial.Free()
-	partEarly, normEarly := softmaxSplitEarly(n, early)
-	for _, stage := range []struct {
-		name  string
-		early bool
-	}{{"part", partEarly}, {"norm", normEarly}} {
-		name := fmt.Sprintf("softmax_%s_%s_v%d", stage.name, mt, vec)
-		a := args().Ptr(partial.Ptr).I64(p.chunk).I32(int32(p.nchunks)).I32(boolI32(stage.early))
+	for _, stage := range []string{"part", "norm"} {
+		name := fmt.Sprintf("softmax_%s_%s_v%d", stage, mt, vec)
+		a := args().Ptr(partial.Ptr).I64(p.chunk).I32(int32(p.nchunks))
 		if err := launch(d, name, p.grid, p.block, 0, a); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// softmaxSplitEarly is the early argument of a split SOFT_MAX's two
-// kernels: the first reads src, mask and sinks early where early (readEarly)
-// allows each of them; the second reads src and mask early unless
-// TERNION_NO_EARLY_READS, as only the first kernel runs before it and that
-// writes the partials alone.
-func softmaxSplitEarly(n *graph.Tensor, early func(t *graph.Tensor) bool) (part, norm bool) {
-	part = early != nil
-	for i := range 3 {
-		if t := n.Src(i); t != nil && part {
-			part = early(t)
-		}
-	}
-	return part, !switches.On(nil, switches.NoEarlyReads)
 }
 
 // softmaxVec4 reports whether SOFT_MAX's rows (and mask rows of type mt)

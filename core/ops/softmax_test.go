@@ -8,7 +8,6 @@ import (
 
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
-	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -136,43 +135,5 @@ func TestSoftmaxALiBi(t *testing.T) {
 		assert.Equal(t, c.log2, log2, "n_head %d", c.nHead)
 		assert.InDelta(t, c.m0, m0, 1e-6, "n_head %d", c.nHead)
 		assert.InDelta(t, c.m1, m1, 1e-6, "n_head %d", c.nHead)
-	}
-}
-
-// TestSoftmaxSplitEarly is the early argument of a split SOFT_MAX's two
-// kernels: the first only where every input may be read early, the second
-// unless TERNION_NO_EARLY_READS.
-func TestSoftmaxSplitEarly(t *testing.T) {
-	ctx := graph.NewContext()
-	a, mask, sinks := ctx.Empty(tensor.F32, 16, 4, 2), ctx.Empty(tensor.F16, 16, 4), ctx.Empty(tensor.F32, 2)
-	plain, ext := a.Softmax(), a.SoftmaxExt(mask, sinks, 0.5, 8)
-	require.NoError(t, ctx.Err())
-	all := func(*graph.Tensor) bool { return true }
-	but := func(no *graph.Tensor) func(*graph.Tensor) bool {
-		return func(t *graph.Tensor) bool { return t != no }
-	}
-	for _, c := range []struct {
-		name       string
-		node       *graph.Tensor
-		early      func(*graph.Tensor) bool
-		off        bool // TERNION_NO_EARLY_READS
-		part, norm bool
-	}{
-		{"no graph rule (Run)", plain, nil, false, false, true},
-		{"src may be read early", plain, all, false, true, true},
-		{"src may not", plain, but(a), false, false, true},
-		{"mask, sinks too", ext, all, false, true, true},
-		{"the mask may not", ext, but(mask), false, false, true},
-		{"the sinks may not", ext, but(sinks), false, false, true},
-		{"TERNION_NO_EARLY_READS", ext, all, true, true, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.off {
-				t.Setenv(switches.NoEarlyReads.Name, "1")
-			}
-			part, norm := softmaxSplitEarly(c.node, c.early)
-			assert.Equal(t, c.part, part, "first kernel")
-			assert.Equal(t, c.norm, norm, "second kernel")
-		})
 	}
 }
