@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# h200-session30.sh - one device call of session 30, from the repo root with
-# .gpu and kernels/gen/cuda carried: regenerates gen/cuda with the machine's
-# nvcc (when GEN=1), then scripts/h200-gemm90.sh short (gemm90's nine
-# formats against the host device, NVRTC, n=512 with and without
-# TERNION_NO_GEMM90), the ARGMAX and SOFT_MAX tests, and the goal cases of
-# scripts/perf-goals.re, ARGMAX [32000,512] and SOFT_MAX [131072,16] again
-# under TERNION_NO_EARLY_READS (argmaxb's and the split SOFT_MAX's early
-# loads). Logs under $OUT; END (seconds, default 540) stops the steps that
-# would start after it.
+# h200-next.sh - the next device call (written in session 30, run then as
+# h200-session30.sh), from the repo root with .gpu and kernels/gen/cuda
+# carried: regenerates gen/cuda with the machine's nvcc (when GEN=1), then
+# scripts/h200-gemm90.sh short (gemm90's nine formats against the host
+# device, NVRTC, n=512 with and without TERNION_NO_GEMM90), the ARGMAX and
+# SOFT_MAX tests, and the goal cases of scripts/perf-goals.re, ARGMAX
+# [32000,512] again under TERNION_NO_EARLY_READS (argmaxb's early loads).
+# Logs under $OUT; END (seconds, default 540) stops the steps that would
+# start after it.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 start=$SECONDS
@@ -26,7 +26,7 @@ for r in 1 2; do
   left || break
   timeout 90 /tmp/ternion ops perf -d cuda -v --time 300ms -p "$(cat scripts/perf-goals.re)" > "$OUT/goals$r.log" 2>&1
   left || break
-  TERNION_NO_EARLY_READS=1 timeout 30 /tmp/ternion ops perf -d cuda --time 300ms -p 'ARGMAX\(type=f32,ne=\[32000,512|SOFT_MAX\(type=f32,ne=\[131072,16' > "$OUT/noearly$r.log" 2>&1
+  TERNION_NO_EARLY_READS=1 timeout 30 /tmp/ternion ops perf -d cuda --time 300ms -p 'ARGMAX\(type=f32,ne=\[32000,512' > "$OUT/noearly$r.log" 2>&1
 done
 grep -h -E "ARGMAX|MUL_MAT|SOFT_MAX|FLASH|ROPE" "$OUT"/goals*.log "$OUT"/noearly*.log | cut -c1-200
 echo "== done at $((SECONDS - start)) s"
