@@ -29,7 +29,7 @@
 //                 q5_K block; 4 k-tiles) ahead by 16-byte cp.async counted on the
 //                 group's mbarrier. 4 stages of B, 2 group buffers; rows past m
 //                 are not read, results past m or n not stored.
-//                 GEMM90_SHARED(group bytes) of dynamic shared memory
+//                 GEMM90_SHARED(GEMM90_SLOT(group bytes)) of dynamic shared memory
 //                 (core/ops' gemm90Shared).
 //
 // bench/README.md (sessions 26 to 28) has the forms this was measured against:
