@@ -408,7 +408,7 @@ static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], flo
     // aligned, at their start's offset from the 16 bytes below it (oa, ob:
     // the rows' starts' offsets).
     const unsigned char * ra = raw + r * (128 * GS) + lr * GS, * rb = ra + 8 * GS;
-    if (GEMM90_COVER(GB) != GB) ra += (oa + (unsigned)g * GB) & 15u, rb += (ob + (unsigned)g * GB) & 15u;
+    if (GB % 16 != 0) ra += (oa + (unsigned)g * GB) & 15u, rb += (ob + (unsigned)g * GB) & 15u;
     g90_frag(Q(), U, ra, rb, c, a);
     if (U == 3) g90_arrive(ternion_smem_u32(&rawempty[r]));
     const int s = kt % S;
@@ -473,7 +473,7 @@ template <typename Q> static __device__ __forceinline__ void gemm90_q(ternion_te
                 const int row = q / NQ, ch = q % NQ;
                 if (row < rows) {
                     const unsigned char * src = Aq + (long long)(m0 + row) * arow + (long long)g * GB;
-                    if (GEMM90_COVER(GB) == GB) {
+                    if (GB % 16 == 0) {
                         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(raws + r * (128 * GS) + row * GS + ch * 16),
                                      "l"(src + ch * 16)
                                      : "memory");

@@ -43,10 +43,11 @@ func Gemm90Cover(q string) int {
 // a multiple of 32 (so the 8 rows a warp reads at once use 8 different
 // groups of 4 banks).
 func Gemm90Slot(q string) int {
-	if c := Gemm90Cover(q); c%32 != 0 {
-		return c
+	c := Gemm90Cover(q)
+	if c%32 == 0 {
+		c += 16
 	}
-	return Gemm90Cover(q) + 16
+	return c
 }
 
 // Gemm90RowAlign is the alignment gemm90_{q} needs of src0's rows: 16 bytes

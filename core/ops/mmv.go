@@ -133,10 +133,7 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func
 			return fmt.Errorf("%w: MUL_MAT of %d columns by the vector kernel needs 16-byte aligned rows", ErrNotSupported, b.Ne[1])
 		}
 		if useMMVT(at, d.Props(), b.Ne[1]) {
-			e := int32(0)
-			if early != nil && early() {
-				e = 1
-			}
+			e := boolI32(early != nil && early())
 			if useMMVT2() {
 				return runColumns(d, "mmvt2_"+t, 2*mmvtRows, 256, dst, a, b, e)
 			}
