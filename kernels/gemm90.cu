@@ -185,11 +185,13 @@ static __device__ __forceinline__ float g90_k4(unsigned x, int i, float d1, floa
     return __fmaf_rn(d1, __uint_as_float(__byte_perm(x, 0x4B000000u, 0x7650u | i)) - 8388608.0f, -m1);
 }
 
-// Byte i (compile-time) of word x, a 6-bit q6_K value, as d·(q - 32) in f32:
-// q - 32 is the float 2^23 + q (byte i under exponent byte 0x4B) minus
-// 2^23 + 32, exact.
-static __device__ __forceinline__ float g90_q6(unsigned x, int i, float d) {
-    return d * (__uint_as_float(__byte_perm(x, 0x4B000000u, 0x7650u | i)) - 8388640.0f);
+// Byte i (compile-time) of word x, a 6-bit q6_K value q, as s·(q - 32) in
+// f32 with c = -160·s: one fma of s and the float 128 + q (q in byte 2
+// under exponent byte 0x43, bytes 0 and 1 zero), exact for s = d·sc (d f16,
+// sc int8): s·(q - 32), s and 160·s need at most 23 significant bits, so
+// the fma's one rounding changes nothing (every d, sc and q checked).
+static __device__ __forceinline__ float g90_q6(unsigned x, int i, float s, float c) {
+    return __fmaf_rn(s, __uint_as_float(__byte_perm(x, 0x43000000u, 0x7044u | (i << 8))), c);
 }
 
 // The two f32 values lo, hi as an f16 pair, each rounded once.
@@ -358,10 +360,11 @@ static __device__ __forceinline__ void g90_frag(g90_q6_K, int u, const unsigned 
         const unsigned xa = g90_nibs(g90_quad(ra, ql, c), hi) | (((g90_quad(ra, qh, c) >> (2 * g)) & 0x03030303u) << 4);
         const unsigned xb = g90_nibs(g90_quad(rb, ql, c), hi) | (((g90_quad(rb, qh, c) >> (2 * g)) & 0x03030303u) << 4);
         const float sa = da * (float)(signed char)ra[192 + 8 * n + 2 * g + s], sb = db * (float)(signed char)rb[192 + 8 * n + 2 * g + s];
-        a[kk][0] = g90_pack(g90_q6(xa, 0, sa), g90_q6(xa, 1, sa));
-        a[kk][1] = g90_pack(g90_q6(xb, 0, sb), g90_q6(xb, 1, sb));
-        a[kk][2] = g90_pack(g90_q6(xa, 2, sa), g90_q6(xa, 3, sa));
-        a[kk][3] = g90_pack(g90_q6(xb, 2, sb), g90_q6(xb, 3, sb));
+        const float ca = -160.0f * sa, cb = -160.0f * sb;
+        a[kk][0] = g90_pack(g90_q6(xa, 0, sa, ca), g90_q6(xa, 1, sa, ca));
+        a[kk][1] = g90_pack(g90_q6(xb, 0, sb, cb), g90_q6(xb, 1, sb, cb));
+        a[kk][2] = g90_pack(g90_q6(xa, 2, sa, ca), g90_q6(xa, 3, sa, ca));
+        a[kk][3] = g90_pack(g90_q6(xb, 2, sb, cb), g90_q6(xb, 3, sb, cb));
     }
 }
 #endif
