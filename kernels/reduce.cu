@@ -245,8 +245,11 @@ static __device__ __forceinline__ void reduce_rows_block(ternion_tensor dst, ter
 // waits for the kernels before it (core sets it only where no kernel that
 // may still run writes src: core/ops/early.go), so a block that starts
 // while the kernel before it ends has its first bytes on the way (an H100:
-// 24.42 -> 24.06 µs).
-template <int NT, int U, bool CS>
+// 24.42 -> 24.06 µs). P (pipelined): a thread requests a row's next U
+// vectors before it compares the U it holds, so its loads never drain
+// between steps (without P every step waits a memory round trip with
+// nothing in flight: at [32000, 512] four steps a row, all blocks in step).
+template <int NT, int U, bool CS, bool P>
 static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows, int early) {
     const int n4 = (int)(src.ne[0] / 4);
     float4 v[U];
@@ -265,11 +268,15 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
             bvs[u] = -__int_as_float(0x7f800000);
             bis[u] = REDUCE_ARGMAX_NONE;
         }
+        if (!pending) {
+            reduce_argmax_loads<U, CS>(s4, threadIdx.x, NT, n4, v);
+        }
+        pending = false;
         for (int k0 = threadIdx.x; k0 < n4; k0 += U * NT) {
-            if (!pending) {
-                reduce_argmax_loads<U, CS>(s4, k0, NT, n4, v);
+            float4 w[U]; // the next step's vectors (P)
+            if (P) {
+                reduce_argmax_loads<U, CS>(s4, k0 + U * NT, NT, n4, w);
             }
-            pending = false;
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int k = k0 + u * NT;
@@ -280,8 +287,15 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
                     reduce_argmax_take(v[u].w, 4 * k + 3, bvs[u], bis[u]);
                 }
             }
+            if (P) {
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    v[u] = w[u];
+                }
+            } else {
+                reduce_argmax_loads<U, CS>(s4, k0 + U * NT, NT, n4, v);
+            }
         }
-        pending = false; // a row shorter than a thread's first vector
         float bv = bvs[0];
         int bi = bis[0];
 #pragma unroll

@@ -16,8 +16,11 @@ var reduceFamily = Family{Name: "reduce", Doc: "ggml's SUM_ROWS, MEAN, ARGMAX, S
 			Params: []Param{{"dst", ptr}, {"partial", ptr}, {"n", i64}}},
 	},
 	Templates: []Template{
-		{Name: "argmaxb_f32", Body: "reduce_argmax_block<REDUCE_ARGMAX_NT, 8, true>", LaunchBounds: 256, Deferred: true,
+		{Name: "argmaxb_f32", Body: "reduce_argmax_block<REDUCE_ARGMAX_NT, 8, true, false>", LaunchBounds: 256, Deferred: true,
 			Doc:    "argmax4_f32 with one row a block of 256 threads (blockDim (256, 1), rows grid-stride), eight streaming 16-byte loads in flight a thread; early (0/1): the first loads are requested before the kernel waits for the kernels before it",
+			Params: []Param{{"dst", tensor}, {"src", tensor}, {"nrows", i64}, {"early", i32}}},
+		{Name: "argmaxbp_f32", Body: "reduce_argmax_block<REDUCE_ARGMAX_NT, 4, true, true>", LaunchBounds: 256, Deferred: true,
+			Doc:    "argmaxb_f32 pipelined: four streaming 16-byte loads a thread for the next step requested before the four it holds are compared; early as argmaxb_f32's",
 			Params: []Param{{"dst", tensor}, {"src", tensor}, {"nrows", i64}, {"early", i32}}},
 		{Name: "sumrows{v}_f32", Body: "reduce_rows<{v}>",
 			Doc:    "dst[0, i1, i2, i3] = scale * Σ src[:, i1, i2, i3] (f32) for nrows rows split by ne1, ne2; blockDim.x threads a row (a multiple of the warp size), blockDim.y rows a block; {v}: 4 reads 16-byte vectors (rows packed, aligned, ne0 % 4 == 0)",

@@ -3,6 +3,7 @@ package ops
 import (
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
+	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
 
@@ -117,7 +118,8 @@ func reduceRunRows(d Device, n *graph.Tensor) error {
 	return reduceRows(d, ds[0], ds[1], scale)
 }
 
-// reduceRunArgmax runs ARGMAX; early, when not nil, says whether
+// reduceRunArgmax runs ARGMAX (long rows on argmaxb_f32, or argmaxbp_f32
+// with TERNION_ARGMAX_PIPELINE); early, when not nil, says whether
 // argmaxb_f32 may request its first loads of src before it waits for the
 // kernels before it (readEarly).
 func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
@@ -129,7 +131,11 @@ func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool
 	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
 	if reduceBlockARow(src) {
 		e := boolI32(early != nil && early(n.Src(0)))
-		return launch(d, "argmaxb_f32", reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args.I32(e))
+		kernel := "argmaxb_f32"
+		if switches.On(nil, switches.ArgmaxPipeline) {
+			kernel = "argmaxbp_f32"
+		}
+		return launch(d, kernel, reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args.I32(e))
 	}
 	name, vec := "argmax_f32", int64(1)
 	if reduceVec4(src) {
