@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# h200-next.sh - the next device call (session 31), from the repo root with
+# h200-next.sh - the next device call (sessions 31, 32), from the repo root with
 # .gpu and kernels/gen/cuda carried: builds ternion, checks ARGMAX with and
-# without TERNION_ARGMAX_PIPELINE (argmaxbp_f32) against the host device and
-# times [32000,512] both ways twice, then the goal cases of
+# without TERNION_NO_ARGMAX_PIPELINE (argmaxb_f32 instead of argmaxbp_f32)
+# against the host device and times [32000,512] both ways twice, then the goal cases of
 # scripts/perf-goals.re with the n=512 cases of every default gemm90 format.
 # Logs under $OUT; END (seconds, default 300) stops the steps that would
 # start after it.
@@ -16,9 +16,9 @@ left() { [ $((SECONDS - start)) -lt "$END" ]; }
 go build -tags cuda -o /tmp/ternion ./cmd/ternion || exit 1
 echo "== built at $((SECONDS - start)) s"
 timeout 60 /tmp/ternion ops test -d cuda -p '^ARGMAX' > "$OUT/argmax-test.log" 2>&1; tail -1 "$OUT/argmax-test.log"
-TERNION_ARGMAX_PIPELINE=1 timeout 60 /tmp/ternion ops test -d cuda -p '^ARGMAX' > "$OUT/argmaxp-test.log" 2>&1; tail -1 "$OUT/argmaxp-test.log"
+TERNION_NO_ARGMAX_PIPELINE=1 timeout 60 /tmp/ternion ops test -d cuda -p '^ARGMAX' > "$OUT/argmaxp-test.log" 2>&1; tail -1 "$OUT/argmaxp-test.log"
 for r in 1 2; do
-  for e in TERNION_DEFAULTS TERNION_ARGMAX_PIPELINE; do
+  for e in TERNION_DEFAULTS TERNION_NO_ARGMAX_PIPELINE; do
     env $e=1 timeout 40 /tmp/ternion ops perf -d cuda --time 300ms -p 'ARGMAX\(type=f32,ne=\[32000,512' 2>&1 | grep us/run | sed "s/^/$e /" | tee -a "$OUT/argmax-perf.log"
   done
 done

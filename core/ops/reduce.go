@@ -63,7 +63,7 @@ func reduceGeometry(ne0, nrows, vec int64, warp int) (grid, block vendorapi.Dim3
 }
 
 // reduceBlockThreads and reduceArgmaxThreads are the block sizes of
-// sumrowsb_f32 and argmaxb_f32 (one row a block; REDUCE_SUMROWS_NT and
+// sumrowsb_f32 and argmaxb_f32 / argmaxbp_f32 (one row a block; REDUCE_SUMROWS_NT and
 // REDUCE_ARGMAX_NT in reduce.cu); reduceBlockMin4 is the shortest row, in
 // 16-byte vectors, they take (two vectors a thread of 512 or more): shorter
 // rows share blocks in sumrows4_f32 and argmax4_f32.
@@ -118,9 +118,9 @@ func reduceRunRows(d Device, n *graph.Tensor) error {
 	return reduceRows(d, ds[0], ds[1], scale)
 }
 
-// reduceRunArgmax runs ARGMAX (long rows on argmaxb_f32, or argmaxbp_f32
-// with TERNION_ARGMAX_PIPELINE); early, when not nil, says whether
-// argmaxb_f32 may request its first loads of src before it waits for the
+// reduceRunArgmax runs ARGMAX (long rows on argmaxbp_f32, or argmaxb_f32
+// with TERNION_NO_ARGMAX_PIPELINE); early, when not nil, says whether
+// the kernel may request its first loads of src before it waits for the
 // kernels before it (readEarly).
 func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
 	ds, err := descs(n, n.Src(0))
@@ -131,9 +131,9 @@ func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool
 	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
 	if reduceBlockARow(src) {
 		e := boolI32(early != nil && early(n.Src(0)))
-		kernel := "argmaxb_f32"
-		if switches.On(nil, switches.ArgmaxPipeline) {
-			kernel = "argmaxbp_f32"
+		kernel := "argmaxbp_f32"
+		if switches.On(nil, switches.NoArgmaxPipeline) {
+			kernel = "argmaxb_f32"
 		}
 		return launch(d, kernel, reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args.I32(e))
 	}

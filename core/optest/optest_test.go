@@ -66,9 +66,9 @@ func TestHostAgainstReference(t *testing.T) {
 	// The gemm90 formats' products of more than 8 columns again with
 	// TERNION_NO_GEMM90: dequantize + BLAS.
 	rerun(t, cases, loaded, "no-gemm90", 19000, gemm90Case, map[string]string{switches.NoGemm90.Name: "1"})
-	// The ARGMAX cases again with TERNION_ARGMAX_PIPELINE: long rows on
-	// argmaxbp_f32.
-	rerun(t, cases, loaded, "argmax-pipeline", 21000, isArgmaxCase, map[string]string{switches.ArgmaxPipeline.Name: "1"})
+	// The ARGMAX cases again with TERNION_NO_ARGMAX_PIPELINE: long rows on
+	// argmaxb_f32.
+	rerun(t, cases, loaded, "no-argmax-pipeline", 21000, isArgmaxCase, map[string]string{switches.NoArgmaxPipeline.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -85,7 +85,7 @@ func TestHostAgainstReference(t *testing.T) {
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
 		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name, switches.NoGemm90.Name,
-		switches.ArgmaxPipeline.Name} {
+		switches.NoArgmaxPipeline.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -180,7 +180,7 @@ func gemm90Case(c Case) bool {
 func isSoftmaxCase(c Case) bool { return c.Op == graph.OpSoftMax }
 
 // isArgmaxCase reports whether c is an ARGMAX case (those
-// TERNION_ARGMAX_PIPELINE changes where rows are long).
+// TERNION_NO_ARGMAX_PIPELINE changes where rows are long).
 func isArgmaxCase(c Case) bool { return c.Op == graph.OpArgmax }
 
 // fattnDecodeCase reports whether c is a FLASH_ATTN_EXT of one query (the
