@@ -3,7 +3,10 @@
 # .gpu and kernels/gen/cuda carried: builds ternion, checks ARGMAX with and
 # without TERNION_NO_ARGMAX_PIPELINE (argmaxb_f32 instead of argmaxbp_f32)
 # against the host device and times [32000,512] both ways twice, then the goal cases of
-# scripts/perf-goals.re with the n=512 cases of every default gemm90 format.
+# scripts/perf-goals.re with the n=512 cases of every default gemm90 format,
+# and with PROFILE=1 Nsight Compute readings (scripts/h200-profile.sh) of
+# ARGMAX [32000,512] and ROPE f16 [128,32,512], the two goals whose kernels
+# were last profiled on an H200 before their current forms.
 # Logs under $OUT; END (seconds, default 300) stops the steps that would
 # start after it.
 set -uo pipefail
@@ -24,4 +27,8 @@ for r in 1 2; do
 done
 left && timeout 150 /tmp/ternion ops perf -d cuda -v --time 300ms -p "$(cat scripts/perf-goals.re)|MUL_MAT\(type_a=(q4_1|q5_1|q5_0|iq4_nl|q5_K),type_b=f32,m=4096,n=512," > "$OUT/goals.log" 2>&1
 grep -h us/run "$OUT/goals.log" | sed -E 's/,bs=.*o=1\)//;s/,permute=.*\)//;s/,sinks=0,max_bias=0.000000,logit_softcap=0.000000//' | cut -c1-170
+if [ "${PROFILE:-0}" = 1 ] && left; then
+  DETAIL='argmaxbp_f32|rope_flat' timeout 200 bash scripts/h200-profile.sh 'ARGMAX\(type=f32,ne=\[32000,512' 'ROPE\(type=f16,ne_a=\[128,32,512' > "$OUT/profile-run.log" 2>&1
+  tail -5 "$OUT/profile-run.log"
+fi
 echo "== done at $((SECONDS - start)) s"
