@@ -4,9 +4,9 @@
 // (a multiple of the warp size, at most 1024), blockDim.y rows per block,
 // blocks walk the rows grid-stride; V = 4 reads 16-byte vectors (rows packed,
 // 16-byte aligned, ne0 % 4 == 0), V = 1 any strides. Long packed rows take
-// a block each instead (sumrowsb_f32, argmaxb_f32, argmaxbp_f32: one row a block, rows
-// grid-stride, more 16-byte loads in flight a thread, measured fastest on the
-// H200 in bench/experiments/reduce.cu). Whole-tensor reductions
+// a block each instead (sumrowsb_f32, argmaxb_f32, argmaxbp_f32: one row a
+// block, rows grid-stride, more 16-byte loads in flight a thread, measured
+// fastest on the H200 in bench/experiments/reduce.cu). Whole-tensor reductions
 // (SUM, COUNT_EQUAL) run in two launches: each block of a grid-stride pass
 // writes its partial result to partial[blockIdx.x], then one block adds the
 // partials (reduce_final_*), so the result is deterministic and no atomics

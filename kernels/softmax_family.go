@@ -24,12 +24,12 @@ var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, 
 		{Name: "softmax_part_{m}_v{v}", Body: "softmax_part<{m}, {v}>", LaunchBounds: 1024,
 			Doc: "first launch of a split SOFT_MAX (arguments as softmax_{m}_v{v}_k*): block (x, 0) of row y (rows grid-stride over grid y, blockDim.y 1) writes " +
 				"partial[2*(row*nchunks + x)] = max of w over elements [x*chunk, (x+1)*chunk) of the row (chunk a multiple of 4) and [+1] = Σ exp(w - max)",
-			Params: append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64}, Param{"nchunks", i32}),
+			Params: softmaxSplitParams,
 			Axes:   []Axis{softmaxMask, softmaxVec}},
 		{Name: "softmax_norm_{m}_v{v}", Body: "softmax_norm<{m}, {v}>", LaunchBounds: 1024,
 			Doc: "second launch of a split SOFT_MAX: combines the row's nchunks partials and its sink into max and Σ (online-softmax rescaling), " +
 				"then writes y = exp(w - max)/Σ over chunk x of the row, as softmax_part_{m}_v{v} cut it",
-			Params: append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64}, Param{"nchunks", i32}),
+			Params: softmaxSplitParams,
 			Axes:   []Axis{softmaxMask, softmaxVec}},
 	},
 }
@@ -38,6 +38,10 @@ var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, 
 var softmaxParams = []Param{{"dst", tensor}, {"src", tensor}, {"mask", tensor}, {"sinks", ptr}, {"ne1", fastdiv}, {"ne2", fastdiv},
 	{"mne2", fastdiv}, {"mne3", fastdiv}, {"nrows", i64}, {"scale", f32}, {"max_bias", f32}, {"m0", f32}, {"m1", f32},
 	{"n_head_log2", i32}}
+
+// softmaxSplitParams are the arguments of a split SOFT_MAX's two kernels.
+var softmaxSplitParams = append(softmaxParams[:len(softmaxParams):len(softmaxParams)], Param{"partial", ptr}, Param{"chunk", i64},
+	Param{"nchunks", i32})
 
 // softmaxMask is the mask type axis of softmax.cu's templates.
 var softmaxMask = Axis{Name: "m", Values: []Value{{"none", "softmax_nomask"}, {"f32", "float"}, {"f16", "ternion_f16"}}}

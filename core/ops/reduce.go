@@ -63,10 +63,10 @@ func reduceGeometry(ne0, nrows, vec int64, warp int) (grid, block vendorapi.Dim3
 }
 
 // reduceBlockThreads and reduceArgmaxThreads are the block sizes of
-// sumrowsb_f32 and argmaxb_f32 / argmaxbp_f32 (one row a block; REDUCE_SUMROWS_NT and
-// REDUCE_ARGMAX_NT in reduce.cu); reduceBlockMin4 is the shortest row, in
-// 16-byte vectors, they take (two vectors a thread of 512 or more): shorter
-// rows share blocks in sumrows4_f32 and argmax4_f32.
+// sumrowsb_f32 and argmaxb_f32 / argmaxbp_f32 (one row a block;
+// REDUCE_SUMROWS_NT and REDUCE_ARGMAX_NT in reduce.cu); reduceBlockMin4 is
+// the shortest row, in 16-byte vectors, they take (two vectors a thread of
+// 512 or more): shorter rows share blocks in sumrows4_f32 and argmax4_f32.
 const (
 	reduceBlockThreads  = 512
 	reduceArgmaxThreads = 256
