@@ -401,21 +401,16 @@ func init() {
 			}
 			bq = uint32(16 * w)
 		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, d, false) },
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				c := fattnArgs(m, a, false)
-				for i := range bq {
-					iq1 := b.idx.X*bq + i
-					if int64(iq1) >= c.q.Ne[1] {
-						break
-					}
-					r := c.row(b.idx.Y, iq1, b.idx.Z, true)
-					mx, s, acc := c.attend(&r, 0, c.k.Ne[1], true)
-					c.finish(&r, mx, s, acc)
-				}
-			},
-		}, nil
+		return fattnQueryBlocks(d, bq), nil
+	})
+	// fattn90_d{d}(dst, q, k, v, mask, sinks, scale, softcap, max_bias, m0,
+	// m1, n_head_log2, gqa, r3): 128 queries of one head a block.
+	registerTemplate("fattn90", func(k kernels.Kernel) (*hostKernel, error) {
+		d, err := fattnDim(k)
+		if err != nil {
+			return nil, err
+		}
+		return fattnQueryBlocks(d, kernels.Fattn90Queries), nil
 	})
 	// fattn_combine(dst, part, sinks, nchunks, nrows).
 	register("fattn_combine", &hostKernel{
@@ -573,4 +568,25 @@ func fattnExpand(f *quant.Format, m []byte, t vendorapi.TensorDesc, i2, i3, j0, 
 		}
 	}
 	return buf, out
+}
+
+// fattnQueryBlocks is the host implementation of the prefill kernels of
+// head size d (fattn_mma_*, fattn90_*): block (x, y, z) computes queries
+// bq·x..bq·x+bq-1 of q head y, batch z, each over the whole KV sequence.
+func fattnQueryBlocks(d int64, bq uint32) *hostKernel {
+	return &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer { return fattnBuffers(a, d, d, false) },
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			c := fattnArgs(m, a, false)
+			for i := range bq {
+				iq1 := b.idx.X*bq + i
+				if int64(iq1) >= c.q.Ne[1] {
+					break
+				}
+				r := c.row(b.idx.Y, iq1, b.idx.Z, true)
+				mx, s, acc := c.attend(&r, 0, c.k.Ne[1], true)
+				c.finish(&r, mx, s, acc)
+			}
+		},
+	}
 }

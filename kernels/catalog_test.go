@@ -377,6 +377,27 @@ func TestGemm90Geometry(t *testing.T) {
 	assert.Len(t, f.All(), 1+len(Gemm90Groups))
 }
 
+// TestFattn90Geometry keeps fattn90's Go constants equal to fattn90.cu's
+// (core sizes the launch by them).
+func TestFattn90Geometry(t *testing.T) {
+	b, err := os.ReadFile("fattn90.cu")
+	require.NoError(t, err)
+	src := string(b)
+	for _, def := range []string{"#define FA90_BQ " + strconv.Itoa(Fattn90Queries), "#define FA90_BK 64",
+		"#define FA90_THREADS " + strconv.Itoa(Fattn90Threads),
+		"#define FA90_SHARED(D) (256 * (D) + 4 * 128 * (D) + 2 * FA90_BQ * 128 + 1024)"} {
+		require.Contains(t, src, def+"\n")
+	}
+	// 227 KiB a block on compute capability 9.0: head size 256 fits.
+	assert.Equal(t, 230400, Fattn90Shared(256))
+	assert.LessOrEqual(t, Fattn90Shared(256), 232448)
+	assert.Equal(t, 132096, Fattn90Shared(128))
+	f, err := LookupFamily("fattn90")
+	require.NoError(t, err)
+	assert.Equal(t, "sm_90a", f.ArchSpecific)
+	assert.Len(t, f.All(), 2)
+}
+
 // TestFunctionsHaveExecutionSpace: NVRTC treats a function without
 // __device__ (or __host__ __device__) as host code, which it refuses ("host
 // functions are not allowed in JIT mode"): the quant family failed to build

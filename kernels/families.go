@@ -131,6 +131,7 @@ var Families = []Family{
 	quantFamily,
 	addidFamily,
 	gemm90Family,
+	fattn90Family,
 }
 
 // binOps are the ops of binbcast.cu.

@@ -31,19 +31,10 @@
 //     shares each K/V tile among twice the queries (half the L2 reads) at one
 //     block a multiprocessor. Elsewhere (older archs, HIP, MUSA) its body is
 //     empty and the planner never launches it.
-#include "vendor.h"
+#include "fattn.h"
 
 #define FATTN_THREADS 128
 #define FATTN_TILE 64
-#define FATTN_NEG_INF (-__int_as_float(0x7f800000))
-
-// ALiBi slope of head h (1 without ALiBi), as ggml computes it.
-static __device__ __forceinline__ float fattn_slope(float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 h) {
-    if (max_bias <= 0.0f) {
-        return 1.0f;
-    }
-    return h < n_head_log2 ? powf(m0, (float)(h + 1)) : powf(m1, (float)(2 * (h - n_head_log2) + 1));
-}
 
 // The scaled (and softcapped) score x plus the masked bias of position j.
 static __device__ __forceinline__ float fattn_logit(float x, float softcap, const ternion_f16 * mrow, ternion_i64 j, float slope) {
@@ -374,21 +365,6 @@ extern "C" __global__ void fattn_combine(ternion_tensor dst, const float * part,
 #define FATTN_DEC_U 2
 // Accumulators of a fattn_dec_combine lane held in registers (chunks w, w+4, ...).
 #define FATTN_DEC_PF 16
-#define FATTN_LOG2E 1.4426950408889634f
-#define FATTN_DEC_EMPTY (-1e30f)
-
-// 2^x for the decode kernel's softmax terms (x <= 0): one ex2.approx on
-// NVIDIA (results below 2^-126 flush to zero, nothing next to the row's
-// maximum term), exp2f elsewhere.
-static __device__ __forceinline__ float fattn_exp2(float x) {
-#if defined(TERNION_VENDOR_CUDA)
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-#else
-    return exp2f(x);
-#endif
-}
 
 // Merges a partial softmax (max m, sum s; log2 units) into (M, S).
 static __device__ __forceinline__ void fattn_merge_ms(float & M, float & S, float m, float s) {

@@ -157,6 +157,11 @@ var (
 	FattnMMA8 = boolSwitch(Switch{Name: "TERNION_FATTN_MMA8",
 		Meaning: "FLASH_ATTN_EXT prefill of head size 256 on the tensor cores uses 8 warps and 128 queries a block (fattn_mma_w8: each K/V tile shared by twice the queries, one block a multiprocessor) instead of 4 warps and 64 queries (two blocks a multiprocessor); off until measured on a GPU",
 		ReadBy:  LayerCore})
+	// NoFattn90 keeps FLASH_ATTN_EXT prefill on the mma.sync kernel where
+	// fattn90 (Hopper's wgmma) would run.
+	NoFattn90 = boolSwitch(Switch{Name: "TERNION_NO_FATTN90",
+		Meaning: "FLASH_ATTN_EXT prefill (more than 8 queries) of head size 128 or 256 runs the mma.sync kernel (fattn_mma) instead of fattn90 (compute capability 9.0: wgmma, 128 queries a block; 17-35 % faster than fattn_mma on an H100)",
+		ReadBy:  LayerCore})
 	// NoPDL launches every kernel plainly, without programmatic dependent
 	// launch.
 	NoPDL = boolSwitch(Switch{Name: "TERNION_NO_PDL",

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
@@ -288,6 +289,9 @@ func fattnRun(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error
 	}
 	switch path {
 	case fattnMMA:
+		if useFattn90(c, p) {
+			return fattnRun90(d, c)
+		}
 		return fattnRunMMA(d, c)
 	case fattnDect:
 		return fattnRunDect(d, c, p, tensor.F16)
@@ -553,5 +557,45 @@ func fattnRunMMA(d Device, c fattnCall) error {
 	}
 	grid := vendorapi.Dim3{X: uint32((c.q.Ne[1] + bq - 1) / bq), Y: uint32(c.q.Ne[2]), Z: uint32(c.q.Ne[3])}
 	return launchShared(d, name, grid, vendorapi.Dim3{X: uint32(32 * warps)}, fattnMMAShared(dim, warps, d.Props().SharedMemPerBlockOptin),
+		c.args(d, false, 0, 0))
+}
+
+// fattn90Queries and fattn90Threads are kernels.Fattn90Queries and
+// Fattn90Threads (core may not import kernels; a test keeps them equal).
+const (
+	fattn90Queries = 128
+	fattn90Threads = 256
+)
+
+// fattn90Shared is fattn90_d{dim}'s dynamic shared memory
+// (kernels.Fattn90Shared).
+func fattn90Shared(dim int64) int64 { return 256*dim + 4*128*dim + 2*fattn90Queries*128 + 1024 }
+
+// packedAligned reports whether t's elements (elem bytes) are packed along
+// dim 0 and its data and strides aligned to n bytes (aligned).
+func packedAligned(t vendorapi.TensorDesc, elem, n int64) bool { return t.Nb[0] == elem && aligned(t, n) }
+
+// useFattn90 reports whether the prefill of call c (which fattnChoose
+// sent to the mma kernel; K and V f16 by now) runs fattn90 on a device of
+// props p: head size 128 or 256 for both K and V; Q rows (f32), K and V
+// rows and mask rows (f16) starting 16-byte aligned and dst rows 8-byte
+// aligned (the kernel's 16-byte copies and loads, 8-byte stores); its shared
+// memory within the device's opt-in limit; a device that builds sm_90a code
+// (Props.ArchSpecific: compute capability 9.0 and NVRTC 12 or later; cc 0 is
+// the host device, which runs every kernel); unless TERNION_NO_FATTN90.
+func useFattn90(c fattnCall, p vendorapi.Props) bool {
+	dim := c.k.Ne[0]
+	return (dim == 128 || dim == 256) && c.v.Ne[0] == dim && packedAligned(c.q, 4, 16) && packedAligned(c.k, 2, 16) &&
+		packedAligned(c.v, 2, 16) && (c.mask.Data == 0 || packedAligned(c.mask, 2, 16)) && packedAligned(c.dst, 4, 8) &&
+		fattn90Shared(dim) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoFattn90) &&
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch))
+}
+
+// fattnRun90 launches fattn90_d{dim} as useFattn90 allows: one block a
+// fattn90Queries queries of a q head and batch.
+func fattnRun90(d Device, c fattnCall) error {
+	dim := c.k.Ne[0]
+	grid := vendorapi.Dim3{X: uint32((c.q.Ne[1] + fattn90Queries - 1) / fattn90Queries), Y: uint32(c.q.Ne[2]), Z: uint32(c.q.Ne[3])}
+	return launchShared(d, fmt.Sprintf("fattn90_d%d", dim), grid, vendorapi.Dim3{X: fattn90Threads}, uint32(fattn90Shared(dim)),
 		c.args(d, false, 0, 0))
 }

@@ -146,8 +146,13 @@ func fattnTests() []Case {
 	// tail tile, a query tail, GQA; and head size 80 (K/V copied by a strided loop).
 	add(func(*fattnSpec) {}, fattnDefault(128, 2, [2]int64{2, 1}, 1000, 70))
 	add(func(*fattnSpec) {}, fattnDefault(80, 1, [2]int64{4, 1}, 256, 75))
-	// Head size 256 with a query tail past 128 (fattn_mma_w8 under TERNION_FATTN_MMA8) and GQA.
+	// Head size 256 with a query tail past 128 (fattn90 on compute
+	// capability 9.0, fattn_mma_w8 under TERNION_FATTN_MMA8) and GQA.
 	add(func(*fattnSpec) {}, fattnDefault(256, 1, [2]int64{2, 1}, 320, 150))
+	// fattn90 (16-byte aligned mask rows): a softcap with a KV tail and GQA
+	// 4; no mask, batches.
+	add(func(s *fattnSpec) { s.softcap = 10 }, fattnDefault(256, 2, [2]int64{4, 1}, 200, 40))
+	add(func(s *fattnSpec) { s.mask = false }, fattnDefault(128, 2, [2]int64{1, 2}, 96, 20))
 	for _, nb := range []int64{1, 32} {
 		add(func(s *fattnSpec) { s.sinks, s.maxBias = true, 8 }, fattnDefault(128, 4, [2]int64{1, 1}, 512, nb))
 		add(func(s *fattnSpec) { s.sinks = true }, fattnDefault(64, 4, [2]int64{1, 1}, 113, nb))

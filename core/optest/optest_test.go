@@ -50,9 +50,11 @@ func TestHostAgainstReference(t *testing.T) {
 	// TERNION_MMVQ8WF (and only it): src1 quantized inside mmvq8wf's and
 	// mmvq8wf_id's blocks instead of by q8y.
 	rerun(t, cases, loaded, "mmvq8wf", 9000, wholeWordColumnCase, map[string]string{switches.MMVQ8WF.Name: "1"})
-	// The head-256 prefill cases again with TERNION_FATTN_MMA8: 128 queries
-	// a block on fattn_mma_w8.
-	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.FattnMMA8.Name: "1"})
+	// The head-256 prefill cases again with TERNION_NO_FATTN90 and
+	// TERNION_FATTN_MMA8: 128 queries a block on fattn_mma_w8 instead of
+	// fattn90 (or fattn_mma_d256, where fattn90 does not take the case).
+	rerun(t, cases, loaded, "fattn-mma8", 11000, fattnPrefill256Case, map[string]string{switches.NoFattn90.Name: "1",
+		switches.FattnMMA8.Name: "1"})
 	// The SOFT_MAX cases again with TERNION_NO_SOFTMAX_CLUSTER: the long
 	// rows softmax_cl takes on the split.
 	rerun(t, cases, loaded, "no-softmax-cluster", 17000, isSoftmaxCase, map[string]string{switches.NoSoftmaxCluster.Name: "1"})
@@ -84,7 +86,7 @@ func TestHostAgainstReference(t *testing.T) {
 // the kernels they load in loaded.
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
-		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name, switches.NoGemm90.Name,
+		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.NoFattn90.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name, switches.NoGemm90.Name,
 		switches.NoArgmaxPipeline.Name} {
 		t.Setenv(name, env[name])
 	}

@@ -1,0 +1,349 @@
+// fattn90.cu - FLASH_ATTN_EXT prefill on Hopper's warpgroup tensor cores
+// (wgmma, NVIDIA sm_90a only) for f32 Q, f16 K/V and hsk = hsv = D (128 or
+// 256): fattn_mma's online softmax with wgmma's tiles.
+//
+//   fattn90_d{D}  block (x, y, z) = queries 128x..128x+127 of q head y, batch
+//                 z; 256 threads, two warpgroups of 64 queries each. Q (f16,
+//                 pre-scaled) sits in shared memory for the whole KV loop;
+//                 K, V and the mask come in 64-position tiles through two
+//                 stages filled by 16-byte cp.async (the next tile's copies
+//                 in flight while this tile is multiplied). Every operand
+//                 tile is stored as wgmma's 128-byte-swizzled layout: chunks
+//                 of 64 values a row (128 bytes), 16-byte unit u of row r at
+//                 u ^ (r % 8), 8-row groups 1024 bytes apart. Per tile and
+//                 warpgroup: S = Q·Kᵀ by D/16 wgmma m64n64k16 (both operands
+//                 K-major from shared memory), the log2-unit online softmax
+//                 in the accumulators' registers, P rounded to f16 as the A
+//                 register fragment (the accumulator layout of S is the
+//                 fragment layout of A), O += P·V by 4 wgmma m64n{D}k16 with
+//                 V read MN-major (transposed) from the same layout as K.
+//                 After a tile's copies land each thread fences the async
+//                 proxy (wgmma reads shared memory through it) before the
+//                 block barrier; no thread fences with copies in flight.
+//                 FA90_SHARED(D) bytes of dynamic shared memory.
+//
+// bench/experiments/fa90.cu checks and times it against fattn_mma. Built for
+// any target other than sm_90a the kernels trap, so a launch there is an
+// error, never a silent no-op (kernels.Family.ArchSpecific).
+#include "fattn.h"
+
+#if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TERNION_FATTN90 1
+#else
+#define TERNION_FATTN90 0
+#endif
+
+// Queries a block, positions a tile, threads a block.
+#define FA90_BQ 128
+#define FA90_BK 64
+#define FA90_THREADS 256
+// Dynamic shared memory of fattn90_d{D}: Q (D/64 chunks of 128 rows of 128
+// bytes), two stages of K and two of V (D/64 chunks of 64 rows each), two
+// mask tiles (128 rows of 64 halves), and 1024 bytes to align the base to
+// the swizzle's period.
+#define FA90_SHARED(D) (256 * (D) + 4 * 128 * (D) + 2 * FA90_BQ * 128 + 1024)
+
+// The helpers: CUDA code in every pass (declared for nvcc's host pass too,
+// so bench/experiments/fa90.cu's kernels can call them), emitted only where
+// a kernel built for sm_90a uses them.
+#if defined(TERNION_VENDOR_CUDA)
+
+// The descriptor of a 128-byte-swizzled operand at shared address a: 8-row
+// groups 1024 bytes apart (SBO); lbo: the distance of the next 64 values
+// along M/N of an MN-major operand (unused for K-major ones: 16).
+static __device__ __forceinline__ unsigned long long fa90_desc(ternion_u32 a, ternion_u32 lbo) {
+    return (unsigned long long)((a & 0x3FFFF) >> 4) | ((unsigned long long)((lbo & 0x3FFFF) >> 4) << 16) |
+           ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+// Byte offset of 16-byte unit u (8 values) of row r in a swizzled tile of
+// rows rows a chunk.
+static __device__ __forceinline__ ternion_u32 fa90_off(int r, int u, int rows) {
+    return (ternion_u32)((u / 8) * rows * 128 + r * 128 + (((u % 8) ^ (r % 8)) * 16));
+}
+
+static __device__ __forceinline__ void fa90_cp16(ternion_u32 s, const void * g, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(g), "r"(bytes) : "memory");
+}
+
+// d (32 f32 accumulators of an m64n64 tile) += A (64 x 16, desc a) · Bᵀ (64 x
+// 16, desc b), both K-major; acc 0: d starts from zero.
+static __device__ __forceinline__ void fa90_qk(float * d, unsigned long long a, unsigned long long b, int acc) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "r"(acc));
+}
+
+// d (N/2 f32 accumulators of an m64nN tile) += A (64 x 16: the register
+// fragment a[0..3]) · B (16 x N, desc b: an MN-major operand, transposed).
+template <int N> struct fa90_n {};
+static __device__ __forceinline__ void fa90_pv(fa90_n<128>, float * d, const ternion_u32 * a, unsigned long long b) {
+    asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+}
+static __device__ __forceinline__ void fa90_pv(fa90_n<256>, float * d, const ternion_u32 * a, unsigned long long b) {
+    asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+}
+
+// Pins n accumulators across a wgmma stage (no copy of them between its
+// start and end, where ptxas would serialize the wgmmas).
+template <int N> static __device__ __forceinline__ void fa90_pin(float * d) {
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+static __device__ __forceinline__ void fa90_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+static __device__ __forceinline__ void fa90_commit_wait() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+
+// Starts copying positions t1..t1+63 of K and V (rows past nkv read as
+// zero) into stage st, and of the block's mask rows (rows past nrows and
+// positions past nkv zero) when mb is set; one commit group.
+template <int D>
+static __device__ __forceinline__ void fa90_load(ternion_u32 aK, ternion_u32 aV, ternion_u32 aM, const char * kb, const char * vb,
+                                                 ternion_i64 knb1, ternion_i64 vnb1, const char * mb, ternion_i64 mnb1, int nrows,
+                                                 ternion_i64 t1, ternion_i64 nkv) {
+    constexpr int U = D / 8; // 16-byte units a row
+#pragma unroll
+    for (int i = 0; i < FA90_BK * U / FA90_THREADS; i++) {
+        const int idx = threadIdx.x + i * FA90_THREADS, r = idx / U, u = idx % U;
+        const bool in = t1 + r < nkv;
+        const ternion_u32 so = fa90_off(r, u, FA90_BK);
+        fa90_cp16(aK + so, in ? kb + (t1 + r) * knb1 + u * 16 : kb, in ? 16 : 0);
+        fa90_cp16(aV + so, in ? vb + (t1 + r) * vnb1 + u * 16 : vb, in ? 16 : 0);
+    }
+    if (mb != nullptr) {
+#pragma unroll
+        for (int i = 0; i < FA90_BQ * 8 / FA90_THREADS; i++) {
+            const int idx = threadIdx.x + i * FA90_THREADS, r = idx / 8, u = idx % 8;
+            const ternion_i64 left = nkv - (t1 + u * 8);
+            const int bytes = r >= nrows ? 0 : (left >= 8 ? 16 : (left > 0 ? (int)left * 2 : 0));
+            fa90_cp16(aM + fa90_off(r, u, FA90_BQ), bytes > 0 ? mb + r * mnb1 + (t1 + u * 8) * 2 : mb, bytes);
+        }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+#endif
+
+template <int D>
+static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tensor q, ternion_tensor k, ternion_tensor v,
+                                               ternion_tensor mask, const float * sinks, float scale, float softcap,
+                                               float max_bias, float m0, float m1, ternion_u32 n_head_log2, ternion_u32 gqa,
+                                               ternion_u32 r3) {
+#if TERNION_FATTN90
+    typedef ternion_mma_type<ternion_f16> mma;
+    constexpr int NC = D / 64;                         // 64-value chunks of a row
+    constexpr ternion_u32 QC = FA90_BQ * 128;          // a Q chunk
+    constexpr ternion_u32 KS = NC * FA90_BK * 128;     // a K or V stage
+    constexpr ternion_u32 MS = FA90_BQ * 128;          // a mask stage
+    extern __shared__ __align__(16) unsigned char fa90_smem[];
+    const ternion_u32 raw = ternion_smem_u32(fa90_smem), base = (raw + 1023u) & ~1023u;
+    unsigned char * sm = fa90_smem + (base - raw); // base as a pointer
+    const ternion_u32 aQ = base, aK = aQ + NC * QC, aV = aK + 2 * KS, aM = aV + 2 * KS;
+
+    const int tid = threadIdx.x, wg = tid / 128, w = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t = lane % 4;
+    const ternion_u32 h = blockIdx.y, iq3 = blockIdx.z, ik2 = h / gqa, ik3 = iq3 / r3;
+    const ternion_i64 nq = q.ne[1], nkv = k.ne[1], q0 = (ternion_i64)blockIdx.x * FA90_BQ;
+    const int nrows = (int)(nq - q0 < FA90_BQ ? nq - q0 : FA90_BQ);
+    // Scores in log2 units: Q pre-scaled by log2(e) without a softcap, the
+    // softcap and the ALiBi slope scaled by it otherwise.
+    const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
+    const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
+    const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
+    const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
+    const char * mb = nullptr; // the mask row of query q0
+    if (mask.data != nullptr) {
+        mb = (const char *)mask.data + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3] +
+             q0 * mask.nb[1];
+    }
+    const ternion_i64 ntiles = (nkv + FA90_BK - 1) / FA90_BK;
+    fa90_load<D>(aK, aV, aM, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1], nrows, 0, nkv);
+
+    // Q as f16, pre-scaled; rows past nrows zero.
+    const char * qb = (const char *)q.data + h * q.nb[2] + iq3 * q.nb[3] + q0 * q.nb[1];
+    for (int i = tid; i < FA90_BQ * D / 4; i += FA90_THREADS) {
+        const int r = i / (D / 4), c = (i % (D / 4)) * 4;
+        float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (r < nrows) {
+            x = *(const float4 *)(qb + r * q.nb[1] + c * 4);
+        }
+        *(uint2 *)(sm + fa90_off(r, c / 8, FA90_BQ) + (c % 8) * 2) = make_uint2(mma::pack(x.x * qs, x.y * qs), mma::pack(x.z * qs, x.w * qs));
+    }
+
+    // This thread's rows of its warpgroup's 64: r0 and r0 + 8 (block rows
+    // 64·wg + r0, + 8); its mask words (positions 8i + 2t, +1 of row r0) at
+    // mk + ((i ^ g) · 16), row r0 + 8 at + 1024.
+    const int r0 = 16 * w + g;
+    const unsigned char * mk = sm + (aM - base) + (64 * wg + r0) * 128 + t * 4;
+    float o[D / 2];
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) {
+        o[i] = 0.0f;
+    }
+    // Row maxima (log2 units; finite from the start, so no inf - inf) and
+    // this thread's share of the row sums (reduced over the quad at the end).
+    float mr[2] = {FATTN_DEC_EMPTY, FATTN_DEC_EMPTY}, lr[2] = {0.0f, 0.0f};
+
+    for (ternion_i64 j = 0; j < ntiles; j++) {
+        const int st = (int)(j & 1);
+        const ternion_i64 t0 = j * FA90_BK;
+        asm volatile("cp.async.wait_all;" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads(); // tile j is in; every warpgroup is done with tile j - 1's stage
+        if (j + 1 < ntiles) {
+            fa90_load<D>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1],
+                         nrows, t0 + FA90_BK, nkv);
+        }
+        // S = Q·Kᵀ for the warpgroup's 64 rows and the tile's 64 positions.
+        float s[32];
+        fa90_fence();
+#pragma unroll
+        for (int ks = 0; ks < D / 16; ks++) {
+            fa90_qk(s, fa90_desc(aQ + (ks / 4) * QC + wg * 64 * 128 + (ks % 4) * 32, 16),
+                    fa90_desc(aK + st * KS + (ks / 4) * (FA90_BK * 128) + (ks % 4) * 32, 16), ks);
+        }
+        fa90_commit_wait();
+        fa90_pin<32>(s);
+        // Logits of rows r0 (e = 0, 1) and r0 + 8 (e = 2, 3), positions
+        // 8n + 2t + (e & 1).
+        if (softcap != 0.0f) {
+#pragma unroll
+            for (int i = 0; i < 32; i++) {
+                s[i] = sc2 * tanhf(s[i]);
+            }
+        }
+        if (mb != nullptr) {
+            const unsigned char * m = mk + st * MS;
+#pragma unroll
+            for (int n = 0; n < 8; n++) {
+                const ternion_u32 m01 = *(const ternion_u32 *)(m + ((n ^ g) * 16)), m23 = *(const ternion_u32 *)(m + 1024 + ((n ^ g) * 16));
+                s[4 * n + 0] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 & 0xffffu)), s[4 * n + 0]);
+                s[4 * n + 1] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 >> 16)), s[4 * n + 1]);
+                s[4 * n + 2] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 & 0xffffu)), s[4 * n + 2]);
+                s[4 * n + 3] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 >> 16)), s[4 * n + 3]);
+            }
+        }
+        if (t0 + FA90_BK > nkv) {
+#pragma unroll
+            for (int i = 0; i < 32; i++) {
+                if (t0 + (i / 4) * 8 + 2 * t + (i & 1) >= nkv) {
+                    s[i] = FATTN_NEG_INF;
+                }
+            }
+        }
+        float mt[2] = {FATTN_NEG_INF, FATTN_NEG_INF};
+#pragma unroll
+        for (int i = 0; i < 32; i++) {
+            mt[(i >> 1) & 1] = fmaxf(mt[(i >> 1) & 1], s[i]);
+        }
+        float f[2];
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            mt[e] = fmaxf(mt[e], __shfl_xor_sync(0xffffffffu, mt[e], 1));
+            mt[e] = fmaxf(mt[e], __shfl_xor_sync(0xffffffffu, mt[e], 2));
+            const float mn = fmaxf(mr[e], mt[e]);
+            f[e] = fattn_exp2(mr[e] - mn);
+            mr[e] = mn;
+        }
+        // P rounded to f16 as the A fragments of O += P·V: k-step kk's
+        // fragment is S's n-chunks 2kk and 2kk + 1.
+        ternion_u32 pa[4][4];
+        float sum[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+            float p[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                p[e] = fattn_exp2(s[4 * n + e] - mr[e >> 1]);
+                sum[e >> 1] += p[e];
+            }
+            pa[n / 2][(n % 2) * 2] = mma::pack(p[0], p[1]);
+            pa[n / 2][(n % 2) * 2 + 1] = mma::pack(p[2], p[3]);
+        }
+        lr[0] = lr[0] * f[0] + sum[0];
+        lr[1] = lr[1] * f[1] + sum[1];
+        // Rescale only when some row's maximum moved in this tile.
+        if (__any_sync(0xffffffffu, f[0] != 1.0f || f[1] != 1.0f)) {
+#pragma unroll
+            for (int n = 0; n < D / 8; n++) {
+                o[4 * n + 0] *= f[0];
+                o[4 * n + 1] *= f[0];
+                o[4 * n + 2] *= f[1];
+                o[4 * n + 3] *= f[1];
+            }
+        }
+        // O += P·V: V's 16-position k-steps are 2048 bytes apart, its
+        // 64-value chunks (along N) a chunk of the stage apart (LBO).
+        fa90_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            fa90_pv(fa90_n<D>(), o, pa[kk], fa90_desc(aV + st * KS + kk * 16 * 128, FA90_BK * 128));
+        }
+        fa90_commit_wait();
+        fa90_pin<D / 2>(o);
+    }
+
+    // Sinks, normalisation, and the permuted store.
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+        float l = lr[e];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        float fs = 1.0f;
+        if (sinks != nullptr) {
+            const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(mr[e], sink);
+            fs = fattn_exp2(mr[e] - mn);
+            l = l * fs + fattn_exp2(sink - mn);
+        }
+        const float inv = l == 0.0f ? 0.0f : fs / l;
+        const int r = 64 * wg + r0 + 8 * e;
+        if (r < nrows) {
+            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + (q0 + r) * dst.nb[2] + iq3 * dst.nb[3]);
+#pragma unroll
+            for (int n = 0; n < D / 8; n++) {
+                *(float2 *)(orow + n * 8 + 2 * t) = make_float2(o[4 * n + 2 * e] * inv, o[4 * n + 2 * e + 1] * inv);
+            }
+        }
+    }
+#elif defined(TERNION_VENDOR_CUDA)
+    (void)dst, (void)q, (void)k, (void)v, (void)mask, (void)sinks, (void)scale, (void)softcap, (void)max_bias, (void)m0, (void)m1;
+    (void)n_head_log2, (void)gqa, (void)r3;
+    __trap();
+#else
+    (void)dst, (void)q, (void)k, (void)v, (void)mask, (void)sinks, (void)scale, (void)softcap, (void)max_bias, (void)m0, (void)m1;
+    (void)n_head_log2, (void)gqa, (void)r3;
+#endif
+}
