@@ -573,7 +573,9 @@ func fattn90Shared(dim int64) int64 { return 256*dim + 4*128*dim + 2*fattn90Quer
 
 // packedAligned reports whether t's elements (elem bytes) are packed along
 // dim 0 and its data and strides aligned to n bytes (aligned).
-func packedAligned(t vendorapi.TensorDesc, elem, n int64) bool { return t.Nb[0] == elem && aligned(t, n) }
+func packedAligned(t vendorapi.TensorDesc, elem, n int64) bool {
+	return t.Nb[0] == elem && aligned(t, n)
+}
 
 // useFattn90 reports whether the prefill of call c (which fattnChoose
 // sent to the mma kernel; K and V f16 by now) runs fattn90 on a device of

@@ -207,6 +207,7 @@ func fattnPerfs() []Case {
 		fattnCase(q4),
 		fattnCase(mla),
 		fattnCase(fattnDefault(256, 2, [2]int64{16, 1}, 10000, 512)),
+		fattnCase(fattnDefault(128, 8, [2]int64{4, 1}, 8192, 512)), // head-128 prefill (recorded, no goal)
 	}
 	s := fattnDefault(72, 16, [2]int64{1, 1}, 5776, 5776)
 	s.mask = false
