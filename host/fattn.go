@@ -403,15 +403,6 @@ func init() {
 		}
 		return fattnQueryBlocks(d, bq), nil
 	})
-	// fattn90_d{d}(dst, q, k, v, mask, sinks, scale, softcap, max_bias, m0,
-	// m1, n_head_log2, gqa, r3): 128 queries of one head a block.
-	registerTemplate("fattn90", func(k kernels.Kernel) (*hostKernel, error) {
-		d, err := fattnDim(k)
-		if err != nil {
-			return nil, err
-		}
-		return fattnQueryBlocks(d, kernels.Fattn90Queries), nil
-	})
 	// fattn_combine(dst, part, sinks, nchunks, nrows).
 	register("fattn_combine", &hostKernel{
 		buffers: fattnCombineBuffers,

@@ -129,28 +129,40 @@ static __device__ __forceinline__ void fa90_commit_wait() {
 }
 
 // Starts copying positions t1..t1+63 of K and V (rows past nkv read as
-// zero) into stage st, and of the block's mask rows (rows past nrows and
-// positions past nkv zero) when mb is set; one commit group.
-template <int D>
+// zero; FULL: the tile has none) into stage st, and of the block's mask rows
+// (rows past nrows and positions past nkv zero) when mb is set; one commit
+// group. Thread i copies 16-byte unit i % U of the K/V rows i / U + RS·j and
+// unit i % 8 of the mask rows i / 8 + 32·j: rows whole 8-row groups apart,
+// so every copy's shared offset is its first's plus whole rows (the swizzle
+// the same), and its address its first's plus whole strides.
+template <int D, bool FULL>
 static __device__ __forceinline__ void fa90_load(ternion_u32 aK, ternion_u32 aV, ternion_u32 aM, const char * kb, const char * vb,
                                                  ternion_i64 knb1, ternion_i64 vnb1, const char * mb, ternion_i64 mnb1, int nrows,
                                                  ternion_i64 t1, ternion_i64 nkv) {
-    constexpr int U = D / 8; // 16-byte units a row
+    constexpr int U = D / 8, RS = FA90_THREADS / U; // 16-byte units a row, rows a pass
+    const int r = threadIdx.x / U, u = threadIdx.x % U;
+    const ternion_u32 so = fa90_off(r, u, FA90_BK);
+    const char * kp = kb + (t1 + r) * knb1 + u * 16;
+    const char * vp = vb + (t1 + r) * vnb1 + u * 16;
 #pragma unroll
-    for (int i = 0; i < FA90_BK * U / FA90_THREADS; i++) {
-        const int idx = threadIdx.x + i * FA90_THREADS, r = idx / U, u = idx % U;
-        const bool in = t1 + r < nkv;
-        const ternion_u32 so = fa90_off(r, u, FA90_BK);
-        fa90_cp16(aK + so, in ? kb + (t1 + r) * knb1 + u * 16 : kb, in ? 16 : 0);
-        fa90_cp16(aV + so, in ? vb + (t1 + r) * vnb1 + u * 16 : vb, in ? 16 : 0);
+    for (int i = 0; i < FA90_BK / RS; i++) {
+        const bool in = FULL || t1 + r + i * RS < nkv;
+        fa90_cp16(aK + so + i * RS * 128, in ? kp : kb, in ? 16 : 0);
+        fa90_cp16(aV + so + i * RS * 128, in ? vp : vb, in ? 16 : 0);
+        kp += RS * knb1;
+        vp += RS * vnb1;
     }
     if (mb != nullptr) {
+        const int mr = threadIdx.x / 8, mu = threadIdx.x % 8;
+        const ternion_i64 left = nkv - (t1 + mu * 8);
+        const int bytes = FULL || left >= 8 ? 16 : (left > 0 ? (int)left * 2 : 0);
+        const ternion_u32 ms = aM + fa90_off(mr, mu, FA90_BQ);
+        const char * mp = mb + mr * mnb1 + (t1 + mu * 8) * 2;
 #pragma unroll
         for (int i = 0; i < FA90_BQ * 8 / FA90_THREADS; i++) {
-            const int idx = threadIdx.x + i * FA90_THREADS, r = idx / 8, u = idx % 8;
-            const ternion_i64 left = nkv - (t1 + u * 8);
-            const int bytes = r >= nrows ? 0 : (left >= 8 ? 16 : (left > 0 ? (int)left * 2 : 0));
-            fa90_cp16(aM + fa90_off(r, u, FA90_BQ), bytes > 0 ? mb + r * mnb1 + (t1 + u * 8) * 2 : mb, bytes);
+            const int b = mr + i * (FA90_THREADS / 8) < nrows ? bytes : 0;
+            fa90_cp16(ms + i * (FA90_THREADS / 8) * 128, b > 0 ? mp : mb, b);
+            mp += (FA90_THREADS / 8) * mnb1;
         }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -190,7 +202,11 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
              q0 * mask.nb[1];
     }
     const ternion_i64 ntiles = (nkv + FA90_BK - 1) / FA90_BK;
-    fa90_load<D>(aK, aV, aM, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1], nrows, 0, nkv);
+    if (FA90_BK <= nkv) {
+        fa90_load<D, true>(aK, aV, aM, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1], nrows, 0, nkv);
+    } else {
+        fa90_load<D, false>(aK, aV, aM, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1], nrows, 0, nkv);
+    }
 
     // Q as f16, pre-scaled; rows past nrows zero.
     const char * qb = (const char *)q.data + h * q.nb[2] + iq3 * q.nb[3] + q0 * q.nb[1];
@@ -223,9 +239,12 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
         asm volatile("cp.async.wait_all;" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         __syncthreads(); // tile j is in; every warpgroup is done with tile j - 1's stage
-        if (j + 1 < ntiles) {
-            fa90_load<D>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1],
-                         nrows, t0 + FA90_BK, nkv);
+        if (t0 + 2 * FA90_BK <= nkv) {
+            fa90_load<D, true>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1],
+                               nrows, t0 + FA90_BK, nkv);
+        } else if (j + 1 < ntiles) {
+            fa90_load<D, false>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb,
+                                mask.nb[1], nrows, t0 + FA90_BK, nkv);
         }
         // S = Q·Kᵀ for the warpgroup's 64 rows and the tile's 64 positions.
         float s[32];

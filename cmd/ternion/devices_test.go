@@ -170,8 +170,8 @@ func TestDevicesArchSpecific(t *testing.T) {
 		specific []string
 		want     string
 	}{
-		{nil, "no sm_90a kernels (gemm90): they need NVRTC 12 or later"},
-		{[]string{"sm_90a"}, "sm_90a kernels (gemm90) are compiled at run time by NVRTC"},
+		{nil, "no sm_90a kernels (fattn90,gemm90): they need NVRTC 12 or later"},
+		{[]string{"sm_90a"}, "sm_90a kernels (fattn90,gemm90) are compiled at run time by NVRTC"},
 	} {
 		fake := cudaFake()
 		fake.props[0].ArchSpecific = c.specific
