@@ -233,20 +233,14 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
     // this thread's share of the row sums (reduced over the quad at the end).
     float mr[2] = {FATTN_DEC_EMPTY, FATTN_DEC_EMPTY}, lr[2] = {0.0f, 0.0f};
 
+    asm volatile("cp.async.wait_all;" ::: "memory"); // tile 0
     for (ternion_i64 j = 0; j < ntiles; j++) {
         const int st = (int)(j & 1);
         const ternion_i64 t0 = j * FA90_BK;
-        asm volatile("cp.async.wait_all;" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); // no copy in flight: tile j's have landed
         __syncthreads(); // tile j is in; every warpgroup is done with tile j - 1's stage
-        if (t0 + 2 * FA90_BK <= nkv) {
-            fa90_load<D, true>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1],
-                               nrows, t0 + FA90_BK, nkv);
-        } else if (j + 1 < ntiles) {
-            fa90_load<D, false>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb,
-                                mask.nb[1], nrows, t0 + FA90_BK, nkv);
-        }
-        // S = Q·Kᵀ for the warpgroup's 64 rows and the tile's 64 positions.
+        // S = Q·Kᵀ for the warpgroup's 64 rows and the tile's 64 positions,
+        // while this thread requests tile j + 1.
         float s[32];
         fa90_fence();
 #pragma unroll
@@ -254,7 +248,15 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
             fa90_qk(s, fa90_desc(aQ + (ks / 4) * QC + wg * 64 * 128 + (ks % 4) * 32, 16),
                     fa90_desc(aK + st * KS + (ks / 4) * (FA90_BK * 128) + (ks % 4) * 32, 16), ks);
         }
-        fa90_commit_wait();
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        if (t0 + 2 * FA90_BK <= nkv) {
+            fa90_load<D, true>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1],
+                               nrows, t0 + FA90_BK, nkv);
+        } else if (j + 1 < ntiles) {
+            fa90_load<D, false>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb,
+                                mask.nb[1], nrows, t0 + FA90_BK, nkv);
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         fa90_pin<32>(s);
         // Logits of rows r0 (e = 0, 1) and r0 + 8 (e = 2, 3), positions
         // 8n + 2t + (e & 1).
@@ -331,7 +333,9 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
         for (int kk = 0; kk < 4; kk++) {
             fa90_pv(fa90_n<D>(), o, pa[kk], fa90_desc(aV + st * KS + kk * 16 * 128, FA90_BK * 128));
         }
-        fa90_commit_wait();
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("cp.async.wait_all;" ::: "memory"); // tile j + 1, while P·V runs
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         fa90_pin<D / 2>(o);
     }
 
