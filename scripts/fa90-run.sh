@@ -26,3 +26,10 @@ echo "== timed at $((SECONDS - start)) s"
 nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I kernels -o /tmp/fa90 bench/experiments/fa90.cu &&
   timeout 120 /tmp/fa90 2>&1 | tee "$OUT/fa90.log"
 echo "== done at $((SECONDS - start)) s"
+# REVS: directories holding other versions of fattn90.cu, each built into
+# the experiment and run after the tree's (an A/B in one process order).
+for d in ${REVS:-}; do
+  echo "== fa90.cu with $d/fattn90.cu"
+  nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -DTERNION_VENDOR_CUDA -I "$d" -I kernels -o /tmp/fa90rev bench/experiments/fa90.cu &&
+    timeout 120 /tmp/fa90rev 2>&1 | grep TFLOP | tee -a "$OUT/fa90-revs.log"
+done

@@ -160,7 +160,7 @@ var (
 	// NoFattn90 keeps FLASH_ATTN_EXT prefill on the mma.sync kernel where
 	// fattn90 (Hopper's wgmma) would run.
 	NoFattn90 = boolSwitch(Switch{Name: "TERNION_NO_FATTN90",
-		Meaning: "FLASH_ATTN_EXT prefill (more than 8 queries) of head size 128 or 256 runs the mma.sync kernel (fattn_mma) instead of fattn90 (compute capability 9.0: wgmma, 128 queries a block; 17-35 % faster than fattn_mma on an H100)",
+		Meaning: "FLASH_ATTN_EXT prefill (more than 8 queries) of head size 128 or 256 runs the mma.sync kernel (fattn_mma) instead of fattn90 (compute capability 9.0: wgmma, 128 queries a block; on an H100 373 against 727 µs at head size 256, 196 against 331 at 128)",
 		ReadBy:  LayerCore})
 	// NoPDL launches every kernel plainly, without programmatic dependent
 	// launch.
