@@ -1013,52 +1013,20 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
                 }
             }
         }
-        float mt[2] = {FATTN_NEG_INF, FATTN_NEG_INF};
+        if (PARTIAL) {
 #pragma unroll
-        for (int n = 0; n < 8; n++) {
+            for (int n = 0; n < 8; n++) {
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                if (PARTIAL && t0 + n * 8 + 2 * t + (e & 1) >= nkv) {
-                    s[n][e] = FATTN_NEG_INF;
+                for (int e = 0; e < 4; e++) {
+                    if (t0 + n * 8 + 2 * t + (e & 1) >= nkv) {
+                        s[n][e] = FATTN_NEG_INF;
+                    }
                 }
-                mt[e >> 1] = fmaxf(mt[e >> 1], s[n][e]);
             }
-        }
-        float f[2];
-#pragma unroll
-        for (int i = 0; i < 2; i++) {
-            mt[i] = fmaxf(mt[i], __shfl_xor_sync(0xffffffffu, mt[i], 1));
-            mt[i] = fmaxf(mt[i], __shfl_xor_sync(0xffffffffu, mt[i], 2));
-            const float mn = fmaxf(mr[i], mt[i]);
-            f[i] = fattn_exp2(mr[i] - mn);
-            mr[i] = mn;
         }
         // P rounded to f16 as the A fragments of O += P·V (two n-tiles a k-step).
         ternion_u32 pa[4][4];
-        float sum[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int n = 0; n < 8; n++) {
-            float p[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                p[e] = fattn_exp2(s[n][e] - mr[e >> 1]);
-                sum[e >> 1] += p[e];
-            }
-            pa[n / 2][(n % 2) * 2] = mma::pack(p[0], p[1]);
-            pa[n / 2][(n % 2) * 2 + 1] = mma::pack(p[2], p[3]);
-        }
-        lr[0] = lr[0] * f[0] + sum[0];
-        lr[1] = lr[1] * f[1] + sum[1];
-        // Rescale only when some row's maximum moved in this tile.
-        if (__any_sync(0xffffffffu, f[0] != 1.0f || f[1] != 1.0f)) {
-#pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                o[n][0] *= f[0];
-                o[n][1] *= f[0];
-                o[n][2] *= f[1];
-                o[n][3] *= f[1];
-            }
-        }
+        fattn_softmax_tile<D / 2>(&s[0][0], mr, lr, pa, &o[0][0]);
         fattn_wait_tiles();
         __syncthreads(); // V(t0) is in; every warp is done with K(t0) and the mask tile
         if (!PARTIAL && t0 + FATTN_TILE < nkv) {

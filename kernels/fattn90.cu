@@ -26,6 +26,7 @@
 // any target other than sm_90a the kernels trap, so a launch there is an
 // error, never a silent no-op (kernels.Family.ArchSpecific).
 #include "fattn.h"
+#include "wgmma.h"
 
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TERNION_FATTN90 1
@@ -48,14 +49,6 @@
 // a kernel built for sm_90a uses them.
 #if defined(TERNION_VENDOR_CUDA)
 
-// The descriptor of a 128-byte-swizzled operand at shared address a: 8-row
-// groups 1024 bytes apart (SBO); lbo: the distance of the next 64 values
-// along M/N of an MN-major operand (unused for K-major ones: 16).
-static __device__ __forceinline__ unsigned long long fa90_desc(ternion_u32 a, ternion_u32 lbo) {
-    return (unsigned long long)((a & 0x3FFFF) >> 4) | ((unsigned long long)((lbo & 0x3FFFF) >> 4) << 16) |
-           ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
-}
-
 // Byte offset of 16-byte unit u (8 values) of row r in a swizzled tile of
 // rows rows a chunk.
 static __device__ __forceinline__ ternion_u32 fa90_off(int r, int u, int rows) {
@@ -70,11 +63,8 @@ static __device__ __forceinline__ void fa90_cp16(ternion_u32 s, const void * g, 
 // 16, desc b), both K-major; acc 0: d starts from zero.
 static __device__ __forceinline__ void fa90_qk(float * d, unsigned long long a, unsigned long long b, int acc) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " TERNION_WG_R32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : TERNION_WG_F32
                  : "l"(a), "l"(b), "r"(acc));
 }
 
@@ -83,45 +73,17 @@ static __device__ __forceinline__ void fa90_qk(float * d, unsigned long long a, 
 template <int N> struct fa90_n {};
 static __device__ __forceinline__ void fa90_pv(fa90_n<128>, float * d, const ternion_u32 * a, unsigned long long b) {
     asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " TERNION_WG_R64 ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                 : TERNION_WG_F64
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 static __device__ __forceinline__ void fa90_pv(fa90_n<256>, float * d, const ternion_u32 * a, unsigned long long b) {
     asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " TERNION_WG_R128 ", {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
+                 : TERNION_WG_F128
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 
-// Pins n accumulators across a wgmma stage (no copy of them between its
-// start and end, where ptxas would serialize the wgmmas).
-template <int N> static __device__ __forceinline__ void fa90_pin(float * d) {
-#pragma unroll
-    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
-}
 static __device__ __forceinline__ void fa90_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 static __device__ __forceinline__ void fa90_commit_wait() {
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
@@ -245,8 +207,8 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
         fa90_fence();
 #pragma unroll
         for (int ks = 0; ks < D / 16; ks++) {
-            fa90_qk(s, fa90_desc(aQ + (ks / 4) * QC + wg * 64 * 128 + (ks % 4) * 32, 16),
-                    fa90_desc(aK + st * KS + (ks / 4) * (FA90_BK * 128) + (ks % 4) * 32, 16), ks);
+            fa90_qk(s, ternion_wg_desc(aQ + (ks / 4) * QC + wg * 64 * 128 + (ks % 4) * 32, 16),
+                    ternion_wg_desc(aK + st * KS + (ks / 4) * (FA90_BK * 128) + (ks % 4) * 32, 16), ks);
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         if (t0 + 2 * FA90_BK <= nkv) {
@@ -257,7 +219,7 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
                                 mask.nb[1], nrows, t0 + FA90_BK, nkv);
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        fa90_pin<32>(s);
+        ternion_wg_pin<32>(s);
         // Logits of rows r0 (e = 0, 1) and r0 + 8 (e = 2, 3), positions
         // 8n + 2t + (e & 1).
         if (softcap != 0.0f) {
@@ -285,58 +247,19 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
                 }
             }
         }
-        float mt[2] = {FATTN_NEG_INF, FATTN_NEG_INF};
-#pragma unroll
-        for (int i = 0; i < 32; i++) {
-            mt[(i >> 1) & 1] = fmaxf(mt[(i >> 1) & 1], s[i]);
-        }
-        float f[2];
-#pragma unroll
-        for (int e = 0; e < 2; e++) {
-            mt[e] = fmaxf(mt[e], __shfl_xor_sync(0xffffffffu, mt[e], 1));
-            mt[e] = fmaxf(mt[e], __shfl_xor_sync(0xffffffffu, mt[e], 2));
-            const float mn = fmaxf(mr[e], mt[e]);
-            f[e] = fattn_exp2(mr[e] - mn);
-            mr[e] = mn;
-        }
-        // P rounded to f16 as the A fragments of O += P·V: k-step kk's
-        // fragment is S's n-chunks 2kk and 2kk + 1.
         ternion_u32 pa[4][4];
-        float sum[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int n = 0; n < 8; n++) {
-            float p[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                p[e] = fattn_exp2(s[4 * n + e] - mr[e >> 1]);
-                sum[e >> 1] += p[e];
-            }
-            pa[n / 2][(n % 2) * 2] = mma::pack(p[0], p[1]);
-            pa[n / 2][(n % 2) * 2 + 1] = mma::pack(p[2], p[3]);
-        }
-        lr[0] = lr[0] * f[0] + sum[0];
-        lr[1] = lr[1] * f[1] + sum[1];
-        // Rescale only when some row's maximum moved in this tile.
-        if (__any_sync(0xffffffffu, f[0] != 1.0f || f[1] != 1.0f)) {
-#pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                o[4 * n + 0] *= f[0];
-                o[4 * n + 1] *= f[0];
-                o[4 * n + 2] *= f[1];
-                o[4 * n + 3] *= f[1];
-            }
-        }
+        fattn_softmax_tile<D / 2>(s, mr, lr, pa, o);
         // O += P·V: V's 16-position k-steps are 2048 bytes apart, its
         // 64-value chunks (along N) a chunk of the stage apart (LBO).
         fa90_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
-            fa90_pv(fa90_n<D>(), o, pa[kk], fa90_desc(aV + st * KS + kk * 16 * 128, FA90_BK * 128));
+            fa90_pv(fa90_n<D>(), o, pa[kk], ternion_wg_desc(aV + st * KS + kk * 16 * 128, FA90_BK * 128));
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("cp.async.wait_all;" ::: "memory"); // tile j + 1, while P·V runs
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        fa90_pin<D / 2>(o);
+        ternion_wg_pin<D / 2>(o);
     }
 
     // Sinks, normalisation, and the permuted store.

@@ -40,8 +40,8 @@
 // prebuild it, the run-time compiler builds it for compute capability 9.0
 // (kernels.Family.ArchSpecific), and built for any other target the kernels
 // trap, so a launch there is an error, never a silent no-op.
-#include "vendor.h"
 #include "quant_bits.h"
+#include "wgmma.h"
 
 #if defined(TERNION_VENDOR_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TERNION_GEMM90 1
@@ -104,36 +104,18 @@ static __device__ __forceinline__ void g90_bulk(unsigned dst, const void * src, 
                  : "memory");
 }
 
-// The descriptor of a K-major operand in a 128-byte-swizzled stage: rows of
-// 64 f16 (128 bytes), 8-row groups 1024 bytes apart, start address a
-// (1024-aligned tile base plus 32 bytes a k16 step).
-static __device__ __forceinline__ unsigned long long g90_desc(unsigned a) {
-    return (unsigned long long)((a & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
-}
-
 // d (64 f32 accumulators of an m64n128 tile) += A (64 x 16: the register
 // fragment a[0..3]) · Bᵀ (128 x 16, desc b).
 static __device__ __forceinline__ void g90_mma(float * d, const unsigned * a, unsigned long long b) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " TERNION_WG_R64 ", {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}\n"
+                 : TERNION_WG_F64
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
-// Pins the accumulators (or a fragment) across a wgmma stage, as CUTLASS's
-// warpgroup_fence_operand: no copy of them may be made between the stage's
-// start and end, where ptxas would serialize the wgmmas.
-static __device__ __forceinline__ void g90_pin(float * d) {
-#pragma unroll
-    for (int i = 0; i < 64; i++) asm volatile("" : "+f"(d[i])::"memory");
-}
+// Pins the accumulators (wgmma.h's ternion_wg_pin) or a fragment across a
+// wgmma stage.
+static __device__ __forceinline__ void g90_pin(float * d) { ternion_wg_pin<64>(d); }
 static __device__ __forceinline__ void g90_pin(unsigned (&a)[4][4]) {
 #pragma unroll
     for (int i = 0; i < 16; i++) asm volatile("" : "+r"(a[i / 4][i % 4])::"memory");
@@ -421,7 +403,7 @@ static __device__ __forceinline__ void g90_step(int kt, unsigned (&a)[4][4], flo
     g90_pin(a);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++) g90_mma(d, a[kk], g90_desc(bs + kk * 32));
+    for (int kk = 0; kk < 4; kk++) g90_mma(d, a[kk], ternion_wg_desc(bs + kk * 32, 16));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     g90_pin(d);

@@ -52,10 +52,10 @@ __global__ void __launch_bounds__(128) mt_forms(const __half * a, const __half *
     float d[32];
     fa90_fence();
     for (int ks = 0; ks < 16; ks++) {
-        fa90_qk(d, fa90_desc(base + (ks / 4) * 8192 + (ks % 4) * 32, 16), fa90_desc(base + 32768 + (ks / 4) * 8192 + (ks % 4) * 32, 16), ks);
+        fa90_qk(d, ternion_wg_desc(base + (ks / 4) * 8192 + (ks % 4) * 32, 16), ternion_wg_desc(base + 32768 + (ks / 4) * 8192 + (ks % 4) * 32, 16), ks);
     }
     fa90_commit_wait();
-    fa90_pin<32>(d);
+    ternion_wg_pin<32>(d);
     for (int i = 0; i < 32; i++) {
         s[(16 * w + g + 8 * ((i >> 1) & 1)) * 64 + (i / 4) * 8 + 2 * t + (i & 1)] = d[i];
     }
@@ -72,10 +72,10 @@ __global__ void __launch_bounds__(128) mt_forms(const __half * a, const __half *
     }
     fa90_fence();
     for (int kk = 0; kk < 4; kk++) {
-        fa90_pv(fa90_n<256>(), od, pa[kk], fa90_desc(base + 65536 + kk * 2048, lbo));
+        fa90_pv(fa90_n<256>(), od, pa[kk], ternion_wg_desc(base + 65536 + kk * 2048, lbo));
     }
     fa90_commit_wait();
-    fa90_pin<128>(od);
+    ternion_wg_pin<128>(od);
     for (int i = 0; i < 128; i++) {
         o[(16 * w + g + 8 * ((i >> 1) & 1)) * 256 + (i / 4) * 8 + 2 * t + (i & 1)] = od[i];
     }
