@@ -856,20 +856,12 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t = lane & 3;
     const int lmat = lane >> 3, lrow = lane & 7; // ldmatrix: this lane's matrix and row
-    const ternion_u32 h = blockIdx.y, iq3 = blockIdx.z, ik2 = h / gqa, ik3 = iq3 / r3;
-    const ternion_i64 nq = q.ne[1], nkv = k.ne[1], q0 = (ternion_i64)blockIdx.x * BQ;
-    const int nrows = (int)(nq - q0 < BQ ? nq - q0 : BQ);
-    // Scores in log2 units: Q pre-scaled by log2(e) without a softcap, the
-    // softcap and the ALiBi slope scaled by it otherwise.
-    const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
-    const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
-    const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
-    const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
-    const char * mb = nullptr; // the mask row of query q0
-    if (mask.data != nullptr) {
-        mb = (const char *)mask.data + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3] +
-             q0 * mask.nb[1];
-    }
+    const fattn_prefill b(q, k, v, mask, scale, softcap, max_bias, m0, m1, n_head_log2, gqa, r3, BQ);
+    const ternion_u32 h = b.h, iq3 = b.iq3;
+    const ternion_i64 nkv = b.nkv, q0 = b.q0;
+    const int nrows = b.nrows;
+    const float qs = b.qs, sc2 = b.sc2, slope = b.slope;
+    const char *kb = b.kb, *vb = b.vb, *mb = b.mb;
     // The mask tile lives in shared memory when the launch gave room for it
     // (core/ops fattnMMAShared: always up to head size 128; a device of 99
     // KiB a block has none at 256); else (GM) each thread reads its mask
@@ -1058,27 +1050,7 @@ static __device__ __forceinline__ void fattn_mma(ternion_tensor dst, ternion_ten
     }
 
     // Sinks, normalisation, and the permuted store.
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-        float l = lr[i];
-        l += __shfl_xor_sync(0xffffffffu, l, 1);
-        l += __shfl_xor_sync(0xffffffffu, l, 2);
-        float fs = 1.0f;
-        if (sinks != nullptr) {
-            const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(mr[i], sink);
-            fs = fattn_exp2(mr[i] - mn);
-            l = l * fs + fattn_exp2(sink - mn);
-        }
-        const float inv = l == 0.0f ? 0.0f : fs / l;
-        const int r = r0 + g + 8 * i;
-        if (r < nrows) {
-            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + (q0 + r) * dst.nb[2] + iq3 * dst.nb[3]);
-#pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                *(float2 *)(orow + n * 8 + 2 * t) = make_float2(o[n][2 * i] * inv, o[n][2 * i + 1] * inv);
-            }
-        }
-    }
+    b.finish<D>(dst, sinks, r0 + g, t, &o[0][0], mr, lr);
 #endif
 }
 

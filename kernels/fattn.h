@@ -31,6 +31,70 @@ static __device__ __forceinline__ float fattn_exp2(float x) {
 #endif
 }
 
+// fattn_prefill is what a block of the prefill kernels (fattn_mma, fattn90;
+// block (x, y, z) = queries bq·x.. of q head y, batch z) derives from its
+// arguments: its head, batch and first query, its rows (nrows of bq), the
+// scale of Q (log2 units without a softcap), the softcap and ALiBi slope in
+// log2 units, and its kv head's K and V and its first query's mask row
+// (nullptr without a mask).
+struct fattn_prefill {
+    ternion_u32 h, iq3;
+    ternion_i64 nkv, q0;
+    int nrows;
+    float qs, sc2, slope;
+    const char *kb, *vb, *mb;
+    __device__ __forceinline__ fattn_prefill(const ternion_tensor & q, const ternion_tensor & k, const ternion_tensor & v,
+                                             const ternion_tensor & mask, float scale, float softcap, float max_bias, float m0,
+                                             float m1, ternion_u32 n_head_log2, ternion_u32 gqa, ternion_u32 r3, int bq) {
+        h = blockIdx.y;
+        iq3 = blockIdx.z;
+        const ternion_u32 ik2 = h / gqa, ik3 = iq3 / r3;
+        nkv = k.ne[1];
+        q0 = (ternion_i64)blockIdx.x * bq;
+        nrows = (int)(q.ne[1] - q0 < bq ? q.ne[1] - q0 : bq);
+        qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale;
+        sc2 = softcap * FATTN_LOG2E;
+        slope = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
+        kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
+        vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
+        mb = nullptr;
+        if (mask.data != nullptr) {
+            mb = (const char *)mask.data + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3] +
+                 q0 * mask.nb[1];
+        }
+    }
+
+    // finish adds the sink of head h to the two rows a thread holds (block
+    // rows r and r + 8; maxima mr, its shares of the sums lr, reduced over
+    // its quad here), normalises them and stores the D accumulators of each
+    // (o: row r at o[4n], o[4n + 1], row r + 8 at o[4n + 2], o[4n + 3], columns
+    // 8n + 2t, +1) to dst's rows (dst [D, heads, queries]), rows past nrows not.
+    template <int D>
+    __device__ __forceinline__ void finish(const ternion_tensor & dst, const float * sinks, int r, int t, const float * o,
+                                           const float * mr, const float * lr) const {
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            float l = lr[e];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            float fs = 1.0f;
+            if (sinks != nullptr) {
+                const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(mr[e], sink);
+                fs = fattn_exp2(mr[e] - mn);
+                l = l * fs + fattn_exp2(sink - mn);
+            }
+            const float inv = l == 0.0f ? 0.0f : fs / l;
+            if (r + 8 * e < nrows) {
+                float * orow = (float *)((char *)dst.data + h * dst.nb[1] + (q0 + r + 8 * e) * dst.nb[2] + iq3 * dst.nb[3]);
+#pragma unroll
+                for (int n = 0; n < D / 8; n++) {
+                    *(float2 *)(orow + n * 8 + 2 * t) = make_float2(o[4 * n + 2 * e] * inv, o[4 * n + 2 * e + 1] * inv);
+                }
+            }
+        }
+    }
+};
+
 #if TERNION_SM80
 // fattn_softmax_tile is one 64-position tile of the tensor-core prefill
 // kernels' online softmax (fattn_mma, fattn90) for a thread holding in s the

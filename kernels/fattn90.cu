@@ -149,36 +149,24 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
     const ternion_u32 aQ = base, aK = aQ + NC * QC, aV = aK + 2 * KS, aM = aV + 2 * KS;
 
     const int tid = threadIdx.x, wg = tid / 128, w = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const ternion_u32 h = blockIdx.y, iq3 = blockIdx.z, ik2 = h / gqa, ik3 = iq3 / r3;
-    const ternion_i64 nq = q.ne[1], nkv = k.ne[1], q0 = (ternion_i64)blockIdx.x * FA90_BQ;
-    const int nrows = (int)(nq - q0 < FA90_BQ ? nq - q0 : FA90_BQ);
-    // Scores in log2 units: Q pre-scaled by log2(e) without a softcap, the
-    // softcap and the ALiBi slope scaled by it otherwise.
-    const float qs = softcap == 0.0f ? scale * FATTN_LOG2E : scale, sc2 = softcap * FATTN_LOG2E;
-    const float slope = fattn_slope(max_bias, m0, m1, n_head_log2, h) * FATTN_LOG2E;
-    const char * kb = (const char *)k.data + ik2 * k.nb[2] + ik3 * k.nb[3];
-    const char * vb = (const char *)v.data + ik2 * v.nb[2] + ik3 * v.nb[3];
-    const char * mb = nullptr; // the mask row of query q0
-    if (mask.data != nullptr) {
-        mb = (const char *)mask.data + (h % (ternion_u32)mask.ne[2]) * mask.nb[2] + (iq3 % (ternion_u32)mask.ne[3]) * mask.nb[3] +
-             q0 * mask.nb[1];
-    }
-    const ternion_i64 ntiles = (nkv + FA90_BK - 1) / FA90_BK;
-    if (FA90_BK <= nkv) {
-        fa90_load<D, true>(aK, aV, aM, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1], nrows, 0, nkv);
+    // Scores in log2 units (fattn_prefill's qs, sc2, slope).
+    const fattn_prefill b(q, k, v, mask, scale, softcap, max_bias, m0, m1, n_head_log2, gqa, r3, FA90_BQ);
+    const ternion_i64 ntiles = (b.nkv + FA90_BK - 1) / FA90_BK;
+    if (FA90_BK <= b.nkv) {
+        fa90_load<D, true>(aK, aV, aM, b.kb, b.vb, k.nb[1], v.nb[1], b.mb, mask.nb[1], b.nrows, 0, b.nkv);
     } else {
-        fa90_load<D, false>(aK, aV, aM, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1], nrows, 0, nkv);
+        fa90_load<D, false>(aK, aV, aM, b.kb, b.vb, k.nb[1], v.nb[1], b.mb, mask.nb[1], b.nrows, 0, b.nkv);
     }
 
     // Q as f16, pre-scaled; rows past nrows zero.
-    const char * qb = (const char *)q.data + h * q.nb[2] + iq3 * q.nb[3] + q0 * q.nb[1];
+    const char * qb = (const char *)q.data + b.h * q.nb[2] + b.iq3 * q.nb[3] + b.q0 * q.nb[1];
     for (int i = tid; i < FA90_BQ * D / 4; i += FA90_THREADS) {
         const int r = i / (D / 4), c = (i % (D / 4)) * 4;
         float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (r < nrows) {
+        if (r < b.nrows) {
             x = *(const float4 *)(qb + r * q.nb[1] + c * 4);
         }
-        *(uint2 *)(sm + fa90_off(r, c / 8, FA90_BQ) + (c % 8) * 2) = make_uint2(mma::pack(x.x * qs, x.y * qs), mma::pack(x.z * qs, x.w * qs));
+        *(uint2 *)(sm + fa90_off(r, c / 8, FA90_BQ) + (c % 8) * 2) = make_uint2(mma::pack(x.x * b.qs, x.y * b.qs), mma::pack(x.z * b.qs, x.w * b.qs));
     }
 
     // This thread's rows of its warpgroup's 64: r0 and r0 + 8 (block rows
@@ -211,12 +199,12 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
                     ternion_wg_desc(aK + st * KS + (ks / 4) * (FA90_BK * 128) + (ks % 4) * 32, 16), ks);
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        if (t0 + 2 * FA90_BK <= nkv) {
-            fa90_load<D, true>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb, mask.nb[1],
-                               nrows, t0 + FA90_BK, nkv);
+        if (t0 + 2 * FA90_BK <= b.nkv) {
+            fa90_load<D, true>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, b.kb, b.vb, k.nb[1], v.nb[1], b.mb, mask.nb[1],
+                               b.nrows, t0 + FA90_BK, b.nkv);
         } else if (j + 1 < ntiles) {
-            fa90_load<D, false>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, kb, vb, k.nb[1], v.nb[1], mb,
-                                mask.nb[1], nrows, t0 + FA90_BK, nkv);
+            fa90_load<D, false>(aK + (st ^ 1) * KS, aV + (st ^ 1) * KS, aM + (st ^ 1) * MS, b.kb, b.vb, k.nb[1], v.nb[1], b.mb,
+                                mask.nb[1], b.nrows, t0 + FA90_BK, b.nkv);
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         ternion_wg_pin<32>(s);
@@ -225,24 +213,24 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
         if (softcap != 0.0f) {
 #pragma unroll
             for (int i = 0; i < 32; i++) {
-                s[i] = sc2 * tanhf(s[i]);
+                s[i] = b.sc2 * tanhf(s[i]);
             }
         }
-        if (mb != nullptr) {
+        if (b.mb != nullptr) {
             const unsigned char * m = mk + st * MS;
 #pragma unroll
             for (int n = 0; n < 8; n++) {
                 const ternion_u32 m01 = *(const ternion_u32 *)(m + ((n ^ g) * 16)), m23 = *(const ternion_u32 *)(m + 1024 + ((n ^ g) * 16));
-                s[4 * n + 0] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 & 0xffffu)), s[4 * n + 0]);
-                s[4 * n + 1] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m01 >> 16)), s[4 * n + 1]);
-                s[4 * n + 2] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 & 0xffffu)), s[4 * n + 2]);
-                s[4 * n + 3] = fmaf(slope, ternion_f16_to_f32((ternion_f16)(m23 >> 16)), s[4 * n + 3]);
+                s[4 * n + 0] = fmaf(b.slope, ternion_f16_to_f32((ternion_f16)(m01 & 0xffffu)), s[4 * n + 0]);
+                s[4 * n + 1] = fmaf(b.slope, ternion_f16_to_f32((ternion_f16)(m01 >> 16)), s[4 * n + 1]);
+                s[4 * n + 2] = fmaf(b.slope, ternion_f16_to_f32((ternion_f16)(m23 & 0xffffu)), s[4 * n + 2]);
+                s[4 * n + 3] = fmaf(b.slope, ternion_f16_to_f32((ternion_f16)(m23 >> 16)), s[4 * n + 3]);
             }
         }
-        if (t0 + FA90_BK > nkv) {
+        if (t0 + FA90_BK > b.nkv) {
 #pragma unroll
             for (int i = 0; i < 32; i++) {
-                if (t0 + (i / 4) * 8 + 2 * t + (i & 1) >= nkv) {
+                if (t0 + (i / 4) * 8 + 2 * t + (i & 1) >= b.nkv) {
                     s[i] = FATTN_NEG_INF;
                 }
             }
@@ -263,27 +251,7 @@ static __device__ __forceinline__ void fattn90(ternion_tensor dst, ternion_tenso
     }
 
     // Sinks, normalisation, and the permuted store.
-#pragma unroll
-    for (int e = 0; e < 2; e++) {
-        float l = lr[e];
-        l += __shfl_xor_sync(0xffffffffu, l, 1);
-        l += __shfl_xor_sync(0xffffffffu, l, 2);
-        float fs = 1.0f;
-        if (sinks != nullptr) {
-            const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(mr[e], sink);
-            fs = fattn_exp2(mr[e] - mn);
-            l = l * fs + fattn_exp2(sink - mn);
-        }
-        const float inv = l == 0.0f ? 0.0f : fs / l;
-        const int r = 64 * wg + r0 + 8 * e;
-        if (r < nrows) {
-            float * orow = (float *)((char *)dst.data + h * dst.nb[1] + (q0 + r) * dst.nb[2] + iq3 * dst.nb[3]);
-#pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                *(float2 *)(orow + n * 8 + 2 * t) = make_float2(o[4 * n + 2 * e] * inv, o[4 * n + 2 * e + 1] * inv);
-            }
-        }
-    }
+    b.finish<D>(dst, sinks, 64 * wg + r0, t, o, mr, lr);
 #elif defined(TERNION_VENDOR_CUDA)
     (void)dst, (void)q, (void)k, (void)v, (void)mask, (void)sinks, (void)scale, (void)softcap, (void)max_bias, (void)m0, (void)m1;
     (void)n_head_log2, (void)gqa, (void)r3;
