@@ -75,8 +75,8 @@ struct fattn_prefill {
 #pragma unroll
         for (int e = 0; e < 2; e++) {
             float l = lr[e];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            l += TERNION_SHFL_XOR(l, 1);
+            l += TERNION_SHFL_XOR(l, 2);
             float fs = 1.0f;
             if (sinks != nullptr) {
                 const float sink = sinks[h] * FATTN_LOG2E, mn = fmaxf(mr[e], sink);
