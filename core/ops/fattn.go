@@ -590,7 +590,7 @@ func useFattn90(c fattnCall, p vendorapi.Props) bool {
 	return (dim == 128 || dim == 256) && c.v.Ne[0] == dim && packedAligned(c.q, 4, 16) && packedAligned(c.k, 2, 16) &&
 		packedAligned(c.v, 2, 16) && (c.mask.Data == 0 || packedAligned(c.mask, 2, 16)) && packedAligned(c.dst, 4, 8) &&
 		fattn90Shared(dim) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoFattn90) &&
-		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch))
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, sm90a))
 }
 
 // fattnRun90 launches fattn90_d{dim} as useFattn90 allows: one block a

@@ -31,10 +31,10 @@ var gemm90Checked = []tensor.Type{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.
 // in the order of their type ids.
 func Gemm90Types() []tensor.Type { return slices.Sorted(maps.Keys(gemm90Groups)) }
 
-// gemm90Arch is the arch-specific target of the gemm90 kernels (the
-// family's kernels.Family.ArchSpecific): a device runs them when its
+// sm90a is the arch-specific target of the gemm90 and fattn90 kernels
+// (their families' kernels.Family.ArchSpecific): a device runs them when its
 // Props.ArchSpecific lists it.
-const gemm90Arch = "sm_90a"
+const sm90a = "sm_90a"
 
 // gemm90Tile, gemm90Threads: kernels.Gemm90Tile and Gemm90Threads.
 const (
@@ -109,7 +109,7 @@ func useGemm90(n *graph.Tensor, p vendorapi.Props) bool {
 		an[0] <= math.MaxInt32 && an[1] <= math.MaxInt32 && bn[1] <= math.MaxInt32 &&
 		tiles <= math.MaxInt32 && gemm90Tiles(bn[1])*gemm90Tile*an[0]/8/256 < math.MaxInt32 &&
 		gemm90Shared(a.Type()) <= int64(p.SharedMemPerBlockOptin) && !switches.On(nil, switches.NoGemm90) &&
-		(p.CC == 0 || slices.Contains(p.ArchSpecific, gemm90Arch) && gemm90Waves(tiles, int64(p.SMs)) &&
+		(p.CC == 0 || slices.Contains(p.ArchSpecific, sm90a) && gemm90Waves(tiles, int64(p.SMs)) &&
 			(slices.Contains(gemm90Checked, a.Type()) || switches.On(nil, switches.Gemm90More)))
 }
 
