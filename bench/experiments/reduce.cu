@@ -10,7 +10,7 @@
 // reference before it is timed (median of 5 batches of back-to-back
 // launches, cudaEvents); GiB/s counts src + dst bytes as test-backend-ops.
 // Build and run (device tool, repo root):
-//   nvcc -O3 -arch=sm_90 -o /tmp/reduce bench/experiments/reduce.cu && /tmp/reduce
+//   nvcc -O3 -arch=sm_90 -o /tmp/reduce bench/experiments/reduce.cu && /tmp/reduce [argmax]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -333,6 +333,94 @@ template <int NT, int U, bool CS>
 __global__ void __launch_bounds__(NT) argmax_block(int * dst, const float * src, int ne0) {
     float bv; int bi;
     am_scan<NT, U, CS>((const float4 *)(src + (long)blockIdx.x * ne0), 0, ne0 / 4, bv, bi);
+    am_block<NT>(bv, bi);
+    if (threadIdx.x == 0) dst[blockIdx.x] = bi == AM_NONE ? 0 : bi;
+}
+
+// The tree's argmaxbp_f32 (reduce_argmax_block<NT, U, true, true>): one row
+// a block, a thread requests the row's next U vectors (streaming) before it
+// compares the U it holds.
+template <int NT, int U>
+__global__ void __launch_bounds__(NT) argmax_pipe(int * dst, const float * src, int ne0) {
+    const float4 * s4 = (const float4 *)(src + (long)blockIdx.x * ne0);
+    const int n4 = ne0 / 4;
+    float4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) if (threadIdx.x + u * NT < n4) v[u] = __ldcs(s4 + threadIdx.x + u * NT);
+    float bv = -__int_as_float(0x7f800000);
+    int bi = AM_NONE;
+    for (int k0 = threadIdx.x; k0 < n4; k0 += U * NT) {
+        float4 w[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) if (k0 + (U + u) * NT < n4) w[u] = __ldcs(s4 + k0 + (U + u) * NT);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int k = k0 + u * NT;
+            if (k < n4) {
+                am_take(v[u].x, 4 * k, bv, bi); am_take(v[u].y, 4 * k + 1, bv, bi);
+                am_take(v[u].z, 4 * k + 2, bv, bi); am_take(v[u].w, 4 * k + 3, bv, bi);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = w[u];
+    }
+    am_block<NT>(bv, bi);
+    if (threadIdx.x == 0) dst[blockIdx.x] = bi == AM_NONE ? 0 : bi;
+}
+
+// One row a block, streamed through S shared-memory stages of CH bytes by
+// the bulk copy engine (cp.async.bulk, sm_90: one request a stage from
+// thread 0, completing on the stage's mbarrier), so the bytes in flight are
+// bounded by shared memory, not by registers: 4 blocks of S·CH bytes a
+// multiprocessor. Rows 16-byte aligned, ne0 a multiple of 4.
+template <int NT, int CH, int S>
+__global__ void __launch_bounds__(NT) argmax_bulk(int * dst, const float * src, int ne0) {
+    extern __shared__ __align__(128) unsigned char am_bulk_smem[];
+    const unsigned base = (unsigned)__cvta_generic_to_shared(am_bulk_smem), bars = base + S * CH;
+    const char * row = (const char *)(src + (long)blockIdx.x * ne0);
+    const int bytes = ne0 * 4, nch = (bytes + CH - 1) / CH;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bars + 8 * s) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    auto issue = [&](int c) {
+        const int s = c % S, n = min(CH, bytes - c * CH);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bars + 8 * s), "r"(n) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(base + s * CH),
+                     "l"(row + (long)c * CH), "r"(n), "r"(bars + 8 * s)
+                     : "memory");
+    };
+    if (threadIdx.x == 0) {
+        for (int c = 0; c < S && c < nch; c++) issue(c);
+    }
+    float bv = -__int_as_float(0x7f800000);
+    int bi = AM_NONE;
+    for (int c = 0; c < nch; c++) {
+        const int s = c % S;
+        const unsigned par = (unsigned)(c / S) & 1u;
+        unsigned done;
+        do {
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(bars + 8 * s), "r"(par) : "memory");
+        } while (!done);
+        const int n4 = min(CH, bytes - c * CH) / 16;
+        const float4 * v4 = (const float4 *)(am_bulk_smem + s * CH);
+        const int i0 = c * (CH / 4);
+#pragma unroll 4
+        for (int k = threadIdx.x; k < n4; k += NT) {
+            const float4 v = v4[k];
+            am_take(v.x, i0 + 4 * k, bv, bi);
+            am_take(v.y, i0 + 4 * k + 1, bv, bi);
+            am_take(v.z, i0 + 4 * k + 2, bv, bi);
+            am_take(v.w, i0 + 4 * k + 3, bv, bi);
+        }
+        __syncthreads(); // every thread is done with stage s
+        if (threadIdx.x == 0 && c + S < nch) {
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            issue(c + S);
+        }
+    }
     am_block<NT>(bv, bi);
     if (threadIdx.x == 0) dst[blockIdx.x] = bi == AM_NONE ? 0 : bi;
 }
@@ -767,6 +855,20 @@ static void bench_argmax() {
     run("block NT=256 U=8", [&] { argmax_block<256, 8, false><<<nrows, 256>>>(dst, src, ne0); });
     run("block NT=256 U=8 ldcs", [&] { argmax_block<256, 8, true><<<nrows, 256>>>(dst, src, ne0); });
     run("block NT=256 U=16", [&] { argmax_block<256, 16, false><<<nrows, 256>>>(dst, src, ne0); });
+#define AM_BULK(NT, CH, S)                                                                                     \
+    {                                                                                                          \
+        const int smem = S * CH + 8 * S;                                                                       \
+        CK(cudaFuncSetAttribute(argmax_bulk<NT, CH, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));   \
+        run("bulk NT=" #NT " CH=" #CH " S=" #S, [&] { argmax_bulk<NT, CH, S><<<nrows, NT, smem>>>(dst, src, ne0); }); \
+    }
+    run("pipe NT=256 U=4 (the tree's argmaxbp_f32)", [&] { argmax_pipe<256, 4><<<nrows, 256>>>(dst, src, ne0); });
+    run("pipe NT=256 U=8", [&] { argmax_pipe<256, 8><<<nrows, 256>>>(dst, src, ne0); });
+    AM_BULK(256, 8192, 4);
+    AM_BULK(256, 8192, 6);
+    AM_BULK(256, 16384, 3);
+    AM_BULK(512, 8192, 6);
+    AM_BULK(256, 4096, 8);
+    AM_BULK(128, 8192, 5);
 #define AM_SPLIT2(NT, U, S, CS)                                                                                  \
     run("split NT=" #NT " U=" #U " S=" #S " ldcs=" #CS " +fin", [&] {                                             \
         argmax_split<NT, U, S, CS, false><<<nrows * S, NT>>>(dst, src, ne0, pv, pi, cnt);                        \
@@ -907,11 +1009,15 @@ static void bench_argsort(int ncols, int nrows) {
     CK(cudaFree(src)); CK(cudaFree(dst)); CK(cudaFree(tmp));
 }
 
-int main() {
+int main(int argc, char ** argv) {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     g_sms = prop.multiProcessorCount;
     printf("%s, %d SMs, L2 %d MiB\n", prop.name, g_sms, prop.l2CacheSize >> 20);
+    if (argc > 1 && strcmp(argv[1], "argmax") == 0) { // ARGMAX only
+        bench_argmax();
+        return 0;
+    }
     bench_sumrows();
     bench_argmax();
     bench_argsort(200000, 16);

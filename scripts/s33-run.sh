@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# s33-run.sh - session 33's first device call, from the repo root with .gpu
+# and kernels/gen/cuda carried: the goal set and the ARGMAX A/B
+# (h200-next.sh, END=200), the tiny-op spread A/B (ab-patch.sh with
+# bench/experiments/tiny-spread.patch), then Nsight Compute's kernel list of
+# MUL_MAT q8_0 and f16 n=1 (m=4096 k=14336) and the detail of mmvq8w's q8_0
+# kernel, and bench/experiments/reduce.cu's ARGMAX variants (bulk copies).
+# Logs under $OUT.
+set -uo pipefail
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+start=$SECONDS
+OUT=$OUT/next END=200 bash scripts/h200-next.sh > "$OUT/next.log" 2>&1; tail -40 "$OUT/next.log"
+echo "== goals done at $((SECONDS - start)) s"
+bash scripts/ab-patch.sh bench/experiments/tiny-spread.patch '^(SILU|GELU|SWIGLU|GEGLU|REGLU|REPEAT|CONCAT|PAD|SQR|CLAMP|EXP)\(' \
+  "$(cat bench/experiments/tiny.re)" 3 2>&1 | tail -40
+echo "== tiny A/B done at $((SECONDS - start)) s"
+nvcc -O3 -arch=sm_90 -o /tmp/reduce bench/experiments/reduce.cu && timeout 90 /tmp/reduce argmax 2>&1 | tee "$OUT/reduce-argmax.log" | grep -E "ARGMAX|ceiling|read"
+echo "== argmax experiment done at $((SECONDS - start)) s"
+[ $((SECONDS - start)) -lt 440 ] && DETAIL='mmvq8w' timeout 150 bash scripts/h200-profile.sh \
+  'MUL_MAT\(type_a=q8_0,type_b=f32,m=4096,n=1,k=14336' 'MUL_MAT\(type_a=f16,type_b=f32,m=4096,n=1,k=14336' > "$OUT/profile.log" 2>&1
+grep -E "^  |Duration|Throughput|Busy|Eligible|Issued|Active Warps|Theoretical Occ|Achieved Occ|Registers|Shared Memory Config|Block Limit" "$OUT/profile.log" | head -70
+echo "== done at $((SECONDS - start)) s"
