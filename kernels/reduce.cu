@@ -311,6 +311,94 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
     }
 }
 
+// reduce_argmax_block's job with the row streamed into shared memory by the
+// bulk copy engine (NVIDIA arch 9.0 built by nvcc or NVRTC 12+: cp.async.bulk, one request of up to CH
+// bytes a stage from thread 0, completing on the stage's mbarrier) through S
+// stages, so the bytes a multiprocessor has in flight are bounded by its
+// shared memory (S·CH a block), not by the loads its registers can hold;
+// the threads compare a landed stage from shared memory. Rows are 16-byte
+// aligned and ne0 a multiple of 4 (the copies' units). The block walks its
+// rows' chunks as one sequence (stage q % S, phase q / S of chunk q), so the
+// next row's first chunks are in flight while it finishes a row. With early
+// set, thread 0 requests the first S chunks before the kernel waits for the
+// kernels before it (as reduce_argmax_block's early loads). Elsewhere
+// reduce_argmax_block<NT, 4, true, true> (argmaxbp_f32) runs instead; the
+// dynamic shared memory goes unused.
+#if TERNION_SM90 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+#define REDUCE_ARGMAX_BULK 1 // cp.async.bulk needs PTX 8.0: nvcc or NVRTC 12 and later
+#else
+#define REDUCE_ARGMAX_BULK 0
+#endif
+template <int NT, int CH, int S>
+static __device__ __forceinline__ void reduce_argmax_bulk(ternion_tensor dst, ternion_tensor src, ternion_i64 nrows, int early) {
+#if REDUCE_ARGMAX_BULK
+    extern __shared__ __align__(128) unsigned char reduce_bulk_smem[];
+    const ternion_u32 base = ternion_smem_u32(reduce_bulk_smem), bars = base + S * CH;
+    const int bytes = (int)(src.ne[0] * 4), nch = (bytes + CH - 1) / CH;
+    const ternion_i64 myrows = (ternion_i64)blockIdx.x < nrows ? (nrows - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    const ternion_i64 total = myrows * nch; // chunks of the block's rows
+    // Chunk q: chunk q % nch of the block's row q / nch, into stage q % S.
+    const auto issue = [&](ternion_i64 q) {
+        const int st = (int)(q % S), c = (int)(q % nch), n = min(CH, bytes - c * CH);
+        const char * g = (const char *)src.data + (blockIdx.x + (q / nch) * gridDim.x) * src.nb[1] + (ternion_i64)c * CH;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bars + 8 * st), "r"(n) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(base + st * CH),
+                     "l"(g), "r"(n), "r"(bars + 8 * st)
+                     : "memory");
+    };
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int st = 0; st < S; st++) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bars + 8 * st) : "memory");
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        if (early) {
+            for (ternion_i64 q = 0; q < S && q < total; q++) issue(q);
+        }
+    }
+    TERNION_KERNEL_ENTRY();
+    if (threadIdx.x == 0 && !early) {
+        for (ternion_i64 q = 0; q < S && q < total; q++) issue(q);
+    }
+    __syncthreads(); // the mbarriers are initialised
+    float bv = -__int_as_float(0x7f800000);
+    int bi = REDUCE_ARGMAX_NONE;
+    for (ternion_i64 q = 0; q < total; q++) {
+        const int st = (int)(q % S), c = (int)(q % nch);
+        ternion_mbar_wait(bars + 8 * st, (ternion_u32)((q / S) & 1));
+        const int n4 = min(CH, bytes - c * CH) / 16, i0 = c * (CH / 4);
+        const float4 * v4 = (const float4 *)(reduce_bulk_smem + st * CH);
+#pragma unroll 4
+        for (int k = threadIdx.x; k < n4; k += NT) {
+            const float4 v = v4[k];
+            reduce_argmax_take(v.x, i0 + 4 * k, bv, bi);
+            reduce_argmax_take(v.y, i0 + 4 * k + 1, bv, bi);
+            reduce_argmax_take(v.z, i0 + 4 * k + 2, bv, bi);
+            reduce_argmax_take(v.w, i0 + 4 * k + 3, bv, bi);
+        }
+        __syncthreads(); // every thread is done with stage st
+        if (threadIdx.x == 0 && q + S < total) {
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); // the reads come before the copy's writes
+            issue(q + S);
+        }
+        if (c == nch - 1) {
+            reduce_argmax_row(bv, bi);
+            if (threadIdx.x == 0) {
+                *(int *)((char *)dst.data + (blockIdx.x + (q / nch) * gridDim.x) * dst.nb[0]) = bi == REDUCE_ARGMAX_NONE ? 0 : bi;
+            }
+            bv = -__int_as_float(0x7f800000);
+            bi = REDUCE_ARGMAX_NONE;
+        }
+    }
+#else
+    reduce_argmax_block<NT, 4, true, true>(dst, src, nrows, early);
+#endif
+}
+
+// The bulk ARGMAX's stages (core's reduceArgmaxBulkShared).
+#define REDUCE_ARGMAX_BULK_CH 8192
+#define REDUCE_ARGMAX_BULK_S 4
+
 // The one-row-a-block kernels' block sizes (the planner's reduceBlockThreads
 // and reduceArgmaxThreads).
 #define REDUCE_SUMROWS_NT 512

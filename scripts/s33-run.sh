@@ -4,13 +4,26 @@
 # (h200-next.sh, END=200), the tiny-op spread A/B (ab-patch.sh with
 # bench/experiments/tiny-spread.patch), then Nsight Compute's kernel list of
 # MUL_MAT q8_0 and f16 n=1 (m=4096 k=14336) and the detail of mmvq8w's q8_0
-# kernel, and bench/experiments/reduce.cu's ARGMAX variants (bulk copies).
+# kernel, bench/experiments/reduce.cu's ARGMAX variants (bulk copies), and
+# argmaxbk_f32 (TERNION_ARGMAX_BULK) against argmaxbp_f32 under NVRTC.
 # Logs under $OUT.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 start=$SECONDS
 OUT=$OUT/next END=200 bash scripts/h200-next.sh > "$OUT/next.log" 2>&1; tail -40 "$OUT/next.log"
 echo "== goals done at $((SECONDS - start)) s"
+# argmaxbk_f32 (TERNION_ARGMAX_BULK) against argmaxbp_f32, both built by NVRTC
+# (the carried fatbins come from nvcc 11.8, which cannot emit cp.async.bulk).
+for e in TERNION_DEFAULTS TERNION_ARGMAX_BULK; do
+  env TERNION_FORCE_RTC=1 $e=1 timeout 60 /tmp/ternion ops test -d cuda -p '^ARGMAX' > "$OUT/argmax-rtc-$e.log" 2>&1
+  echo "$e ARGMAX test (NVRTC): $(tail -1 "$OUT/argmax-rtc-$e.log")"
+done
+for r in 1 2 3; do
+  for e in TERNION_DEFAULTS TERNION_ARGMAX_BULK; do
+    env TERNION_FORCE_RTC=1 $e=1 timeout 60 /tmp/ternion ops perf -d cuda --time 300ms -p 'ARGMAX\(type=f32,ne=\[32000,512' 2>&1 | grep us/run | sed "s/^/$e /" | tee -a "$OUT/argmax-bulk-perf.log"
+  done
+done
+echo "== argmax bulk A/B done at $((SECONDS - start)) s"
 bash scripts/ab-patch.sh bench/experiments/tiny-spread.patch '^(SILU|GELU|SWIGLU|GEGLU|REGLU|REPEAT|CONCAT|PAD|SQR|CLAMP|EXP)\(' \
   "$(cat bench/experiments/tiny.re)" 3 2>&1 | tail -40
 echo "== tiny A/B done at $((SECONDS - start)) s"
