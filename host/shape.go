@@ -70,6 +70,31 @@ func init() {
 			},
 		}, nil
 	})
+	// repeatf_{T}(dst, src, dne0, dne1, dne2, sne0, sne1, sne2, sne3, n):
+	// dst packed.
+	registerTemplate("shape_repeat_flat", func(k kernels.Kernel) (*hostKernel, error) {
+		size, err := shapeUnit(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer {
+				return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
+			},
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				src := a.TensorAt(1)
+				dne0, dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
+				sne0, sne1, sne2, sne3 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7), a.FastDivAt(8)
+				b.gridStride(a.I64At(9), func(t int64) {
+					i := uint32(t)
+					r := dne0.Div(i)
+					i1, i2, i3 := rowIndex(r, dne1, dne2)
+					s := int64(sne0.Mod(i-r*dne0.D))*src.Nb[0] + shapeRowPtr(src, int64(sne1.Mod(i1)), int64(sne2.Mod(i2)), int64(sne3.Mod(i3)))
+					copy(m[0][uint64(t)*size:][:size], m[1][s:][:size])
+				})
+			},
+		}, nil
+	})
 	// concat_{T}(dst, src0, src1, dim, dne1, dne2, nrows).
 	registerTemplate("shape_concat", func(k kernels.Kernel) (*hostKernel, error) {
 		size, err := shapeUnit(k)

@@ -111,6 +111,25 @@ static __device__ __forceinline__ void shape_repeat(ternion_tensor dst, ternion_
     }
 }
 
+// REPEAT of a small dst, one unit a thread: unit i < n of dst (packed, in
+// row-major order; dne0..2 divide by its ne[0..2]) is src's unit (i0 % ne00,
+// i1 % ne01, i2 % ne02, i3 % ne03). A short index chain instead of the row
+// walk's: a tiny REPEAT costs its launch and one load's latency.
+template <typename T>
+static __device__ __forceinline__ void shape_repeat_flat(ternion_tensor dst, ternion_tensor src, ternion_fastdiv dne0, ternion_fastdiv dne1,
+                                                         ternion_fastdiv dne2, ternion_fastdiv sne0, ternion_fastdiv sne1,
+                                                         ternion_fastdiv sne2, ternion_fastdiv sne3, ternion_i64 n) {
+    for (ternion_i64 t = TERNION_TID(); t < n; t += TERNION_NTHREADS()) {
+        const ternion_u32 i = (ternion_u32)t, r = ternion_fastdiv_div(i, dne0);
+        ternion_u32 i1, i2, i3;
+        ternion_row_index(r, dne1, dne2, i1, i2, i3);
+        const char * s = (const char *)src.data + ternion_fastdiv_mod(i - r * dne0.d, sne0) * src.nb[0] +
+                         ternion_fastdiv_mod(i1, sne1) * src.nb[1] + ternion_fastdiv_mod(i2, sne2) * src.nb[2] +
+                         ternion_fastdiv_mod(i3, sne3) * src.nb[3];
+        ((T *)dst.data)[t] = *(const T *)s;
+    }
+}
+
 // CONCAT of src0 and src1 along dim (0..3): dst index i reads src0 at i where
 // i[dim] < src0.ne[dim], else src1 at i with i[dim] - src0.ne[dim].
 template <typename T>

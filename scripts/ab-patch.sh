@@ -10,11 +10,12 @@ set -uo pipefail
 patch_file=$1 testre=$2 perfre=$3 rounds=${4:-3}
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 name=$(basename "$patch_file" .patch)
+set -- # gpu-go-setup.sh takes a bundle as $1
 . .gpu/gpu-go-setup.sh >/dev/null 2>&1 || exit 1
 go build -tags cuda -o /tmp/ab-B ./cmd/ternion || exit 1
-patch -s -R -p1 < "$patch_file" || exit 1
+git apply -R "$patch_file" || exit 1
 go build -tags cuda -o /tmp/ab-A ./cmd/ternion; rc=$?
-patch -s -p1 < "$patch_file" || exit 1
+git apply "$patch_file" || exit 1
 [ $rc = 0 ] || exit 1
 for v in A B; do
   timeout 120 /tmp/ab-$v ops test -d cuda -p "$testre" > "$OUT/ab-$name-test-$v.log" 2>&1

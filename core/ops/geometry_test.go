@@ -32,6 +32,28 @@ func TestRowsGeometry(t *testing.T) {
 	}
 }
 
+// TestSpreadRows checks that a row grid of fewer blocks than
+// multiprocessors takes fewer rows a block, and a full one is kept.
+func TestSpreadRows(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		ne0, nrows  int64
+		sms         int
+		grid, block vendorapi.Dim3
+	}{
+		{"REPEAT [20,10,8,2]: 160 rows, 2 a block", 5, 160, 132, vendorapi.Dim3{X: 80}, vendorapi.Dim3{X: 32, Y: 2}},
+		{"8 rows: a block each", 5, 8, 132, vendorapi.Dim3{X: 8}, vendorapi.Dim3{X: 32, Y: 1}},
+		{"many rows: kept", 5, 8000, 132, vendorapi.Dim3{X: 1000}, vendorapi.Dim3{X: 32, Y: 8}},
+		{"long rows: kept", 14336, 8, 132, vendorapi.Dim3{X: 8}, vendorapi.Dim3{X: 256, Y: 1}},
+		{"no SM count: kept", 5, 160, 0, vendorapi.Dim3{X: 20}, vendorapi.Dim3{X: 32, Y: 8}},
+	} {
+		grid, block := rowsGeometry(tc.ne0, tc.nrows, 4, 32)
+		grid, block = spreadRows(grid, block, tc.nrows, tc.sms)
+		assert.Equal(t, tc.grid, grid, tc.name)
+		assert.Equal(t, tc.block, block, tc.name)
+	}
+}
+
 // TestTinyFlatGeometry checks that elements fewer than a block's 256 get
 // whole warps only.
 func TestTinyFlatGeometry(t *testing.T) {

@@ -125,13 +125,22 @@ func shapeVecAll(ds []vendorapi.TensorDesc, esize int64) bool {
 }
 
 // shapeRows is the geometry of the row kernels of shape.cu over dst's nrows
-// rows of dst.Ne[0] units, four units in flight per thread.
+// rows of dst.Ne[0] units, four units in flight per thread, spread over the
+// multiprocessors when the rows are few (spreadRows).
 func shapeRows(d Device, dst vendorapi.TensorDesc, nrows int64) (grid, block vendorapi.Dim3) {
-	return rowsGeometry(dst.Ne[0], nrows, 4, d.Props().WarpSize)
+	grid, block = rowsGeometry(dst.Ne[0], nrows, 4, d.Props().WarpSize)
+	return spreadRows(grid, block, nrows, d.Props().SMs)
 }
 
+// shapeRepeatFlatMax is the most units of a dst that REPEAT copies one a
+// thread (repeatf_{T}) rather than row by row: the tiny ops of ggml's sense
+// (64 K elements; an H100: REPEAT f32 [10,5,4,1] nr [2,2,2,2] 1.50-1.53 ->
+// 1.14-1.16 µs).
+const shapeRepeatFlatMax = 1 << 16
+
 // shapeRunRepeat launches repeat_b128 when src's and dst's rows are packed,
-// 16-byte aligned and a multiple of 16 bytes long, else repeat_{b16,b32}.
+// 16-byte aligned and a multiple of 16 bytes long, else repeat_{b16,b32};
+// repeatf_{T} (the same units) when dst has at most shapeRepeatFlatMax.
 func shapeRunRepeat(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0))
 	if err != nil {
@@ -143,6 +152,12 @@ func shapeRunRepeat(d Device, n *graph.Tensor) error {
 		unit = "b128"
 	}
 	dst, src := ds[0], ds[1]
+	if units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]; units <= shapeRepeatFlatMax && n.Layout().IsContiguous() {
+		grid, block := spreadFlat(units, d.Props().SMs, d.Props().WarpSize)
+		a := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).
+			FastDiv(fd(src.Ne[0])).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).FastDiv(fd(src.Ne[3])).I64(units)
+		return launch(d, "repeatf_"+unit, grid, block, 0, a)
+	}
 	nrows := n.Layout().Rows()
 	grid, block := shapeRows(d, dst, nrows)
 	a := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).

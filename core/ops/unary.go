@@ -99,7 +99,7 @@ func unaryRunNode(d Device, n *graph.Tensor) error {
 		chunk := int64(1<<30) * vec
 		for off := int64(0); off < count; off += chunk {
 			m := min(chunk, count-off)
-			grid, block := unaryGeometry(d.Props().SMs, m/vec, unaryInFlight)
+			grid, block := unaryGeometry(d.Props().SMs, d.Props().WarpSize, m/vec, unaryInFlight)
 			a := d.Args().Ptr(dst.Data.Add(uint64(off * es))).Ptr(src.Data.Add(uint64(off * es))).F32(p0).F32(p1).I64(m)
 			if err := launch(d, "unary_"+op+"_"+t, grid, block, 0, a); err != nil {
 				return err
@@ -122,15 +122,17 @@ const (
 )
 
 // unaryGeometry is the grid of a vector kernel over nv vectors, u a thread
-// and step, on a device of sms multiprocessors: one step of the grid when
-// that gives every multiprocessor at least 8 blocks of 256 threads, else
-// more blocks (fewer vectors a thread), up to one vector a thread.
-func unaryGeometry(sms int, nv, u int64) (grid, block vendorapi.Dim3) {
+// and step, on a device of sms multiprocessors and warps of warp threads:
+// one step of the grid when that gives every multiprocessor at least 8
+// blocks of 256 threads, else more blocks (fewer vectors a thread), up to
+// one vector a thread; fewer threads than would fill a block on every
+// multiprocessor run in smaller blocks on more of them (spreadFlat).
+func unaryGeometry(sms, warp int, nv, u int64) (grid, block vendorapi.Dim3) {
 	threads := (nv + u - 1) / u
 	if least := int64(8*256) * int64(max(sms, 1)); threads < least {
 		threads = min(nv, least)
 	}
-	return flatGeometry(threads)
+	return spreadFlat(threads, sms, warp)
 }
 
 // unaryFoldRows returns t with dims 1..3 folded into dim 1 when its rows
@@ -220,7 +222,7 @@ func unaryRunGLU(d Device, n *graph.Tensor) error {
 	fg, okg := unaryFoldRows(g)
 	if okd && okx && okg && nc%vec == 0 && aligned(fdst, 16) && aligned(fx, 16) && aligned(fg, 16) {
 		nv := count / vec
-		grid, block := unaryGeometry(d.Props().SMs, nv, unaryGLUInFlight)
+		grid, block := unaryGeometry(d.Props().SMs, d.Props().WarpSize, nv, unaryGLUInFlight)
 		a := d.Args().Tensor(fdst).Tensor(fx).Tensor(fg).FastDiv(fd(nc / vec)).I64(nv)
 		return launch(d, "gluv_"+name, grid, block, 0, a)
 	}

@@ -108,12 +108,15 @@ func TestUnaryGeometry(t *testing.T) {
 	}{
 		{"large: u vectors a thread", 132, 4096 * 4096 / 4, 4, 4096, 256},
 		{"mid: 8 blocks an SM, fewer vectors a thread", 132, 1 << 20, 4, 8 * 132, 256},
-		{"small: one vector a thread", 132, 1000, 2, 4, 256},
-		{"empty", 132, 0, 4, 1, 256},
+		{"small: one warp a multiprocessor", 132, 1000, 2, 32, 32},
+		{"SILU [128,2,2,2] f32: 8 one-warp blocks", 132, 256, 4, 8, 32},
+		{"two warps a block", 132, 8000, 4, 125, 64},
+		{"empty", 132, 0, 4, 1, 32},
 		{"no SM count", 0, 1 << 20, 4, 1024, 256},
+		{"no SM count, small", 0, 1000, 2, 4, 256},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			grid, block := unaryGeometry(c.sms, c.nv, c.u)
+			grid, block := unaryGeometry(c.sms, 32, c.nv, c.u)
 			assert.Equal(t, c.wantGrid, grid.X)
 			assert.Equal(t, c.wantBlock, block.X)
 		})

@@ -170,7 +170,13 @@ func shapeTests() []Case {
 		shapeRepeatCase(tensor.F16, [4]int64{10, 5, 4, 1}, [4]int{2, 2, 1, 1}, false),
 		shapeRepeatCase(tensor.BF16, [4]int64{24, 3, 2, 1}, [4]int{2, 1, 3, 1}, false), // 16-byte units
 		shapeRepeatCase(tensor.F32, [4]int64{12, 7, 3, 1}, [4]int{2, 2, 1, 2}, true),
-		shapeRepeatCase(tensor.F16, [4]int64{8, 6, 2, 1}, [4]int{3, 1, 2, 1}, true))
+		shapeRepeatCase(tensor.F16, [4]int64{8, 6, 2, 1}, [4]int{3, 1, 2, 1}, true),
+		// More than 64 K units of dst: the row kernels (repeat_{T}), not
+		// repeatf_{T}, in 4-, 2- and 16-byte units.
+		shapeRepeatCase(tensor.F32, [4]int64{10, 50, 20, 1}, [4]int{3, 2, 2, 4}, false),
+		shapeRepeatCase(tensor.F16, [4]int64{10, 40, 20, 1}, [4]int{3, 2, 2, 3}, false),
+		shapeRepeatCase(tensor.F32, [4]int64{16, 40, 20, 1}, [4]int{2, 2, 4, 2}, false),
+		shapeRepeatCase(tensor.F32, [4]int64{12, 70, 30, 1}, [4]int{2, 2, 1, 2}, true))
 
 	for _, v := range []int{0, 1, 2, 3, 4, 8, 12} {
 		for dim := range 4 {
