@@ -52,9 +52,6 @@ func init() {
 	// argmax4_f32 with blockDim (256, 1) and early, which changes nothing here.
 	registerTemplate("reduce_argmax", func(k kernels.Kernel) (*hostKernel, error) { return reduceArgmaxKernel(k.Bind["v"] == "4"), nil })
 	registerTemplate("reduce_argmax_block", func(kernels.Kernel) (*hostKernel, error) { return reduceArgmaxKernel(true), nil })
-	// argmaxbk_f32 (reduce_argmax_bulk) streams through shared memory: the
-	// same result.
-	registerTemplate("reduce_argmax_bulk", func(kernels.Kernel) (*hostKernel, error) { return reduceArgmaxKernel(true), nil })
 	// sumflat{v}_f32(partial, nparts, src, n).
 	registerTemplate("reduce_flat", func(k kernels.Kernel) (*hostKernel, error) {
 		vec := k.Bind["v"] == "4"

@@ -107,11 +107,6 @@ var (
 	NoArgmaxPipeline = boolSwitch(Switch{Name: "TERNION_NO_ARGMAX_PIPELINE",
 		Meaning: "ARGMAX of rows of 4096 or more f32 runs on argmaxb_f32 (eight 16-byte vectors a thread requested, compared, then the next eight) instead of argmaxbp_f32 (the next four requested before the four held are compared; 2.4 % faster on an H100)",
 		ReadBy:  LayerCore})
-	// ArgmaxBulk runs long-row ARGMAX on argmaxbk_f32 (rows streamed into
-	// shared memory by the bulk copy engine) where the device has one.
-	ArgmaxBulk = boolSwitch(Switch{Name: "TERNION_ARGMAX_BULK",
-		Meaning: "ARGMAX of rows of 4096 or more f32 on NVIDIA arch 9.0 and later runs on argmaxbk_f32 (each row streamed through four 8 KiB shared-memory stages by the bulk copy engine) instead of argmaxbp_f32; off until measured on a GPU",
-		ReadBy:  LayerCore})
 	// DequantSlice bounds the f16 slices of a quantized src0 that the
 	// dequantize + BLAS mul_mat makes at a time.
 	DequantSlice = define(Switch{Name: "TERNION_DEQUANT_SLICE",

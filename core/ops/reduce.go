@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"github.com/ternion/ternion/arch"
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/switches"
@@ -119,9 +118,8 @@ func reduceRunRows(d Device, n *graph.Tensor) error {
 	return reduceRows(d, ds[0], ds[1], scale)
 }
 
-// reduceRunArgmax runs ARGMAX (long rows on argmaxbp_f32, argmaxbk_f32
-// with TERNION_ARGMAX_BULK on NVIDIA 9.0 and later, or argmaxb_f32 with
-// TERNION_NO_ARGMAX_PIPELINE); early, when not nil, says whether
+// reduceRunArgmax runs ARGMAX (long rows on argmaxbp_f32, or argmaxb_f32
+// with TERNION_NO_ARGMAX_PIPELINE); early, when not nil, says whether
 // the kernel may request its first loads of src before it waits for the
 // kernels before it (readEarly).
 func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) error {
@@ -133,14 +131,11 @@ func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool
 	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
 	if reduceBlockARow(src) {
 		e := boolI32(early != nil && early(n.Src(0)))
-		kernel, shared := "argmaxbp_f32", uint32(0)
-		switch {
-		case switches.On(nil, switches.ArgmaxBulk) && reduceArgmaxBulk(d.Props().CC):
-			kernel, shared = "argmaxbk_f32", reduceArgmaxBulkShared
-		case switches.On(nil, switches.NoArgmaxPipeline):
+		kernel := "argmaxbp_f32"
+		if switches.On(nil, switches.NoArgmaxPipeline) {
 			kernel = "argmaxb_f32"
 		}
-		return launch(d, kernel, reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, shared, args.I32(e))
+		return launch(d, kernel, reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args.I32(e))
 	}
 	name, vec := "argmax_f32", int64(1)
 	if reduceVec4(src) {
@@ -148,17 +143,6 @@ func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool
 	}
 	grid, block := reduceGeometry(src.Ne[0], src.Ne[1], vec, d.Props().WarpSize)
 	return launch(d, name, grid, block, 0, args)
-}
-
-// reduceArgmaxBulkShared is argmaxbk_f32's dynamic shared memory: four
-// 8 KiB stages and their mbarriers (reduce.cu's REDUCE_ARGMAX_BULK_*).
-const reduceArgmaxBulkShared = 4*8192 + 4*8
-
-// reduceArgmaxBulk reports whether argmaxbk_f32 streams its rows with the
-// bulk copy engine on a device of compute capability cc (NVIDIA 9.0 and
-// later; cc 0, the host device, runs every kernel).
-func reduceArgmaxBulk(cc arch.CC) bool {
-	return cc == 0 || cc.IsNVIDIA() && cc >= arch.Hopper
 }
 
 // reduceParts is the grid of a whole-tensor reduction over n elements on a
