@@ -2,7 +2,7 @@
 # s33-run.sh - session 33's first device call, from the repo root with .gpu
 # and kernels/gen/cuda carried: on an H200 the goal set and the ARGMAX A/B
 # (h200-next.sh, END=120), the tiny-op spread A/B (ab-patch.sh with
-# bench/experiments/tiny-spread.patch), then Nsight Compute's kernel list of
+# bench/experiments/tiny-spread.patch: `git diff core/ops` of 6a397a8), then Nsight Compute's kernel list of
 # MUL_MAT q8_0 and f16 n=1 (m=4096 k=14336) and the detail of mmvq8w's q8_0
 # kernel, bench/experiments/reduce.cu's ARGMAX variants (bulk copies), and
 # argmaxbk_f32 (TERNION_ARGMAX_BULK) against argmaxbp_f32 under NVRTC; on

@@ -1,0 +1,1 @@
+SCALE\(type=f32,ne=\[1,1,1,1\]|ARANGE\(type=f32,start=0.000000,stop=10\.|REPEAT\(type=f32,ne=\[10,5,4,1\]|CONCAT\(type=f32,ne_a=\[11,12|PAD\(type=f32,ne_a=\[512,512,1,1\],pad|(SILU|GELU|SWIGLU)\(type=f32,ne(_a)?=\[128,2,2,2\]
