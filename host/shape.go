@@ -43,18 +43,30 @@ func shapeLerpIndex(i uint32, sf, off float32, n int64) (k0, k1 int64, w float32
 	return k0, k1, w
 }
 
+// blockFunc is a host kernel's body for one block.
+type blockFunc = func(m [][]byte, a *vendorapi.Args, b block)
+
+// shapeDstSrc is the host kernel of shape.cu's kernel k that builds dst
+// (argument 0) from src (argument 1) in k's storage units: body makes its
+// block function for the unit size.
+func shapeDstSrc(k kernels.Kernel, body func(size uint64) blockFunc) (*hostKernel, error) {
+	size, err := shapeUnit(k)
+	if err != nil {
+		return nil, err
+	}
+	return &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
+		},
+		block: body(size),
+	}, nil
+}
+
 func init() {
 	// repeat_{T}(dst, src, dne1, dne2, sne0, sne1, sne2, sne3, nrows).
 	registerTemplate("shape_repeat", func(k kernels.Kernel) (*hostKernel, error) {
-		size, err := shapeUnit(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
+		return shapeDstSrc(k, func(size uint64) blockFunc {
+			return func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, src := a.TensorAt(0), a.TensorAt(1)
 				dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3)
 				sne0, sne1, sne2, sne3 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7)
@@ -67,21 +79,14 @@ func init() {
 						copy(m[0][d+i0*dst.Nb[0]:][:size], m[1][s+j0*src.Nb[0]:][:size])
 					}
 				})
-			},
-		}, nil
+			}
+		})
 	})
 	// repeatf_{T}(dst, src, dne0, dne1, dne2, sne0, sne1, sne2, sne3, n):
 	// dst packed.
 	registerTemplate("shape_repeat_flat", func(k kernels.Kernel) (*hostKernel, error) {
-		size, err := shapeUnit(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
+		return shapeDstSrc(k, func(size uint64) blockFunc {
+			return func(m [][]byte, a *vendorapi.Args, b block) {
 				src := a.TensorAt(1)
 				dne0, dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
 				sne0, sne1, sne2, sne3 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7), a.FastDivAt(8)
@@ -92,8 +97,8 @@ func init() {
 					s := int64(sne0.Mod(i-r*dne0.D))*src.Nb[0] + shapeRowPtr(src, int64(sne1.Mod(i1)), int64(sne2.Mod(i2)), int64(sne3.Mod(i3)))
 					copy(m[0][uint64(t)*size:][:size], m[1][s:][:size])
 				})
-			},
-		}, nil
+			}
+		})
 	})
 	// concat_{T}(dst, src0, src1, dim, dne1, dne2, nrows).
 	registerTemplate("shape_concat", func(k kernels.Kernel) (*hostKernel, error) {
@@ -130,15 +135,8 @@ func init() {
 	})
 	// pad_{T}(dst, src, lp0, lp1, lp2, lp3, dne1, dne2, nrows).
 	registerTemplate("shape_pad", func(k kernels.Kernel) (*hostKernel, error) {
-		size, err := shapeUnit(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
-			},
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
+		return shapeDstSrc(k, func(size uint64) blockFunc {
+			return func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, src := a.TensorAt(0), a.TensorAt(1)
 				lp := [4]int64{int64(a.I32At(2)), int64(a.I32At(3)), int64(a.I32At(4)), int64(a.I32At(5))}
 				dne1, dne2 := a.FastDivAt(6), a.FastDivAt(7)
@@ -160,8 +158,8 @@ func init() {
 						copy(out, m[1][shapeRowPtr(src, j[1], j[2], j[3])+j[0]*src.Nb[0]:][:size])
 					}
 				})
-			},
-		}, nil
+			}
+		})
 	})
 	f32 := elemTypes["f32"]
 	// upscale_nearest_f32(dst, src, sf0, sf1, sf2, sf3, dne1, dne2, nrows).
