@@ -43,13 +43,10 @@ func shapeLerpIndex(i uint32, sf, off float32, n int64) (k0, k1 int64, w float32
 	return k0, k1, w
 }
 
-// blockFunc is a host kernel's body for one block.
-type blockFunc = func(m [][]byte, a *vendorapi.Args, b block)
-
 // shapeDstSrc is the host kernel of shape.cu's kernel k that builds dst
-// (argument 0) from src (argument 1) in k's storage units: body makes its
-// block function for the unit size.
-func shapeDstSrc(k kernels.Kernel, body func(size uint64) blockFunc) (*hostKernel, error) {
+// (argument 0) from src (argument 1) in k's storage units of size bytes:
+// body runs one block.
+func shapeDstSrc(k kernels.Kernel, body func(m [][]byte, a *vendorapi.Args, b block, size uint64)) (*hostKernel, error) {
 	size, err := shapeUnit(k)
 	if err != nil {
 		return nil, err
@@ -58,46 +55,42 @@ func shapeDstSrc(k kernels.Kernel, body func(size uint64) blockFunc) (*hostKerne
 		buffers: func(a *vendorapi.Args) []buffer {
 			return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
 		},
-		block: body(size),
+		block: func(m [][]byte, a *vendorapi.Args, b block) { body(m, a, b, size) },
 	}, nil
 }
 
 func init() {
 	// repeat_{T}(dst, src, dne1, dne2, sne0, sne1, sne2, sne3, nrows).
 	registerTemplate("shape_repeat", func(k kernels.Kernel) (*hostKernel, error) {
-		return shapeDstSrc(k, func(size uint64) blockFunc {
-			return func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, src := a.TensorAt(0), a.TensorAt(1)
-				dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3)
-				sne0, sne1, sne2, sne3 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7)
-				b.blockRows(a.I64At(8), func(row int64) {
-					i1, i2, i3 := rowIndex(uint32(row), dne1, dne2)
-					s := shapeRowPtr(src, int64(sne1.Mod(i1)), int64(sne2.Mod(i2)), int64(sne3.Mod(i3)))
-					d := shapeRowPtr(dst, int64(i1), int64(i2), int64(i3))
-					for i0 := range dst.Ne[0] {
-						j0 := int64(sne0.Mod(uint32(i0)))
-						copy(m[0][d+i0*dst.Nb[0]:][:size], m[1][s+j0*src.Nb[0]:][:size])
-					}
-				})
-			}
+		return shapeDstSrc(k, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+			dst, src := a.TensorAt(0), a.TensorAt(1)
+			dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3)
+			sne0, sne1, sne2, sne3 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7)
+			b.blockRows(a.I64At(8), func(row int64) {
+				i1, i2, i3 := rowIndex(uint32(row), dne1, dne2)
+				s := shapeRowPtr(src, int64(sne1.Mod(i1)), int64(sne2.Mod(i2)), int64(sne3.Mod(i3)))
+				d := shapeRowPtr(dst, int64(i1), int64(i2), int64(i3))
+				for i0 := range dst.Ne[0] {
+					j0 := int64(sne0.Mod(uint32(i0)))
+					copy(m[0][d+i0*dst.Nb[0]:][:size], m[1][s+j0*src.Nb[0]:][:size])
+				}
+			})
 		})
 	})
 	// repeatf_{T}(dst, src, dne0, dne1, dne2, sne0, sne1, sne2, sne3, n):
 	// dst packed.
 	registerTemplate("shape_repeat_flat", func(k kernels.Kernel) (*hostKernel, error) {
-		return shapeDstSrc(k, func(size uint64) blockFunc {
-			return func(m [][]byte, a *vendorapi.Args, b block) {
-				src := a.TensorAt(1)
-				dne0, dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
-				sne0, sne1, sne2, sne3 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7), a.FastDivAt(8)
-				b.gridStride(a.I64At(9), func(t int64) {
-					i := uint32(t)
-					r := dne0.Div(i)
-					i1, i2, i3 := rowIndex(r, dne1, dne2)
-					s := int64(sne0.Mod(i-r*dne0.D))*src.Nb[0] + shapeRowPtr(src, int64(sne1.Mod(i1)), int64(sne2.Mod(i2)), int64(sne3.Mod(i3)))
-					copy(m[0][uint64(t)*size:][:size], m[1][s:][:size])
-				})
-			}
+		return shapeDstSrc(k, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+			src := a.TensorAt(1)
+			dne0, dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
+			sne0, sne1, sne2, sne3 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7), a.FastDivAt(8)
+			b.gridStride(a.I64At(9), func(t int64) {
+				i := uint32(t)
+				r := dne0.Div(i)
+				i1, i2, i3 := rowIndex(r, dne1, dne2)
+				s := int64(sne0.Mod(i-r*dne0.D))*src.Nb[0] + shapeRowPtr(src, int64(sne1.Mod(i1)), int64(sne2.Mod(i2)), int64(sne3.Mod(i3)))
+				copy(m[0][uint64(t)*size:][:size], m[1][s:][:size])
+			})
 		})
 	})
 	// concat_{T}(dst, src0, src1, dim, dne1, dne2, nrows).
@@ -135,30 +128,28 @@ func init() {
 	})
 	// pad_{T}(dst, src, lp0, lp1, lp2, lp3, dne1, dne2, nrows).
 	registerTemplate("shape_pad", func(k kernels.Kernel) (*hostKernel, error) {
-		return shapeDstSrc(k, func(size uint64) blockFunc {
-			return func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, src := a.TensorAt(0), a.TensorAt(1)
-				lp := [4]int64{int64(a.I32At(2)), int64(a.I32At(3)), int64(a.I32At(4)), int64(a.I32At(5))}
-				dne1, dne2 := a.FastDivAt(6), a.FastDivAt(7)
-				b.blockRows(a.I64At(8), func(row int64) {
-					i1, i2, i3 := rowIndex(uint32(row), dne1, dne2)
-					d := shapeRowPtr(dst, int64(i1), int64(i2), int64(i3))
-					j := [4]int64{0, int64(i1) - lp[1], int64(i2) - lp[2], int64(i3) - lp[3]}
-					for i0 := range dst.Ne[0] {
-						j[0] = i0 - lp[0]
-						out := m[0][d+i0*dst.Nb[0]:][:size]
-						inside := true
-						for x := range 4 {
-							inside = inside && j[x] >= 0 && j[x] < src.Ne[x]
-						}
-						if !inside {
-							clear(out)
-							continue
-						}
-						copy(out, m[1][shapeRowPtr(src, j[1], j[2], j[3])+j[0]*src.Nb[0]:][:size])
+		return shapeDstSrc(k, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+			dst, src := a.TensorAt(0), a.TensorAt(1)
+			lp := [4]int64{int64(a.I32At(2)), int64(a.I32At(3)), int64(a.I32At(4)), int64(a.I32At(5))}
+			dne1, dne2 := a.FastDivAt(6), a.FastDivAt(7)
+			b.blockRows(a.I64At(8), func(row int64) {
+				i1, i2, i3 := rowIndex(uint32(row), dne1, dne2)
+				d := shapeRowPtr(dst, int64(i1), int64(i2), int64(i3))
+				j := [4]int64{0, int64(i1) - lp[1], int64(i2) - lp[2], int64(i3) - lp[3]}
+				for i0 := range dst.Ne[0] {
+					j[0] = i0 - lp[0]
+					out := m[0][d+i0*dst.Nb[0]:][:size]
+					inside := true
+					for x := range 4 {
+						inside = inside && j[x] >= 0 && j[x] < src.Ne[x]
 					}
-				})
-			}
+					if !inside {
+						clear(out)
+						continue
+					}
+					copy(out, m[1][shapeRowPtr(src, j[1], j[2], j[3])+j[0]*src.Nb[0]:][:size])
+				}
+			})
 		})
 	})
 	f32 := elemTypes["f32"]
