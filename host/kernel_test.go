@@ -360,3 +360,59 @@ func TestMMVVNeedsAlignedRows(t *testing.T) {
 		})
 	}
 }
+
+// TestAccKernel checks acc_f32 against ACC computed directly (dst = a, then
+// b added into the view of dst at off with strides nb, in elements) for
+// views whose strides nest as the kernel requires, s being the strides it
+// divides by (a dim of one element given the span below it).
+func TestAccKernel(t *testing.T) {
+	d := newDriver(t, Options{})
+	s := mkStream(t, d, 0)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name string
+		n    int // elements of a and dst
+		neB  [4]int64
+		nb   [3]int64 // view strides of dims 1..3, elements
+		off  int64
+		s    [3]uint32
+	}{
+		{"a's strides, rows of 17 of 16", 256 * 17 * 6, [4]int64{256, 16, 2, 3}, [3]int64{256, 4352, 8704}, 0, [3]uint32{256, 4352, 8704}},
+		{"half rows at an offset of a row", 256 * 17 * 6, [4]int64{128, 16, 2, 3}, [3]int64{256, 4352, 8704}, 256, [3]uint32{256, 4352, 8704}},
+		{"dims of one element", 200, [4]int64{5, 1, 3, 1}, [3]int64{7, 20, 9}, 3, [3]uint32{5, 20, 45}},
+		{"past the view", 100, [4]int64{3, 2, 1, 1}, [3]int64{10, 0, 0}, 50, [3]uint32{10, 13, 13}},
+	} {
+		a := make([]float32, tc.n)
+		b := make([]float32, tc.neB[0]*tc.neB[1]*tc.neB[2]*tc.neB[3])
+		for i := range a {
+			a[i] = r.Float32()*2 - 1
+		}
+		for i := range b {
+			b[i] = r.Float32()*2 - 1
+		}
+		want := append([]float32(nil), a...)
+		bd := vendorapi.TensorDesc{Ne: tc.neB, Nb: [4]int64{4, 4 * tc.neB[0], 4 * tc.neB[0] * tc.neB[1], 4 * tc.neB[0] * tc.neB[1] * tc.neB[2]}}
+		for i3 := range tc.neB[3] {
+			for i2 := range tc.neB[2] {
+				for i1 := range tc.neB[1] {
+					for i0 := range tc.neB[0] {
+						want[tc.off+i0+i1*tc.nb[0]+i2*tc.nb[1]+i3*tc.nb[2]] += b[(i0*bd.Nb[0]+i1*bd.Nb[1]+i2*bd.Nb[2]+i3*bd.Nb[3])/4]
+					}
+				}
+			}
+		}
+		pa, pb, dst := upload(t, d, 0, a), upload(t, d, 0, b), upload(t, d, 0, make([]float32, tc.n))
+		bd.Data = pb
+		args := vendorapi.NewArgs().Ptr(dst).Ptr(pa).Tensor(bd).I64(tc.off).FastDiv(vendorapi.NewFastDiv(tc.s[0])).
+			FastDiv(vendorapi.NewFastDiv(tc.s[1])).FastDiv(vendorapi.NewFastDiv(tc.s[2])).I64(int64(tc.n))
+		require.NoError(t, launch(t, d, s, "acc_f32", args), tc.name)
+		require.NoError(t, d.StreamSynchronize(s))
+		got := download(t, d, 0, dst, tc.n)
+		for i := range got {
+			require.Equal(t, want[i], got[i], "%s: element %d", tc.name, i)
+		}
+		for _, p := range []vendorapi.DevicePtr{pa, pb, dst} {
+			require.NoError(t, d.Free(0, p))
+		}
+	}
+}

@@ -59,6 +59,26 @@ func shapeDstSrc(k kernels.Kernel, body func(m [][]byte, a *vendorapi.Args, b bl
 	}, nil
 }
 
+// shapeConcatBuffers are the buffers of a concat kernel (dst, src0, src1)
+// in units of size bytes.
+func shapeConcatBuffers(size uint64) func(a *vendorapi.Args) []buffer {
+	return func(a *vendorapi.Args) []buffer {
+		return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src0", a.TensorAt(1), size), tensorBuf("src1", a.TensorAt(2), size)}
+	}
+}
+
+// shapeConcatUnit is the unit of CONCAT's dst at index i (of size bytes):
+// src0's (memory m[1]) where i[dim] < s0.Ne[dim], else src1's (m[2]) at
+// i[dim] - s0.Ne[dim].
+func shapeConcatUnit(m [][]byte, s0, s1 vendorapi.TensorDesc, dim int, i [4]int64, size uint64) []byte {
+	src, mem := s0, m[1]
+	if i[dim] >= s0.Ne[dim] {
+		i[dim] -= s0.Ne[dim]
+		src, mem = s1, m[2]
+	}
+	return mem[shapeRowPtr(src, i[1], i[2], i[3])+i[0]*src.Nb[0]:][:size]
+}
+
 func init() {
 	// repeat_{T}(dst, src, dne1, dne2, sne0, sne1, sne2, sne3, nrows).
 	registerTemplate("shape_repeat", func(k kernels.Kernel) (*hostKernel, error) {
@@ -100,10 +120,7 @@ func init() {
 			return nil, err
 		}
 		return &hostKernel{
-			buffers: func(a *vendorapi.Args) []buffer {
-				return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src0", a.TensorAt(1), size),
-					tensorBuf("src1", a.TensorAt(2), size)}
-			},
+			buffers: shapeConcatBuffers(size),
 			block: func(m [][]byte, a *vendorapi.Args, b block) {
 				dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
 				dim := int(a.I32At(3))
@@ -113,15 +130,31 @@ func init() {
 					i := [4]int64{0, int64(i1), int64(i2), int64(i3)}
 					d := shapeRowPtr(dst, i[1], i[2], i[3])
 					for i0 := range dst.Ne[0] {
-						j, src, mem := i, s0, m[1]
-						j[0] = i0
-						if j[dim] >= s0.Ne[dim] {
-							j[dim] -= s0.Ne[dim]
-							src, mem = s1, m[2]
-						}
-						s := shapeRowPtr(src, j[1], j[2], j[3]) + j[0]*src.Nb[0]
-						copy(m[0][d+i0*dst.Nb[0]:][:size], mem[s:][:size])
+						i[0] = i0
+						copy(m[0][d+i0*dst.Nb[0]:][:size], shapeConcatUnit(m, s0, s1, dim, i, size))
 					}
+				})
+			},
+		}, nil
+	})
+	// concatf_{T}(dst, src0, src1, dim, dne0, dne1, dne2, n): dst packed.
+	registerTemplate("shape_concat_flat", func(k kernels.Kernel) (*hostKernel, error) {
+		size, err := shapeUnit(k)
+		if err != nil {
+			return nil, err
+		}
+		return &hostKernel{
+			buffers: shapeConcatBuffers(size),
+			block: func(m [][]byte, a *vendorapi.Args, b block) {
+				s0, s1 := a.TensorAt(1), a.TensorAt(2)
+				dim := int(a.I32At(3))
+				dne0, dne1, dne2 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6)
+				b.gridStride(a.I64At(7), func(t int64) {
+					i := uint32(t)
+					r := dne0.Div(i)
+					i1, i2, i3 := rowIndex(r, dne1, dne2)
+					idx := [4]int64{int64(i - r*dne0.D), int64(i1), int64(i2), int64(i3)}
+					copy(m[0][uint64(t)*size:][:size], shapeConcatUnit(m, s0, s1, dim, idx, size))
 				})
 			},
 		}, nil

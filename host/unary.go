@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -155,6 +156,37 @@ func init() {
 				for j := 4 * i; j < 4*i+4; j++ {
 					dst[j] = fma32(src[j], s, c)
 				}
+			})
+		},
+	})
+	// acc_f32(dst, src0, src1, off, s1, s2, s3, n): ACC in one pass over
+	// the packed dst, src1 added where element i - off of dst's view
+	// decomposes by the nested strides s1..s3 into indices inside src1.
+	register("acc_f32", &hostKernel{
+		buffers: func(a *vendorapi.Args) []buffer {
+			n := a.I64At(7)
+			return []buffer{elems("dst", a.PtrAt(0), n, 4), elems("src0", a.PtrAt(1), n, 4), tensorBuf("src1", a.TensorAt(2), 4)}
+		},
+		block: func(m [][]byte, a *vendorapi.Args, b block) {
+			dst, src0 := f32s(m[0]), f32s(m[1])
+			s1v, off := a.TensorAt(2), a.I64At(3)
+			s1, s2, s3 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6)
+			b.gridStride(a.I64At(7), func(i int64) {
+				v := src0[i]
+				if i >= off {
+					o := uint32(i - off)
+					i3 := s3.Div(o)
+					r3 := o - i3*s3.D
+					i2 := s2.Div(r3)
+					r2 := r3 - i2*s2.D
+					i1 := s1.Div(r2)
+					i0 := r2 - i1*s1.D
+					if int64(i0) < s1v.Ne[0] && int64(i1) < s1v.Ne[1] && int64(i2) < s1v.Ne[2] && int64(i3) < s1v.Ne[3] {
+						at := int64(i0)*s1v.Nb[0] + int64(i1)*s1v.Nb[1] + int64(i2)*s1v.Nb[2] + int64(i3)*s1v.Nb[3]
+						v += math.Float32frombits(binary.LittleEndian.Uint32(m[2][at:]))
+					}
+				}
+				dst[i] = v
 			})
 		},
 	})

@@ -157,6 +157,32 @@ static __device__ __forceinline__ void shape_concat(ternion_tensor dst, ternion_
     }
 }
 
+// CONCAT of a small dst, one unit a thread: unit i < n of dst (packed, in
+// row-major order; dne0..2 divide by its ne[0..2]) is src0's unit at the
+// same index where its index along dim is below src0.ne[dim], else src1's
+// with src0.ne[dim] taken off that index (sources any strides). The short
+// index chain of shape_repeat_flat instead of the row walk.
+template <typename T>
+static __device__ __forceinline__ void shape_concat_flat(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, int dim,
+                                                         ternion_fastdiv dne0, ternion_fastdiv dne1, ternion_fastdiv dne2,
+                                                         ternion_i64 n) {
+    for (ternion_i64 t = TERNION_TID(); t < n; t += TERNION_NTHREADS()) {
+        const ternion_u32 i = (ternion_u32)t, r = ternion_fastdiv_div(i, dne0);
+        ternion_u32 i0 = i - r * dne0.d, i1, i2, i3;
+        ternion_row_index(r, dne1, dne2, i1, i2, i3);
+        const ternion_u32 k = dim == 0 ? i0 : dim == 1 ? i1 : dim == 2 ? i2 : i3;
+        const ternion_u32 n0 = (ternion_u32)(dim == 0 ? src0.ne[0] : dim == 1 ? src0.ne[1] : dim == 2 ? src0.ne[2] : src0.ne[3]);
+        const char * s;
+        if (k < n0) {
+            s = (const char *)src0.data + i0 * src0.nb[0] + i1 * src0.nb[1] + i2 * src0.nb[2] + i3 * src0.nb[3];
+        } else {
+            i0 -= dim == 0 ? n0 : 0u, i1 -= dim == 1 ? n0 : 0u, i2 -= dim == 2 ? n0 : 0u, i3 -= dim == 3 ? n0 : 0u;
+            s = (const char *)src1.data + i0 * src1.nb[0] + i1 * src1.nb[1] + i2 * src1.nb[2] + i3 * src1.nb[3];
+        }
+        ((T *)dst.data)[t] = *(const T *)s;
+    }
+}
+
 // PAD: dst index i reads src at i - (lp0, lp1, lp2, lp3) where that lies in
 // src, and is zero elsewhere (ggml_pad_ext; ggml_pad has lp = 0).
 template <typename T>

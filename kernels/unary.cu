@@ -278,6 +278,32 @@ static __device__ __forceinline__ void glu_vec(ternion_tensor dst, ternion_tenso
     }
 }
 
+// ACC in one pass: dst[i] = src0[i] (both packed f32, dst may be src0),
+// plus src1's element (i0, i1, i2, i3) where i - off = i0 + i1·s1 + i2·s2 +
+// i3·s3 with each index inside src1's extent, for the n < 2^31 elements:
+// the view of dst that ACC adds src1 into, its strides in elements nested
+// (s1 ≥ ne10, s2 ≥ the span of dims 0-1, s3 ≥ that of dims 0-2; the host
+// gives a dim of one element the span below it), so the division recovers
+// the indices of every element of the view and no other element has all
+// indices inside. src1 any strides.
+extern "C" __global__ void acc_f32(float * dst, const float * src0, ternion_tensor src1, ternion_i64 off, ternion_fastdiv s1,
+                                   ternion_fastdiv s2, ternion_fastdiv s3, ternion_i64 n) {
+    TERNION_KERNEL_ENTRY();
+    for (ternion_i64 i = TERNION_TID(); i < n; i += TERNION_NTHREADS()) {
+        float v = src0[i];
+        if (i >= off) {
+            const ternion_u32 o = (ternion_u32)(i - off);
+            const ternion_u32 i3 = ternion_fastdiv_div(o, s3), r3 = o - i3 * s3.d;
+            const ternion_u32 i2 = ternion_fastdiv_div(r3, s2), r2 = r3 - i2 * s2.d;
+            const ternion_u32 i1 = ternion_fastdiv_div(r2, s1), i0 = r2 - i1 * s1.d;
+            if (i0 < src1.ne[0] && i1 < src1.ne[1] && i2 < src1.ne[2] && i3 < src1.ne[3]) {
+                v += *(const float *)((const char *)src1.data + i0 * src1.nb[0] + i1 * src1.nb[1] + i2 * src1.nb[2] + i3 * src1.nb[3]);
+            }
+        }
+        dst[i] = v;
+    }
+}
+
 // dst[i] = src[i]*scale + bias over n4 float4 (grid-stride, four in flight
 // per thread).
 extern "C" __global__ void scale4_f32(float4 * dst, const float4 * src, float scale, float bias, ternion_i64 n4) {

@@ -54,6 +54,29 @@ func TestSpreadRows(t *testing.T) {
 	}
 }
 
+// TestSpreadOne checks that a tiny one-unit-a-thread grid stays within one
+// block a multiprocessor where blocks of up to 1024 threads allow it.
+func TestSpreadOne(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		n           int64
+		sms         int
+		grid, block uint32
+	}{
+		{"CONCAT [11,19,13,14]: 38038 units, 119 blocks of 320", 38038, 132, 119, 320},
+		{"64 K units: 128 blocks of 512", 65536, 132, 128, 512},
+		{"few units: spreadFlat's warps", 1024, 132, 32, 32},
+		{"one 256-thread block a multiprocessor: kept", 132 * 256, 132, 132, 256},
+		{"more than 1024 a multiprocessor: 256-thread blocks", 132*1024 + 1, 132, 529, 256},
+		{"no SM count: 256-thread blocks", 38038, 0, 149, 256},
+	} {
+		grid, block := spreadOne(tc.n, tc.sms, 32)
+		assert.Equal(t, vendorapi.Dim3{X: tc.grid}, grid, tc.name)
+		assert.Equal(t, vendorapi.Dim3{X: tc.block}, block, tc.name)
+		assert.GreaterOrEqual(t, int64(grid.X)*int64(block.X), tc.n, tc.name)
+	}
+}
+
 // TestTinyFlatGeometry checks that elements fewer than a block's 256 get
 // whole warps only.
 func TestTinyFlatGeometry(t *testing.T) {

@@ -289,6 +289,22 @@ func spreadFlat(n int64, sms, warp int) (grid, block vendorapi.Dim3) {
 	return vendorapi.Dim3{X: uint32(max((n+per-1)/per, 1))}, vendorapi.Dim3{X: uint32(per)}
 }
 
+// spreadOne is spreadFlat, and for n threads that fill more than sms
+// 256-thread blocks but fit sms blocks of up to 1024, the fewest whole-warp
+// threads a block that keep the grid to sms blocks: a grid of at most one
+// block a multiprocessor launches with programmatic dependent launch (it
+// starts while the kernel before it ends), a larger one waits for it. For
+// the one-unit-a-thread kernels of tiny tensors.
+func spreadOne(n int64, sms, warp int) (grid, block vendorapi.Dim3) {
+	grid, block = spreadFlat(n, sms, warp)
+	if sms <= 0 || int64(grid.X) <= int64(sms) || n > int64(sms)*1024 {
+		return grid, block
+	}
+	w := int64(max(warp, 1))
+	per := min(((n+int64(sms)-1)/int64(sms)+w-1)/w*w, 1024)
+	return vendorapi.Dim3{X: uint32((n + per - 1) / per)}, vendorapi.Dim3{X: uint32(per)}
+}
+
 // spreadRows is a rowsGeometry grid over nrows rows with fewer rows a block
 // when its blocks would leave multiprocessors of the sms idle.
 func spreadRows(grid, block vendorapi.Dim3, nrows int64, sms int) (vendorapi.Dim3, vendorapi.Dim3) {

@@ -154,6 +154,20 @@ func reduceParts(n int64, sms int) int64 {
 	return max(1, min((n+16*reduceThreads-1)/(16*reduceThreads), most))
 }
 
+// reduceOneBlockMax is the most elements a whole-tensor reduction sums in
+// one block (one launch, its partial the result): sixteen a thread (four
+// 16-byte loads, one round trip) in a block of up to 1024 threads. Larger
+// sums take reduceParts blocks and a second launch that adds their partials.
+const reduceOneBlockMax = 16 * 1024
+
+// reduceOneBlockThreads is the block of a one-block reduction of n ≤
+// reduceOneBlockMax elements: sixteen elements a thread, whole warps, at
+// least reduceThreads.
+func reduceOneBlockThreads(n int64, warp int) int64 {
+	w := int64(max(warp, 1))
+	return min((max((n+15)/16, reduceThreads)+w-1)/w*w, 1024)
+}
+
 // reduceRunSum runs SUM: a packed source is summed flat; another is first
 // summed by rows into a temporary, whose elements are then summed.
 func reduceRunSum(d Device, n *graph.Tensor) error {
@@ -181,11 +195,12 @@ func reduceRunSum(d Device, n *graph.Tensor) error {
 	if data%16 == 0 {
 		name = "sumflat4_f32"
 	}
-	block := vendorapi.Dim3{X: reduceThreads}
-	parts := reduceParts(count, d.Props().SMs)
-	if parts == 1 { // one block: its partial sum is the result (one launch for small tensors)
+	if count <= reduceOneBlockMax { // one block: its partial sum is the result (one launch for small tensors)
+		block := vendorapi.Dim3{X: uint32(reduceOneBlockThreads(count, d.Props().WarpSize))}
 		return launch(d, name, vendorapi.Dim3{X: 1}, block, 0, d.Args().Ptr(dst.Data).I64(1).Ptr(data).I64(count))
 	}
+	block := vendorapi.Dim3{X: reduceThreads}
+	parts := reduceParts(count, d.Props().SMs)
 	partial, err := d.Pool().Alloc(uint64(4 * parts))
 	if err != nil {
 		return err

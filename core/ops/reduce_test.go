@@ -61,6 +61,18 @@ func TestReduceGeometry(t *testing.T) {
 	}
 }
 
+// TestReduceOneBlockThreads checks the block of a one-launch whole-tensor
+// sum: sixteen elements a thread in whole warps, 256 to 1024 threads.
+func TestReduceOneBlockThreads(t *testing.T) {
+	for _, c := range []struct{ n, want int64 }{
+		{1, 256}, {4096, 256}, {4097, 288}, {8192, 512}, {8448, 544}, {reduceOneBlockMax, 1024},
+	} {
+		got := reduceOneBlockThreads(c.n, 32)
+		assert.Equal(t, c.want, got, "n %d", c.n)
+		assert.LessOrEqual(t, c.n, 16*got, "n %d: more than sixteen elements a thread", c.n)
+	}
+}
+
 func TestReduceParts(t *testing.T) {
 	for _, c := range []struct {
 		n    int64

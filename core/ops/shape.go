@@ -132,15 +132,15 @@ func shapeRows(d Device, dst vendorapi.TensorDesc, nrows int64) (grid, block ven
 	return spreadRows(grid, block, nrows, d.Props().SMs)
 }
 
-// shapeRepeatFlatMax is the most units of a dst that REPEAT copies one a
-// thread (repeatf_{T}) rather than row by row: the tiny ops of ggml's sense
-// (64 K elements; an H100: REPEAT f32 [10,5,4,1] nr [2,2,2,2] 1.50-1.53 ->
-// 1.14-1.16 µs).
-const shapeRepeatFlatMax = 1 << 16
+// shapeFlatMax is the most units of a packed dst that REPEAT and CONCAT
+// copy one a thread (repeatf_{T}, concatf_{T}) rather than row by row: the
+// tiny ops of ggml's sense (64 K elements; an H100: REPEAT f32 [10,5,4,1]
+// nr [2,2,2,2] 1.50-1.53 -> 1.14-1.16 µs).
+const shapeFlatMax = 1 << 16
 
 // shapeRunRepeat launches repeat_b128 when src's and dst's rows are packed,
 // 16-byte aligned and a multiple of 16 bytes long, else repeat_{b16,b32};
-// repeatf_{T} (the same units) when dst has at most shapeRepeatFlatMax.
+// repeatf_{T} (the same units) when dst has at most shapeFlatMax.
 func shapeRunRepeat(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0))
 	if err != nil {
@@ -152,8 +152,8 @@ func shapeRunRepeat(d Device, n *graph.Tensor) error {
 		unit = "b128"
 	}
 	dst, src := ds[0], ds[1]
-	if units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]; units <= shapeRepeatFlatMax && n.Layout().IsContiguous() {
-		grid, block := spreadFlat(units, d.Props().SMs, d.Props().WarpSize)
+	if units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]; units <= shapeFlatMax && n.Layout().IsContiguous() {
+		grid, block := spreadOne(units, d.Props().SMs, d.Props().WarpSize)
 		a := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).
 			FastDiv(fd(src.Ne[0])).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).FastDiv(fd(src.Ne[3])).I64(units)
 		return launch(d, "repeatf_"+unit, grid, block, 0, a)
@@ -167,7 +167,8 @@ func shapeRunRepeat(d Device, n *graph.Tensor) error {
 
 // shapeRunConcat launches concat_b128 when all three tensors' rows are
 // packed, 16-byte aligned and a multiple of 16 bytes long, else
-// concat_{b16,b32}.
+// concat_{b16,b32}; concatf_{T} (the same units) when dst has at most
+// shapeFlatMax.
 func shapeRunConcat(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
@@ -177,6 +178,13 @@ func shapeRunConcat(d Device, n *graph.Tensor) error {
 	unit := shapeUnitNames[esize]
 	if shapeVecAll(ds, esize) {
 		unit = "b128"
+	}
+	dst := ds[0]
+	if units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]; units <= shapeFlatMax && n.Layout().IsContiguous() {
+		grid, block := spreadOne(units, d.Props().SMs, d.Props().WarpSize)
+		a := d.Args().Tensor(dst).Tensor(ds[1]).Tensor(ds[2]).I32(n.ParamI32(0)).
+			FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).I64(units)
+		return launch(d, "concatf_"+unit, grid, block, 0, a)
 	}
 	nrows := n.Layout().Rows()
 	grid, block := shapeRows(d, ds[0], nrows)

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // unary.go plans UNARY, SQR, SQRT, SIN, COS, LOG, CLAMP, LEAKY_RELU and GLU
-// (kernels/unary.cu), and ADD1 and ACC (binbcast.cu's add after a copy).
+// (kernels/unary.cu), ADD1 (binbcast.cu's add) and ACC (unary.cu's acc_f32,
+// or binbcast.cu's add after a copy).
 
 // unaryElementOps are the one-operand element-wise ops besides UNARY; each
 // runs unary.cu's functor named like the op in lower case.
@@ -274,14 +276,46 @@ func unarySupportsAcc(n *graph.Tensor, _ vendorapi.Props) string {
 	return ""
 }
 
-// unaryRunAcc copies src0 into dst (unless in place) and adds src1 into the
-// view of dst with binbcast's add.
+// unaryAccStrides returns the strides in elements of ACC's view v (of
+// src1's shape) that acc_f32 divides an element's offset by: nested (each at
+// least the span of the dims below it), a dim of one element given that
+// span; ok is false where the view's strides are not whole elements, not
+// nested, or not below 2^31 elements.
+func unaryAccStrides(v vendorapi.TensorDesc) (s [3]int64, ok bool) {
+	span := v.Ne[0] // elements the dims so far cover
+	for i := 1; i < 4; i++ {
+		st := v.Nb[i] / 4
+		if v.Ne[i] == 1 {
+			st = span
+		} else if v.Nb[i]%4 != 0 || st < span {
+			return s, false
+		}
+		if st > math.MaxInt32 {
+			return s, false
+		}
+		s[i-1] = st
+		span = st*(v.Ne[i]-1) + span
+	}
+	return s, true
+}
+
+// unaryRunAcc runs ACC: acc_f32 in one pass where the view's strides nest
+// (unaryAccStrides), else src0 copied into dst (unless in place) and src1
+// added into the view of dst with binbcast's add.
 func unaryRunAcc(d Device, n *graph.Tensor) error {
 	ds, err := descs(n, n.Src(0), n.Src(1))
 	if err != nil {
 		return err
 	}
 	dst, a, b := ds[0], ds[1], ds[2]
+	off := int64(n.ParamI32(3))
+	if s, ok := unaryAccStrides(unaryAccView(n, dst.Data)); ok && off%4 == 0 {
+		count := n.Layout().Elements()
+		grid, block := spreadOne(count, d.Props().SMs, d.Props().WarpSize)
+		args := d.Args().Ptr(dst.Data).Ptr(a.Data).Tensor(b).I64(off / 4).FastDiv(fd(s[0])).FastDiv(fd(s[1])).
+			FastDiv(fd(s[2])).I64(count)
+		return launch(d, "acc_f32", grid, block, 0, args)
+	}
 	if dst.Data != a.Data {
 		if err := copyTensor(d, dst, tensor.F32, a, tensor.F32); err != nil {
 			return err

@@ -69,6 +69,31 @@ func TestUnaryOverlaps(t *testing.T) {
 	}
 }
 
+// TestUnaryAccStrides checks which ACC views run acc_f32 and the strides
+// it divides by.
+func TestUnaryAccStrides(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ne, nb [4]int64
+		want   [3]int64
+		ok     bool
+	}{
+		{"a's strides (test_acc)", [4]int64{256, 16, 2, 3}, [4]int64{4, 1024, 17408, 34816}, [3]int64{256, 4352, 8704}, true},
+		{"half rows", [4]int64{128, 16, 2, 3}, [4]int64{4, 1024, 17408, 34816}, [3]int64{256, 4352, 8704}, true},
+		{"dims of one element take the span", [4]int64{5, 1, 3, 1}, [4]int64{4, 7, 80, 9}, [3]int64{5, 20, 45}, true},
+		{"dims 1 and 2 swapped", [4]int64{2, 3, 4, 1}, [4]int64{4, 32, 8, 512}, [3]int64{}, false},
+		{"rows closer than a row", [4]int64{8, 2, 1, 1}, [4]int64{4, 16, 64, 64}, [3]int64{}, false},
+		{"a stride not of whole elements", [4]int64{4, 2, 1, 1}, [4]int64{4, 18, 64, 64}, [3]int64{}, false},
+		{"a stride of 2^31 elements", [4]int64{4, 2, 1, 1}, [4]int64{4, 1 << 33, 1 << 34, 1 << 34}, [3]int64{}, false},
+	} {
+		s, ok := unaryAccStrides(vendorapi.TensorDesc{Ne: c.ne, Nb: c.nb})
+		assert.Equal(t, c.ok, ok, c.name)
+		if c.ok {
+			assert.Equal(t, c.want, s, c.name)
+		}
+	}
+}
+
 func TestUnaryFoldRows(t *testing.T) {
 	for _, c := range []struct {
 		name   string

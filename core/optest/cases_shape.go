@@ -193,6 +193,12 @@ func shapeTests() []Case {
 			shapeConcatCase(tensor.F32, [4]int64{16, 6, 5, 3}, 8, dim, 0), // 16-byte units
 			shapeConcatCase(tensor.F16, [4]int64{32, 6, 5, 3}, 8, dim, 4)) // 16-byte units
 	}
+	// More than 64 K units of dst: the row kernels (concat_{T}), not
+	// concatf_{T}, in 4-, 2- and 16-byte units.
+	out = append(out,
+		shapeConcatCase(tensor.F32, [4]int64{11, 40, 13, 14}, 7, 1, 3),
+		shapeConcatCase(tensor.F16, [4]int64{9, 60, 50, 3}, 4, 2, 0),
+		shapeConcatCase(tensor.F32, [4]int64{16, 100, 60, 3}, 8, 0, 0))
 
 	out = append(out,
 		shapePadCase(tensor.F32, [4]int64{512, 512, 1, 1}, 1, 1),

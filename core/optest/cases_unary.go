@@ -175,6 +175,16 @@ func accCase(neA, neB [4]int64, strideDim int, inplace bool, offRows int64) Case
 		}}
 }
 
+// accStridesCase adds b (of shape neB) into the view of a with strides nb
+// (bytes; nb[0] is 4) at offset 0: views whose strides do not nest take ACC's
+// copy-then-add path instead of acc_f32.
+func accStridesCase(neA, neB, nb [4]int64) Case {
+	return Case{Name: name("ACC", "type", tensor.F32, "ne_a", neA, "ne_b", neB, "nb", nb), Op: graph.OpAcc, MaxNMSE: nmseDefault,
+		Build: func(ctx *graph.Context, r *rand.Rand) *graph.Tensor {
+			return input(ctx, r, tensor.F32, neA).Acc(input(ctx, r, tensor.F32, neB), nb[1], nb[2], nb[3], 0)
+		}}
+}
+
 // unaryTests are the correctness cases of cases_unary.go's ops.
 func unaryTests() []Case {
 	var out []Case
@@ -230,7 +240,10 @@ func unaryTests() []Case {
 		accCase([4]int64{256, 17, 2, 3}, [4]int64{256, 16, 2, 3}, 1, false, 0),
 		accCase([4]int64{256, 17, 2, 3}, [4]int64{128, 16, 2, 3}, 2, false, 0),
 		accCase([4]int64{256, 17, 2, 3}, [4]int64{64, 16, 2, 3}, 3, false, 0),
-		accCase([4]int64{256, 17, 2, 3}, [4]int64{64, 16, 2, 3}, -1, true, 1))
+		accCase([4]int64{256, 17, 2, 3}, [4]int64{64, 16, 2, 3}, -1, true, 1),
+		// Dims 1 and 2 of the view swapped (rows 32 bytes apart, matrices 8):
+		// not nested, so copied then added.
+		accStridesCase([4]int64{32, 4, 1, 1}, [4]int64{2, 3, 4, 1}, [4]int64{4, 32, 8, 512}))
 	return out
 }
 
