@@ -237,6 +237,11 @@ static __device__ __forceinline__ void norm_rows(ternion_tensor dst, ternion_ten
     }
 }
 
+// The units (floats, or float4s when V = 4) a thread of group_norm holds in
+// registers: a group of at most GROUP_NORM_HELD·blockDim.x units is read
+// once (a larger one three times: the mean, the variance, the output).
+#define GROUP_NORM_HELD 4
+
 // ggml's GROUP_NORM of contiguous f32 src into contiguous dst: block (x, y)
 // normalises the channels [x*cpg, min((x+1)*cpg, ne2)) of sample y (mean and
 // population variance over those channels' ne0*ne1 elements, then
@@ -256,6 +261,34 @@ static __device__ __forceinline__ void group_norm(ternion_tensor dst, ternion_te
     const char * x = (const char *)src.data + blockIdx.y * src.nb[3] + c0 * src.nb[2];
     char * y = (char *)dst.data + blockIdx.y * dst.nb[3] + c0 * dst.nb[2];
     const float inv = 1.0f / (float)count;
+    if (n <= GROUP_NORM_HELD * (ternion_i64)blockDim.x) {
+        // The group in registers: one read of every element, all of a
+        // thread's loads in flight at once (uniform across the block).
+        typename U::T v[GROUP_NORM_HELD];
+#pragma unroll
+        for (int u = 0; u < GROUP_NORM_HELD; u++) {
+            const ternion_i64 k = threadIdx.x + u * (ternion_i64)blockDim.x;
+            if (k < n) v[u] = U::load(x, k, 4);
+        }
+        float acc = 0.0f;
+#pragma unroll
+        for (int u = 0; u < GROUP_NORM_HELD; u++) {
+            if (threadIdx.x + u * (ternion_i64)blockDim.x < n) acc += norm_hsum(v[u]);
+        }
+        const float mean = norm_row_sum(acc) * inv;
+        float dev = 0.0f;
+#pragma unroll
+        for (int u = 0; u < GROUP_NORM_HELD; u++) {
+            if (threadIdx.x + u * (ternion_i64)blockDim.x < n) dev += norm_hdev(v[u], mean);
+        }
+        const float scale = rsqrtf(norm_row_sum(dev) * inv + eps);
+#pragma unroll
+        for (int u = 0; u < GROUP_NORM_HELD; u++) {
+            const ternion_i64 k = threadIdx.x + u * (ternion_i64)blockDim.x;
+            if (k < n) U::store(y, k, 4, norm_affine(v[u], mean, scale));
+        }
+        return;
+    }
     float acc = 0.0f;
     for (ternion_i64 k = threadIdx.x; k < n; k += blockDim.x) {
         acc += norm_hsum(U::load(x, k, 4));

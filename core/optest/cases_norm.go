@@ -178,10 +178,13 @@ func normTests() []Case {
 		out = append(out, normAddCase(ne, 1e-6, false, true), normAddCase(ne, 1e-6, true, true))
 	}
 	// GROUP_NORM: test-backend-ops' shapes scaled down, channels that do not
-	// divide into the groups, several samples.
+	// divide into the groups, several samples (groups held in registers).
 	out = append(out, normGroupCase([4]int64{16, 16, 64, 1}, 32, 1e-6), normGroupCase([4]int64{9, 9, 128, 1}, 32, 1e-6),
 		normGroupCase([4]int64{8, 4, 10, 3}, 4, 1e-6), normGroupCase([4]int64{5, 3, 7, 2}, 3, 1e-3),
-		normGroupCase([4]int64{4, 4, 3, 2}, 8, 0))
+		normGroupCase([4]int64{4, 4, 3, 2}, 8, 0),
+		// A group of more than 4096 floats (4356): more than the 1024-thread
+		// block holds in registers, so group_norm reads it three times.
+		normGroupCase([4]int64{33, 33, 64, 1}, 16, 1e-6))
 	return out
 }
 
