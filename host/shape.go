@@ -43,29 +43,29 @@ func shapeLerpIndex(i uint32, sf, off float32, n int64) (k0, k1 int64, w float32
 	return k0, k1, w
 }
 
-// shapeDstSrc is the host kernel of shape.cu's kernel k that builds dst
-// (argument 0) from src (argument 1) in k's storage units of size bytes:
-// body runs one block.
-func shapeDstSrc(k kernels.Kernel, body func(m [][]byte, a *vendorapi.Args, b block, size uint64)) (*hostKernel, error) {
+// shapeTensors is the host kernel of shape.cu's kernel k whose first
+// arguments are the tensors named (dst, then its sources) in k's storage
+// units of size bytes: body runs one block.
+func shapeTensors(k kernels.Kernel, names []string, body func(m [][]byte, a *vendorapi.Args, b block, size uint64)) (*hostKernel, error) {
 	size, err := shapeUnit(k)
 	if err != nil {
 		return nil, err
 	}
 	return &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
-			return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src", a.TensorAt(1), size)}
+			bufs := make([]buffer, len(names))
+			for i, name := range names {
+				bufs[i] = tensorBuf(name, a.TensorAt(i), size)
+			}
+			return bufs
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) { body(m, a, b, size) },
 	}, nil
 }
 
-// shapeConcatBuffers are the buffers of a concat kernel (dst, src0, src1)
-// in units of size bytes.
-func shapeConcatBuffers(size uint64) func(a *vendorapi.Args) []buffer {
-	return func(a *vendorapi.Args) []buffer {
-		return []buffer{tensorBuf("dst", a.TensorAt(0), size), tensorBuf("src0", a.TensorAt(1), size), tensorBuf("src1", a.TensorAt(2), size)}
-	}
-}
+// shapeDstSrc and shapeConcat are shapeTensors of the kernels that build
+// dst from src, and from src0 and src1.
+var shapeDstSrc, shapeConcat = []string{"dst", "src"}, []string{"dst", "src0", "src1"}
 
 // shapeConcatUnit is the unit of CONCAT's dst at index i (of size bytes):
 // src0's (memory m[1]) where i[dim] < s0.Ne[dim], else src1's (m[2]) at
@@ -82,7 +82,7 @@ func shapeConcatUnit(m [][]byte, s0, s1 vendorapi.TensorDesc, dim int, i [4]int6
 func init() {
 	// repeat_{T}(dst, src, dne1, dne2, sne0, sne1, sne2, sne3, nrows).
 	registerTemplate("shape_repeat", func(k kernels.Kernel) (*hostKernel, error) {
-		return shapeDstSrc(k, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+		return shapeTensors(k, shapeDstSrc, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
 			dst, src := a.TensorAt(0), a.TensorAt(1)
 			dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3)
 			sne0, sne1, sne2, sne3 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7)
@@ -100,7 +100,7 @@ func init() {
 	// repeatf_{T}(dst, src, dne0, dne1, dne2, sne0, sne1, sne2, sne3, n):
 	// dst packed.
 	registerTemplate("shape_repeat_flat", func(k kernels.Kernel) (*hostKernel, error) {
-		return shapeDstSrc(k, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+		return shapeTensors(k, shapeDstSrc, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
 			src := a.TensorAt(1)
 			dne0, dne1, dne2 := a.FastDivAt(2), a.FastDivAt(3), a.FastDivAt(4)
 			sne0, sne1, sne2, sne3 := a.FastDivAt(5), a.FastDivAt(6), a.FastDivAt(7), a.FastDivAt(8)
@@ -115,53 +115,39 @@ func init() {
 	})
 	// concat_{T}(dst, src0, src1, dim, dne1, dne2, nrows).
 	registerTemplate("shape_concat", func(k kernels.Kernel) (*hostKernel, error) {
-		size, err := shapeUnit(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: shapeConcatBuffers(size),
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
-				dim := int(a.I32At(3))
-				dne1, dne2 := a.FastDivAt(4), a.FastDivAt(5)
-				b.blockRows(a.I64At(6), func(row int64) {
-					i1, i2, i3 := rowIndex(uint32(row), dne1, dne2)
-					i := [4]int64{0, int64(i1), int64(i2), int64(i3)}
-					d := shapeRowPtr(dst, i[1], i[2], i[3])
-					for i0 := range dst.Ne[0] {
-						i[0] = i0
-						copy(m[0][d+i0*dst.Nb[0]:][:size], shapeConcatUnit(m, s0, s1, dim, i, size))
-					}
-				})
-			},
-		}, nil
+		return shapeTensors(k, shapeConcat, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+			dst, s0, s1 := a.TensorAt(0), a.TensorAt(1), a.TensorAt(2)
+			dim := int(a.I32At(3))
+			dne1, dne2 := a.FastDivAt(4), a.FastDivAt(5)
+			b.blockRows(a.I64At(6), func(row int64) {
+				i1, i2, i3 := rowIndex(uint32(row), dne1, dne2)
+				i := [4]int64{0, int64(i1), int64(i2), int64(i3)}
+				d := shapeRowPtr(dst, i[1], i[2], i[3])
+				for i0 := range dst.Ne[0] {
+					i[0] = i0
+					copy(m[0][d+i0*dst.Nb[0]:][:size], shapeConcatUnit(m, s0, s1, dim, i, size))
+				}
+			})
+		})
 	})
 	// concatf_{T}(dst, src0, src1, dim, dne0, dne1, dne2, n): dst packed.
 	registerTemplate("shape_concat_flat", func(k kernels.Kernel) (*hostKernel, error) {
-		size, err := shapeUnit(k)
-		if err != nil {
-			return nil, err
-		}
-		return &hostKernel{
-			buffers: shapeConcatBuffers(size),
-			block: func(m [][]byte, a *vendorapi.Args, b block) {
-				s0, s1 := a.TensorAt(1), a.TensorAt(2)
-				dim := int(a.I32At(3))
-				dne0, dne1, dne2 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6)
-				b.gridStride(a.I64At(7), func(t int64) {
-					i := uint32(t)
-					r := dne0.Div(i)
-					i1, i2, i3 := rowIndex(r, dne1, dne2)
-					idx := [4]int64{int64(i - r*dne0.D), int64(i1), int64(i2), int64(i3)}
-					copy(m[0][uint64(t)*size:][:size], shapeConcatUnit(m, s0, s1, dim, idx, size))
-				})
-			},
-		}, nil
+		return shapeTensors(k, shapeConcat, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+			s0, s1 := a.TensorAt(1), a.TensorAt(2)
+			dim := int(a.I32At(3))
+			dne0, dne1, dne2 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6)
+			b.gridStride(a.I64At(7), func(t int64) {
+				i := uint32(t)
+				r := dne0.Div(i)
+				i1, i2, i3 := rowIndex(r, dne1, dne2)
+				idx := [4]int64{int64(i - r*dne0.D), int64(i1), int64(i2), int64(i3)}
+				copy(m[0][uint64(t)*size:][:size], shapeConcatUnit(m, s0, s1, dim, idx, size))
+			})
+		})
 	})
 	// pad_{T}(dst, src, lp0, lp1, lp2, lp3, dne1, dne2, nrows).
 	registerTemplate("shape_pad", func(k kernels.Kernel) (*hostKernel, error) {
-		return shapeDstSrc(k, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
+		return shapeTensors(k, shapeDstSrc, func(m [][]byte, a *vendorapi.Args, b block, size uint64) {
 			dst, src := a.TensorAt(0), a.TensorAt(1)
 			lp := [4]int64{int64(a.I32At(2)), int64(a.I32At(3)), int64(a.I32At(4)), int64(a.I32At(5))}
 			dne1, dne2 := a.FastDivAt(6), a.FastDivAt(7)
