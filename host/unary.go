@@ -1,7 +1,6 @@
 package host
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -168,7 +167,7 @@ func init() {
 			return []buffer{elems("dst", a.PtrAt(0), n, 4), elems("src0", a.PtrAt(1), n, 4), tensorBuf("src1", a.TensorAt(2), 4)}
 		},
 		block: func(m [][]byte, a *vendorapi.Args, b block) {
-			dst, src0 := f32s(m[0]), f32s(m[1])
+			dst, src0, f32 := f32s(m[0]), f32s(m[1]), elemTypes["f32"]
 			s1v, off := a.TensorAt(2), a.I64At(3)
 			s1, s2, s3 := a.FastDivAt(4), a.FastDivAt(5), a.FastDivAt(6)
 			b.gridStride(a.I64At(7), func(i int64) {
@@ -183,7 +182,7 @@ func init() {
 					i0 := r2 - i1*s1.D
 					if int64(i0) < s1v.Ne[0] && int64(i1) < s1v.Ne[1] && int64(i2) < s1v.Ne[2] && int64(i3) < s1v.Ne[3] {
 						at := int64(i0)*s1v.Nb[0] + int64(i1)*s1v.Nb[1] + int64(i2)*s1v.Nb[2] + int64(i3)*s1v.Nb[3]
-						v += math.Float32frombits(binary.LittleEndian.Uint32(m[2][at:]))
+						v += f32.load(m[2][at:])
 					}
 				}
 				dst[i] = v

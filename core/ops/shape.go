@@ -138,6 +138,14 @@ func shapeRows(d Device, dst vendorapi.TensorDesc, nrows int64) (grid, block ven
 // nr [2,2,2,2] 1.50-1.53 -> 1.14-1.16 µs).
 const shapeFlatMax = 1 << 16
 
+// shapeFlat returns the units of node n's dst (described in its storage
+// units by dst) and whether they run one a thread: n is contiguous and has
+// at most shapeFlatMax of them.
+func shapeFlat(n *graph.Tensor, dst vendorapi.TensorDesc) (int64, bool) {
+	units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]
+	return units, units <= shapeFlatMax && n.Layout().IsContiguous()
+}
+
 // shapeRunRepeat launches repeat_b128 when src's and dst's rows are packed,
 // 16-byte aligned and a multiple of 16 bytes long, else repeat_{b16,b32};
 // repeatf_{T} (the same units) when dst has at most shapeFlatMax.
@@ -152,7 +160,7 @@ func shapeRunRepeat(d Device, n *graph.Tensor) error {
 		unit = "b128"
 	}
 	dst, src := ds[0], ds[1]
-	if units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]; units <= shapeFlatMax && n.Layout().IsContiguous() {
+	if units, ok := shapeFlat(n, dst); ok {
 		grid, block := spreadOne(units, d.Props().SMs, d.Props().WarpSize)
 		a := d.Args().Tensor(dst).Tensor(src).FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).
 			FastDiv(fd(src.Ne[0])).FastDiv(fd(src.Ne[1])).FastDiv(fd(src.Ne[2])).FastDiv(fd(src.Ne[3])).I64(units)
@@ -180,7 +188,7 @@ func shapeRunConcat(d Device, n *graph.Tensor) error {
 		unit = "b128"
 	}
 	dst := ds[0]
-	if units := dst.Ne[0] * dst.Ne[1] * dst.Ne[2] * dst.Ne[3]; units <= shapeFlatMax && n.Layout().IsContiguous() {
+	if units, ok := shapeFlat(n, dst); ok {
 		grid, block := spreadOne(units, d.Props().SMs, d.Props().WarpSize)
 		a := d.Args().Tensor(dst).Tensor(ds[1]).Tensor(ds[2]).I32(n.ParamI32(0)).
 			FastDiv(fd(dst.Ne[0])).FastDiv(fd(dst.Ne[1])).FastDiv(fd(dst.Ne[2])).I64(units)
