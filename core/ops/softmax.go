@@ -36,6 +36,7 @@ const (
 	softmaxLongRow      = 4096
 	softmaxRowsPerSM    = 4
 	softmaxSplitThreads = 256
+	softmaxSplitMinVecs = 2
 	softmaxChunkUnit    = 1024
 	softmaxBlocksPerSM  = 4
 	softmaxMaxGridY     = 65535
@@ -132,12 +133,23 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 	if per > softmaxRegVecs || few {
 		p.split = true
 		units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
+		threads := int64(softmaxSplitThreads)
 		want := (softmaxBlocksPerSM*int64(max(sms, 1)) + nrows - 1) / nrows
+		if nrows <= int64(sms) {
+			// At most one block a multiprocessor (so both launches go
+			// with programmatic dependent launch), each thread at least
+			// softmaxSplitMinVecs vectors, up to 1024 threads a block.
+			want = int64(sms) / nrows
+		}
 		chunks := max(1, min(want, units))
 		p.chunk = (ne0 + chunks - 1) / chunks
 		p.chunk = (p.chunk + softmaxChunkUnit - 1) / softmaxChunkUnit * softmaxChunkUnit
 		p.nchunks = (ne0 + p.chunk - 1) / p.chunk
-		p.block = vendorapi.Dim3{X: softmaxSplitThreads}
+		if nrows <= int64(sms) {
+			vecs := (p.chunk/vec + softmaxSplitMinVecs - 1) / softmaxSplitMinVecs
+			threads = min(1024, max(int64(warp), (vecs+int64(warp)-1)/int64(warp)*int64(warp)))
+		}
+		p.block = vendorapi.Dim3{X: uint32(threads)}
 		p.grid = vendorapi.Dim3{X: uint32(p.nchunks), Y: uint32(min(nrows, softmaxMaxGridY))}
 		return p
 	}
