@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # s35a-run.sh - session 35's first device call, from the repo root with
-# .gpu and kernels/gen/cuda carried: the A/B of the split SOFT_MAX on at most
-# one block a multiprocessor (bench/experiments/softmax-split-one.patch:
-# both launches then go with programmatic dependent launch) against the
-# tree before it, on the split rows of SOFT_MAX's tests and perf cases.
-# Logs under $OUT.
+# .gpu and kernels/gen/cuda carried: A/Bs of two plans that keep a large
+# kernel to at most one block a multiprocessor, so that it launches with
+# programmatic dependent launch: the split SOFT_MAX
+# (bench/experiments/softmax-split-one.patch, both launches) and ARGMAX's
+# long rows on 1024-thread blocks walking the rows
+# (bench/experiments/argmax-wide.patch, a new kernel: built by NVRTC both
+# ways), each against the tree without it; then GELU and SILU [128,2,2,2]
+# each timed alone and in both orders. Logs under $OUT.
 set -uo pipefail
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 split='SOFT_MAX\(type=f32,ne=\[(65536|131072|200001|262144|524288),'
 bash scripts/ab-patch.sh bench/experiments/softmax-split-one.patch "^$split" "SCALE\(type=f32,ne=\[1,1,1,1\]|$split(1|4|16),1,1\]" 3
+TERNION_FORCE_RTC=1 bash scripts/ab-patch.sh bench/experiments/argmax-wide.patch '^ARGMAX' 'SCALE\(type=f32,ne=\[1,1,1,1\]|ARGMAX' 3
+for p in 'GELU\(type=f32,ne_a=\[128,2,2,2\]' 'SILU\(type=f32,ne_a=\[128,2,2,2\]' '(GELU|SILU)\(type=f32,ne_a=\[128,2,2,2\]' \
+  'SCALE\(type=f32,ne=\[1,1,1,1\]|GELU\(type=f32,ne_a=\[128,2,2,2\]'; do
+  echo "-- $p"; timeout 30 /tmp/ab-B ops perf -d cuda --time 300ms -p "$p" 2>&1 | grep us/run | cut -c1-110
+done

@@ -179,7 +179,7 @@ func reduceTests() []Case {
 	out = append(out, getrowsCase(tensor.F16, 3, 9, 6, 2, 3, true), getrowsCase(tensor.I32, 3, 9, 6, 2, 3, true))
 	out = append(out, reduceCountEqualCase([4]int64{4, 500, 1, 1}), reduceCountEqualCase([4]int64{4, 5000, 1, 1}))
 	for _, ne := range [][4]int64{{32, 1, 1, 1}, {32, 513, 1, 1}, {100, 10, 1, 1}, {1024, 10, 1, 1}, {1024, 12, 1, 1},
-		{2000, 10, 1, 1}, {5438, 3, 1, 1}, {8000, 3, 1, 1}, {4100, 2, 1, 1}, {16384, 5, 1, 1}} {
+		{2000, 10, 1, 1}, {5438, 3, 1, 1}, {8000, 3, 1, 1}, {4100, 2, 1, 1}, {16384, 5, 1, 1}, {16388, 300, 1, 1}} {
 		out = append(out, reduceArgmaxCase(ne))
 	}
 	out = append(out, reduceSumCase([4]int64{10, 5, 4, 3}, noPerm),
