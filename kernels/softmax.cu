@@ -244,6 +244,91 @@ static __device__ __forceinline__ void softmax_rows(ternion_tensor dst, ternion_
     }
 }
 
+// softmax_wide_rows: softmax_rows' streaming form (V = 4, blockDim.y 1, one
+// row a block at a time) with the next row's K vectors a thread requested
+// before this row's reductions, so a block that walks its rows grid-stride
+// keeps loads in flight while it reduces (the planner keeps its grid to the
+// blocks the multiprocessors hold at once).
+template <typename MT, int K>
+static __device__ __forceinline__ void softmax_wide_rows(ternion_tensor dst, ternion_tensor src, ternion_tensor mask,
+                                                        const float * sinks, ternion_fastdiv ne1, ternion_fastdiv ne2,
+                                                        ternion_fastdiv mne2, ternion_fastdiv mne3, ternion_i64 nrows, float scale,
+                                                        float max_bias, float m0, float m1, int n_head_log2) {
+    const int nv = (int)(src.ne[0] / 4);
+    float w[K][4];
+    softmax_row<MT> r;
+    ternion_i64 row = blockIdx.x;
+    if (row < nrows) {
+        r = softmax_row_at<MT>((ternion_u32)row, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
+#pragma unroll
+        for (int u = 0; u < K; u++) {
+            const int j = threadIdx.x + u * blockDim.x;
+            if (j < nv) {
+                softmax_w<MT, 4, true>(r, j, scale, w[u]);
+            }
+        }
+    }
+    for (; row < nrows; row += gridDim.x) {
+        // The next row's vectors, requested before this row is reduced.
+        const ternion_i64 next = row + gridDim.x;
+        float wn[K][4];
+        softmax_row<MT> rn;
+        if (next < nrows) {
+            rn = softmax_row_at<MT>((ternion_u32)next, dst, src, mask, sinks, ne1, ne2, mne2, mne3, max_bias, m0, m1, n_head_log2);
+#pragma unroll
+            for (int u = 0; u < K; u++) {
+                const int j = threadIdx.x + u * blockDim.x;
+                if (j < nv) {
+                    softmax_w<MT, 4, true>(rn, j, scale, wn[u]);
+                }
+            }
+        }
+        float mx = SOFTMAX_NEG_INF;
+#pragma unroll
+        for (int u = 0; u < K; u++) {
+            if (threadIdx.x + u * blockDim.x < nv) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    mx = fmaxf(mx, w[u][e]);
+                }
+            }
+        }
+        mx = fmaxf(softmax_reduce<true>(mx), r.sink);
+        float sum = 0.0f;
+#pragma unroll
+        for (int u = 0; u < K; u++) {
+            if (threadIdx.x + u * blockDim.x < nv) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    w[u][e] = softmax_exp(w[u][e] - mx);
+                    sum += w[u][e];
+                }
+            }
+        }
+        sum = softmax_reduce<false>(sum);
+        if (sinks != 0) {
+            sum += softmax_exp(r.sink - mx);
+        }
+        const float inv = 1.0f / sum;
+#pragma unroll
+        for (int u = 0; u < K; u++) {
+            const int j = threadIdx.x + u * blockDim.x;
+            if (j < nv) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    w[u][e] *= inv;
+                }
+                softmax_st(r.y + (ternion_i64)j * 4, w[u], 4, true);
+            }
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                w[u][e] = wn[u][e];
+            }
+        }
+        r = rn;
+    }
+}
+
 // softmax_online adds the V values w to a running (max m, Σ exp(w - m)).
 template <int V> static __device__ __forceinline__ void softmax_online(const float * w, float & m, float & s) {
     float bm = w[0];

@@ -7,7 +7,9 @@
 # long rows on 1024-thread blocks walking the rows
 # (bench/experiments/argmax-wide.patch, a new kernel: built by NVRTC both
 # ways), each against the tree without it; then GELU and SILU [128,2,2,2]
-# each timed alone and in both orders. Logs under $OUT.
+# each timed alone and in both orders; the wide SOFT_MAX with its next
+# row prefetched (bench/experiments/softmax-wide-prefetch.patch). Logs
+# under $OUT.
 set -uo pipefail
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 split='SOFT_MAX\(type=f32,ne=\[(65536|131072|200001|262144|524288),'
@@ -17,3 +19,8 @@ for p in 'GELU\(type=f32,ne_a=\[128,2,2,2\]' 'SILU\(type=f32,ne_a=\[128,2,2,2\]'
   'SCALE\(type=f32,ne=\[1,1,1,1\]|GELU\(type=f32,ne_a=\[128,2,2,2\]'; do
   echo "-- $p"; timeout 30 /tmp/ab-B ops perf -d cuda --time 300ms -p "$p" 2>&1 | grep us/run | cut -c1-110
 done
+# SOFT_MAX's wide rows (the [4096,4096,5] goal) walked by two 512-thread
+# blocks a multiprocessor, each requesting its next row before it reduces
+# this one (bench/experiments/softmax-wide-prefetch.patch; kernel source:
+# NVRTC both ways).
+TERNION_FORCE_RTC=1 bash scripts/ab-patch.sh bench/experiments/softmax-wide-prefetch.patch '^SOFT_MAX' 'SCALE\(type=f32,ne=\[1,1,1,1\]|SOFT_MAX\(type=f32,ne=\[4096,4096,5' 3

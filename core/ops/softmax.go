@@ -42,7 +42,10 @@ const (
 	softmaxMaxGridY     = 65535
 	softmaxWideThreads  = 512
 	softmaxWideK        = 2
-	softmaxTiny         = 32 * 1024
+	// softmaxWideThreadsPerSM: softmax_wide's threads a multiprocessor
+	// (two 512-thread blocks of at most 64 registers a thread).
+	softmaxWideThreadsPerSM = 1024
+	softmaxTiny             = 32 * 1024
 	// softmax_cl (kernels/softmax.cu's SOFTMAX_CL_BLOCKS and
 	// SOFTMAX_CL_THREADS; its k axis from softmaxClusterMinK to
 	// softmaxClusterMaxK).
@@ -160,7 +163,11 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 		p.k = (per + softmaxWideThreads - 1) / softmaxWideThreads
 		bx := ((per+p.k-1)/p.k + int64(warp) - 1) / int64(warp) * int64(warp)
 		p.block = vendorapi.Dim3{X: uint32(bx), Y: 1}
-		p.grid = vendorapi.Dim3{X: uint32(max(min(nrows, maxBlocks), 1))}
+		// As many blocks as the multiprocessors hold at
+		// softmaxWideThreadsPerSM threads each, walking the rows (each
+		// block requests its next row before it reduces this one).
+		per := max(1, softmaxWideThreadsPerSM/bx)
+		p.grid = vendorapi.Dim3{X: uint32(max(min(nrows, per*int64(max(sms, 1)), maxBlocks), 1))}
 		return p
 	}
 	// A row of up to 8 warp-widths of vectors takes one warp (its
