@@ -17,7 +17,7 @@ on() { [ "$STEP" = all ] || [ "$STEP" = "$1" ]; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 split='SOFT_MAX\(type=f32,ne=\[(65536|131072|200001|262144|524288),'
 on split && bash scripts/ab-patch.sh bench/experiments/softmax-split-one.patch "^$split" "SCALE\(type=f32,ne=\[1,1,1,1\]|$split(1|4|16),1,1\]" 3
-on argmax && TERNION_FORCE_RTC=1 bash scripts/ab-patch.sh bench/experiments/argmax-wide.patch '^ARGMAX' 'SCALE\(type=f32,ne=\[1,1,1,1\]|ARGMAX' 3
+on argmax && TERNION_FORCE_RTC=1 bash scripts/ab-patch.sh bench/experiments/argmax-wide.patch '^ARGMAX' 'SCALE\(type=f32,ne=\[1,1,1,1\]|ARGMAX' ${ROUNDS:-3}
 on gelu && [ -x /tmp/ab-B ] && for p in 'GELU\(type=f32,ne_a=\[128,2,2,2\]' 'SILU\(type=f32,ne_a=\[128,2,2,2\]' '(GELU|SILU)\(type=f32,ne_a=\[128,2,2,2\]' \
   'SCALE\(type=f32,ne=\[1,1,1,1\]|GELU\(type=f32,ne_a=\[128,2,2,2\]'; do
   echo "-- $p"; timeout 30 /tmp/ab-B ops perf -d cuda --time 300ms -p "$p" 2>&1 | grep us/run | cut -c1-110
@@ -26,4 +26,4 @@ done
 # blocks a multiprocessor, each requesting its next row before it reduces
 # this one (bench/experiments/softmax-wide-prefetch.patch; kernel source:
 # NVRTC both ways).
-on wide && TERNION_FORCE_RTC=1 bash scripts/ab-patch.sh bench/experiments/softmax-wide-prefetch.patch '^SOFT_MAX' 'SCALE\(type=f32,ne=\[1,1,1,1\]|SOFT_MAX\(type=f32,ne=\[4096,4096,5' 3
+on wide && TERNION_FORCE_RTC=1 bash scripts/ab-patch.sh bench/experiments/softmax-wide-prefetch.patch '^SOFT_MAX' 'SCALE\(type=f32,ne=\[1,1,1,1\]|SOFT_MAX\(type=f32,ne=\[4096,4096,5' ${ROUNDS:-3}
