@@ -152,35 +152,6 @@ func (q *softmaxArgs) write(mem [][]byte, r softmaxRow, lo int64, w []float32, m
 	}
 }
 
-// softmaxRowsKernel is softmax_rows (wide: softmax_wide_rows, vectors of 4
-// and one row a block at a time) as kernel k binds it: k vectors a thread.
-func softmaxRowsKernel(k kernels.Kernel, wide bool) (*hostKernel, error) {
-	vk, err := strconv.Atoi(k.Bind["k"])
-	if err != nil {
-		return nil, fmt.Errorf("kernel %s: k = %q", k.Name, k.Bind["k"])
-	}
-	vec := softmaxVecOf(k)
-	mt := k.Bind["m"]
-	return &hostKernel{
-		buffers: func(a *vendorapi.Args) []buffer { return softmaxBuffers(a, k, false) },
-		block: func(mem [][]byte, a *vendorapi.Args, b block) {
-			q := softmaxArgsOf(a, false)
-			if wide {
-				b.dim.Y = 1
-			}
-			// The threads of a row hold k vectors each: elements past
-			// k*v*blockDim.x are neither read nor written.
-			n := min(q.src.Ne[0]/vec, int64(vk)*int64(b.dim.X)) * vec
-			b.blockRows(q.nrows, func(row int64) {
-				r := q.row(mem, uint32(row))
-				w := q.w(mem, r, mt, 0, n)
-				m, s := r.withSink(softmaxMaxSum(w))
-				q.write(mem, r, 0, w, m, s)
-			})
-		},
-	}, nil
-}
-
 // withSink adds row r's sink to (m, s).
 func (r softmaxRow) withSink(m float32, s float64) (float32, float64) {
 	if !r.hasSink {
@@ -190,13 +161,32 @@ func (r softmaxRow) withSink(m float32, s float64) (float32, float64) {
 }
 
 func init() {
-	// softmax_{m}_v{v}_k{k}(dst, src, mask, sinks, ne1, ne2, mne2, mne3,
+	// softmax_{m}_v{v}_k{k} and softmax_wide_{m}_k{k} (v4; its streaming
+	// hints change no result)(dst, src, mask, sinks, ne1, ne2, mne2, mne3,
 	// nrows, scale, max_bias, m0, m1, n_head_log2).
-	registerTemplate("softmax_rows", func(k kernels.Kernel) (*hostKernel, error) { return softmaxRowsKernel(k, false) })
-	// softmax_wide_{m}_k{k} (as softmax_rows, v4; its streaming hints and
-	// prefetch change no result): one row a block at a time, whatever
-	// blockDim.y.
-	registerTemplate("softmax_wide_rows", func(k kernels.Kernel) (*hostKernel, error) { return softmaxRowsKernel(k, true) })
+	registerTemplate("softmax_rows", func(k kernels.Kernel) (*hostKernel, error) {
+		vk, err := strconv.Atoi(k.Bind["k"])
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: k = %q", k.Name, k.Bind["k"])
+		}
+		vec := softmaxVecOf(k)
+		mt := k.Bind["m"]
+		return &hostKernel{
+			buffers: func(a *vendorapi.Args) []buffer { return softmaxBuffers(a, k, false) },
+			block: func(mem [][]byte, a *vendorapi.Args, b block) {
+				q := softmaxArgsOf(a, false)
+				// The threads of a row hold k vectors each: elements past
+				// k*v*blockDim.x are neither read nor written.
+				n := min(q.src.Ne[0]/vec, int64(vk)*int64(b.dim.X)) * vec
+				b.blockRows(q.nrows, func(row int64) {
+					r := q.row(mem, uint32(row))
+					w := q.w(mem, r, mt, 0, n)
+					m, s := r.withSink(softmaxMaxSum(w))
+					q.write(mem, r, 0, w, m, s)
+				})
+			},
+		}, nil
+	})
 	// softmax_cl_{m}_k{k}(as softmax_rows): a cluster of 8 blocks a row
 	// (row x/8); the cluster's first block computes the whole row here (its
 	// 8·256 threads hold k vectors of 4 each: elements past them are

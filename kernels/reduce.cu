@@ -6,8 +6,7 @@
 // 16-byte aligned, ne0 % 4 == 0), V = 1 any strides. Long packed rows take
 // a block each instead (sumrowsb_f32, argmaxb_f32, argmaxbp_f32: one row a
 // block, rows grid-stride, more 16-byte loads in flight a thread, measured
-// fastest on the H200 in bench/experiments/reduce.cu; argmaxbw_f32 with
-// 1024-thread blocks, at most one a multiprocessor). Whole-tensor reductions
+// fastest on the H200 in bench/experiments/reduce.cu). Whole-tensor reductions
 // (SUM, COUNT_EQUAL) run in two launches: each block of a grid-stride pass
 // writes its partial result to partial[blockIdx.x], then one block adds the
 // partials (reduce_final_*), so the result is deterministic and no atomics
@@ -316,7 +315,6 @@ static __device__ __forceinline__ void reduce_argmax_block(ternion_tensor dst, t
 // and reduceArgmaxThreads).
 #define REDUCE_SUMROWS_NT 512
 #define REDUCE_ARGMAX_NT 256
-#define REDUCE_ARGMAX_WIDE_NT 1024
 
 // sumrowsb_f32: reduce_rows_block for packed 16-byte aligned rows.
 extern "C" __global__ void __launch_bounds__(512)

@@ -12,7 +12,7 @@ var softmaxFamily = Family{Name: "softmax", Doc: "ggml's SOFT_MAX (scale, mask, 
 				"blockDim.x threads a row (a multiple of the warp size, ne0 <= {k}*{v}*blockDim.x) each holding {k} vectors of {v} in registers, blockDim.y rows a block, rows grid-stride; " +
 				"v4: ne0 % 4 == 0, src, dst rows 16-byte and mask rows 16-byte (f32) or 8-byte (f16) aligned",
 			Params: softmaxParams, Axes: []Axis{softmaxMask, softmaxVec, {Name: "k", Values: []Value{{"1", "1"}, {"2", "2"}, {"4", "4"}, {"8", "8"}}}}},
-		{Name: "softmax_wide_{m}_k{k}", Body: "softmax_wide_rows<{m}, {k}>", LaunchBounds: 512,
+		{Name: "softmax_wide_{m}_k{k}", Body: "softmax_rows<{m}, 4, {k}, true>", LaunchBounds: 512,
 			Doc: "SOFT_MAX of wide rows, one a block: softmax_{m}_v4_k{k} (arguments, alignment and geometry alike; blockDim.x <= 512, blockDim.y 1 in the plan) " +
 				"with src read and dst written as streams (evict-first hints)",
 			Params: softmaxParams, Axes: []Axis{softmaxMask, {Name: "k", Values: []Value{{"1", "1"}, {"2", "2"}}}}},

@@ -80,23 +80,6 @@ func reduceBlockARow(t vendorapi.TensorDesc) bool {
 	return reduceVec4(t) && t.Ne[0]/4 >= reduceBlockMin4
 }
 
-// reduceArgmaxWideThreads is argmaxbw_f32's block (REDUCE_ARGMAX_WIDE_NT
-// in reduce.cu); reduceArgmaxWideMin4 the shortest row, in 16-byte vectors,
-// it takes (one step of four vectors a thread).
-const (
-	reduceArgmaxWideThreads = 1024
-	reduceArgmaxWideMin4    = 4 * reduceArgmaxWideThreads
-)
-
-// reduceOneBlockEach is the grid of a one-row-a-block kernel that walks
-// nrows rows grid-stride on at most one block a multiprocessor of a device
-// of sms multiprocessors (so it launches with programmatic dependent
-// launch): as few blocks as take the most rows any block must.
-func reduceOneBlockEach(nrows int64, sms int) vendorapi.Dim3 {
-	per := (nrows + int64(max(sms, 1)) - 1) / int64(max(sms, 1))
-	return vendorapi.Dim3{X: uint32(max(min((nrows+per-1)/per, maxBlocks), 1))}
-}
-
 // reduceRowBlocks is the grid of a one-row-a-block kernel over nrows rows.
 func reduceRowBlocks(nrows int64) vendorapi.Dim3 {
 	return vendorapi.Dim3{X: uint32(max(min(nrows, maxBlocks), 1))}
@@ -148,13 +131,11 @@ func reduceRunArgmax(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool
 	args := d.Args().Tensor(dst).Tensor(src).I64(src.Ne[1])
 	if reduceBlockARow(src) {
 		e := boolI32(early != nil && early(n.Src(0)))
-		kernel, grid, threads := "argmaxbp_f32", reduceRowBlocks(src.Ne[1]), uint32(reduceArgmaxThreads)
+		kernel := "argmaxbp_f32"
 		if switches.On(nil, switches.NoArgmaxPipeline) {
 			kernel = "argmaxb_f32"
-		} else if src.Ne[0]/4 >= reduceArgmaxWideMin4 {
-			kernel, grid, threads = "argmaxbw_f32", reduceOneBlockEach(src.Ne[1], d.Props().SMs), reduceArgmaxWideThreads
 		}
-		return launch(d, kernel, grid, vendorapi.Dim3{X: threads, Y: 1}, 0, args.I32(e))
+		return launch(d, kernel, reduceRowBlocks(src.Ne[1]), vendorapi.Dim3{X: reduceArgmaxThreads, Y: 1}, 0, args.I32(e))
 	}
 	name, vec := "argmax_f32", int64(1)
 	if reduceVec4(src) {

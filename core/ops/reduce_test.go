@@ -73,28 +73,6 @@ func TestReduceOneBlockThreads(t *testing.T) {
 	}
 }
 
-// TestReduceOneBlockEach: at most one block a multiprocessor, as few as
-// keep the most rows a block walks (ARGMAX [32000, 512] on 132: 128 blocks
-// of 4 rows, not 132 of up to 4).
-func TestReduceOneBlockEach(t *testing.T) {
-	for _, c := range []struct {
-		nrows int64
-		sms   int
-		want  uint32
-	}{
-		{512, 132, 128},
-		{1, 132, 1},
-		{132, 132, 132},
-		{133, 132, 67},
-		{16, 132, 16},
-		{512, 0, 1},
-	} {
-		got := reduceOneBlockEach(c.nrows, c.sms)
-		assert.Equal(t, c.want, got.X, "nrows %d sms %d", c.nrows, c.sms)
-		assert.LessOrEqual(t, int(got.X), max(c.sms, 1), "nrows %d: more blocks than multiprocessors", c.nrows)
-	}
-}
-
 func TestReduceParts(t *testing.T) {
 	for _, c := range []struct {
 		n    int64

@@ -32,20 +32,18 @@ func init() {
 // threads holding 1 or 2 vectors each (an H200 ran [4096,4096,5] at 3849
 // GiB/s so, 3047 with 128x2-thread blocks of 8 vectors a thread).
 const (
-	softmaxRegVecs      = 8 * 1024
-	softmaxLongRow      = 4096
-	softmaxRowsPerSM    = 4
-	softmaxSplitThreads = 256
-	softmaxSplitMinVecs = 2
-	softmaxChunkUnit    = 1024
-	softmaxBlocksPerSM  = 4
-	softmaxMaxGridY     = 65535
-	softmaxWideThreads  = 512
-	softmaxWideK        = 2
-	// softmaxWideThreadsPerSM: softmax_wide's threads a multiprocessor
-	// (two 512-thread blocks of at most 64 registers a thread).
-	softmaxWideThreadsPerSM = 1024
-	softmaxTiny             = 32 * 1024
+	softmaxRegVecs         = 8 * 1024
+	softmaxLongRow         = 4096
+	softmaxRowsPerSM       = 4
+	softmaxSplitThreads    = 256
+	softmaxSplitMinVecs    = 2
+	softmaxSplitMaxThreads = 512
+	softmaxChunkUnit       = 1024
+	softmaxBlocksPerSM     = 4
+	softmaxMaxGridY        = 65535
+	softmaxWideThreads     = 512
+	softmaxWideK           = 2
+	softmaxTiny            = 32 * 1024
 	// softmax_cl (kernels/softmax.cu's SOFTMAX_CL_BLOCKS and
 	// SOFTMAX_CL_THREADS; its k axis from softmaxClusterMinK to
 	// softmaxClusterMaxK).
@@ -141,7 +139,7 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 		if nrows <= int64(sms) {
 			// At most one block a multiprocessor (so both launches go
 			// with programmatic dependent launch), each thread at least
-			// softmaxSplitMinVecs vectors, up to 1024 threads a block.
+			// softmaxSplitMinVecs vectors, up to softmaxSplitMaxThreads threads a block.
 			want = int64(sms) / nrows
 		}
 		chunks := max(1, min(want, units))
@@ -150,7 +148,7 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 		p.nchunks = (ne0 + p.chunk - 1) / p.chunk
 		if nrows <= int64(sms) {
 			vecs := (p.chunk/vec + softmaxSplitMinVecs - 1) / softmaxSplitMinVecs
-			threads = min(1024, max(int64(warp), (vecs+int64(warp)-1)/int64(warp)*int64(warp)))
+			threads = min(softmaxSplitMaxThreads, max(int64(warp), (vecs+int64(warp)-1)/int64(warp)*int64(warp)))
 		}
 		p.block = vendorapi.Dim3{X: uint32(threads)}
 		p.grid = vendorapi.Dim3{X: uint32(p.nchunks), Y: uint32(min(nrows, softmaxMaxGridY))}
@@ -163,11 +161,7 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 		p.k = (per + softmaxWideThreads - 1) / softmaxWideThreads
 		bx := ((per+p.k-1)/p.k + int64(warp) - 1) / int64(warp) * int64(warp)
 		p.block = vendorapi.Dim3{X: uint32(bx), Y: 1}
-		// As many blocks as the multiprocessors hold at
-		// softmaxWideThreadsPerSM threads each, walking the rows (each
-		// block requests its next row before it reduces this one).
-		per := max(1, softmaxWideThreadsPerSM/bx)
-		p.grid = vendorapi.Dim3{X: uint32(max(min(nrows, per*int64(max(sms, 1)), maxBlocks), 1))}
+		p.grid = vendorapi.Dim3{X: uint32(max(min(nrows, maxBlocks), 1))}
 		return p
 	}
 	// A row of up to 8 warp-widths of vectors takes one warp (its
