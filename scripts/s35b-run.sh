@@ -18,4 +18,4 @@ for p in 'GELU\(type=f32,ne_a=\[128,2,2,2\]' 'SILU\(type=f32,ne_a=\[128,2,2,2\]'
   echo "-- $p"; timeout 30 /tmp/ab-B ops perf -d cuda --time 300ms -p "$p" 2>&1 | grep us/run | cut -c1-110
 done | tee "$OUT/gelu-order.log"
 [[ $gpu == *H200* ]] || exit 0
-END=${END:-230} bash scripts/s34-run.sh 2>&1 | tail -60
+END=${END:-170} bash scripts/s34-run.sh 2>&1 | tail -60
