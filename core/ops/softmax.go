@@ -26,7 +26,13 @@ func init() {
 // [8192,1]); those, and longer rows, are split into chunks of a
 // multiple of softmaxChunkUnit elements over softmaxSplitThreads-thread
 // blocks, about softmaxBlocksPerSM blocks a multiprocessor (on an H200,
-// [131072,16] gets chunks of 4096, the fastest measured). Vectorised rows
+// [131072,16] gets chunks of 4096, the fastest measured); rows no more
+// than the multiprocessors whose chunks at one block a multiprocessor need
+// at most softmaxSplitMaxThreads threads (softmaxSplitMinVecs vectors a
+// thread or more) get that instead, so that both launches go with
+// programmatic dependent launch (an H100, bench/README.md session 35:
+// [131072,4] -10 %, [262144,1] and [524288,1] -12 %; where that took
+// 1024-thread blocks, e.g. [131072,16], it lost 4-10 %). Vectorised rows
 // of over 8 warp-widths and up to softmaxWideThreads*softmaxWideK vectors
 // run one a block in the streaming kernel (softmax_wide), 256 to 512
 // threads holding 1 or 2 vectors each (an H200 ran [4096,4096,5] at 3849
@@ -133,24 +139,20 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 	}
 	if per > softmaxRegVecs || few {
 		p.split = true
-		units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
-		threads := int64(softmaxSplitThreads)
-		want := (softmaxBlocksPerSM*int64(max(sms, 1)) + nrows - 1) / nrows
+		p.block = vendorapi.Dim3{X: softmaxSplitThreads}
+		p.chunk, p.nchunks = softmaxSplitChunks(ne0, (softmaxBlocksPerSM*int64(max(sms, 1))+nrows-1)/nrows)
 		if nrows <= int64(sms) {
-			// At most one block a multiprocessor (so both launches go
-			// with programmatic dependent launch), each thread at least
-			// softmaxSplitMinVecs vectors, up to softmaxSplitMaxThreads threads a block.
-			want = int64(sms) / nrows
+			// At most one block a multiprocessor, so that both launches
+			// go with programmatic dependent launch, where that takes
+			// at most softmaxSplitMaxThreads threads a block of at least
+			// softmaxSplitMinVecs vectors each.
+			chunk, nchunks := softmaxSplitChunks(ne0, int64(sms)/nrows)
+			vecs := (chunk/vec + softmaxSplitMinVecs - 1) / softmaxSplitMinVecs
+			if threads := max(int64(warp), (vecs+int64(warp)-1)/int64(warp)*int64(warp)); threads <= softmaxSplitMaxThreads {
+				p.block = vendorapi.Dim3{X: uint32(threads)}
+				p.chunk, p.nchunks = chunk, nchunks
+			}
 		}
-		chunks := max(1, min(want, units))
-		p.chunk = (ne0 + chunks - 1) / chunks
-		p.chunk = (p.chunk + softmaxChunkUnit - 1) / softmaxChunkUnit * softmaxChunkUnit
-		p.nchunks = (ne0 + p.chunk - 1) / p.chunk
-		if nrows <= int64(sms) {
-			vecs := (p.chunk/vec + softmaxSplitMinVecs - 1) / softmaxSplitMinVecs
-			threads = min(softmaxSplitMaxThreads, max(int64(warp), (vecs+int64(warp)-1)/int64(warp)*int64(warp)))
-		}
-		p.block = vendorapi.Dim3{X: uint32(threads)}
 		p.grid = vendorapi.Dim3{X: uint32(p.nchunks), Y: uint32(min(nrows, softmaxMaxGridY))}
 		return p
 	}
@@ -184,6 +186,17 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 	p.block = vendorapi.Dim3{X: uint32(bx), Y: uint32(by)}
 	p.grid = vendorapi.Dim3{X: uint32(max(blocks, 1))}
 	return p
+}
+
+// softmaxSplitChunks cuts a row of ne0 elements into at most want chunks
+// (at least one) of a multiple of softmaxChunkUnit elements: the chunk and
+// how many there are.
+func softmaxSplitChunks(ne0, want int64) (chunk, nchunks int64) {
+	units := (ne0 + softmaxChunkUnit - 1) / softmaxChunkUnit
+	chunks := max(1, min(want, units))
+	chunk = (ne0 + chunks - 1) / chunks
+	chunk = (chunk + softmaxChunkUnit - 1) / softmaxChunkUnit * softmaxChunkUnit
+	return chunk, (ne0 + chunk - 1) / chunk
 }
 
 // softmaxRun runs SOFT_MAX: the row kernel, or the two split launches with
