@@ -5,12 +5,13 @@
 # (bench/experiments/softmax-split-cap512.patch: rows then take more
 # vectors a thread) against the tree, which takes one block a
 # multiprocessor only where 512 threads suffice; GELU and SILU [128,2,2,2]
-# timed alone and together; then, on an H200 only, scripts/s34-run.sh (the
-# goal set, the tiny ops, every FLASH_ATTN_EXT case against the host)
-# within END seconds. Logs under $OUT.
+# timed alone and together. On an H200, first scripts/s34-run.sh (the goal
+# set, the tiny ops, every FLASH_ATTN_EXT case against the host) within END
+# seconds: no H200 goal figure since session 29. Logs under $OUT.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "== $gpu"
+[[ $gpu == *H200* ]] && END=${END:-170} bash scripts/s34-run.sh 2>&1 | tail -60
 split='SOFT_MAX\(type=f32,ne=\[(131072|262144|524288),'
 git apply bench/experiments/softmax-split-cap512.patch &&
   bash scripts/ab-patch.sh bench/experiments/softmax-split-cap512.patch "^$split" "SCALE\(type=f32,ne=\[1,1,1,1\]|$split(1|4|16),1,1\]" 2 |
@@ -20,5 +21,3 @@ for p in 'GELU\(type=f32,ne_a=\[128,2,2,2\]' 'SILU\(type=f32,ne_a=\[128,2,2,2\]'
   'SCALE\(type=f32,ne=\[1,1,1,1\]|GELU\(type=f32,ne_a=\[128,2,2,2\]'; do
   echo "-- $p"; timeout 30 /tmp/ab-A ops perf -d cuda --time 300ms -p "$p" 2>&1 | grep us/run | cut -c1-110
 done | tee "$OUT/gelu-order.log"
-[[ $gpu == *H200* ]] || exit 0
-END=${END:-170} bash scripts/s34-run.sh 2>&1 | tail -60
