@@ -17,7 +17,4 @@ git apply bench/experiments/softmax-split-cap512.patch &&
   bash scripts/ab-patch.sh bench/experiments/softmax-split-cap512.patch "^$split" "SCALE\(type=f32,ne=\[1,1,1,1\]|$split(1|4|16),1,1\]" 2 |
   grep -o "^[AB] .*ne=\[[0-9,]*\]\|^[AB] SCALE\|[0-9.]* us/run" | paste - - | sed 's/SOFT_MAX(type=f32,//'
 git apply -R bench/experiments/softmax-split-cap512.patch
-for p in 'GELU\(type=f32,ne_a=\[128,2,2,2\]' 'SILU\(type=f32,ne_a=\[128,2,2,2\]' '(GELU|SILU)\(type=f32,ne_a=\[128,2,2,2\]' \
-  'SCALE\(type=f32,ne=\[1,1,1,1\]|GELU\(type=f32,ne_a=\[128,2,2,2\]'; do
-  echo "-- $p"; timeout 30 /tmp/ab-A ops perf -d cuda --time 300ms -p "$p" 2>&1 | grep us/run | cut -c1-110
-done | tee "$OUT/gelu-order.log"
+bash scripts/gelu-order.sh /tmp/ab-A | tee "$OUT/gelu-order.log"

@@ -112,8 +112,8 @@ func softmaxTests() []Case {
 	out = append(out, softmaxCase([4]int64{9000, 2, 1, 1}, false, true, f32, [2]int64{1, 1}, 1, 0, true),
 		// 4 rows of 65536 without a mask: the cluster kernel's 8 vectors a thread.
 		softmaxCase([4]int64{65536, 4, 1, 1}, false, false, f32, [2]int64{1, 1}, 1, 0, false),
-		// Wide rows, more than the blocks that walk them: each block's
-		// rows with the next one's loads in flight (mask, ALiBi, sinks).
+		// Wide rows (softmax_wide), 600 of them, with a mask broadcast
+		// over heads, ALiBi and sinks.
 		softmaxCase([4]int64{2048, 100, 3, 1}, true, true, f32, [2]int64{2, 1}, 0.1, 8, false))
 	return out
 }
