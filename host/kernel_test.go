@@ -341,7 +341,8 @@ func TestMMVVNeedsAlignedRows(t *testing.T) {
 			args := vendorapi.NewArgs().Tensor(dst).Tensor(src0).Tensor(src1).FastDiv(one).FastDiv(one)
 			require.NoError(t, launch(t, d, s, "mmv_f32", args), "mmv_f32 takes any packed rows")
 			require.NoError(t, d.StreamSynchronize(s))
-			err := launch(t, d, s, "mmvv_f32", args)
+			early := vendorapi.NewArgs().Tensor(dst).Tensor(src0).Tensor(src1).FastDiv(one).FastDiv(one).I32(1)
+			err := launch(t, d, s, "mmvv_f32", early)
 			if c.refused != "" {
 				ve := requireHostErr(t, err, vendorapi.ErrInvalidValue)
 				assert.Contains(t, ve.Message, c.refused)

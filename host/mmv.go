@@ -12,11 +12,13 @@ import (
 // mmv.go implements kernels/mmv.cu.
 
 func init() {
-	// mmv_{t} and mmvv_{t}(dst, src0, src1, r2, r3): one dot product per
-	// block (kernels.MMVVRows for mmvv_{t}), summed in float64 (the GPU sums in float32 in its own order;
-	// results are compared within MUL_MAT's error bound). mmvv_{t} loads
-	// 16-byte vectors, so its rows must be 16-byte aligned.
-	registerTemplate("mmv", func(k kernels.Kernel) (*hostKernel, error) {
+	// mmv_{t}(dst, src0, src1, r2, r3) and mmvv_{t}(…, early): one dot
+	// product per block (kernels.MMVVRows for mmvv_{t}), summed in float64
+	// (the GPU sums in float32 in its own order; results are compared
+	// within MUL_MAT's error bound). mmvv_{t} loads 16-byte vectors, so its
+	// rows must be 16-byte aligned; its early flag only moves its first
+	// loads on the GPU.
+	mmv := func(k kernels.Kernel) (*hostKernel, error) {
 		t, err := elemTypeOf(k.Name, k.Bind, "t")
 		if err != nil {
 			return nil, err
@@ -55,7 +57,9 @@ func init() {
 				}
 			},
 		}, nil
-	})
+	}
+	registerTemplate("mmv", mmv)
+	registerTemplate("mmvv", mmv)
 	// mmvn_{t}(dst, src0, src1, r2, r3, ncols): kernels.MMVVRows rows a
 	// block for 2 ≤ ncols ≤ 8 columns, 16-byte aligned rows; each dot
 	// product summed in float64.

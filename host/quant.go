@@ -399,11 +399,12 @@ func dot64(w, y []float32) float64 {
 }
 
 func init() {
-	// q8y(src, yq, yd, blocks, ne1, ne2, n): 32 threads a block of 32
-	// values in a grid-stride loop over the n blocks; scale amax/127,
+	// q8y and q8ye(src, yq, yd, blocks, ne1, ne2, n): 32 threads a block of
+	// 32 values in a grid-stride loop over the n blocks; scale amax/127,
 	// bytes q = round(x/scale) (0 for an all-zero block), float4 (scale,
-	// scale·Σq, scale·Σ of q[0:16], scale·Σ of q[16:32]).
-	register("q8y", &hostKernel{
+	// scale·Σq, scale·Σ of q[0:16], scale·Σ of q[16:32]). q8ye differs on
+	// the GPU only in when it lets the next kernel launch.
+	q8y := &hostKernel{
 		buffers: func(a *vendorapi.Args) []buffer {
 			src := a.TensorAt(0)
 			bufs := append([]buffer{tensorBuf("src", src, 4)}, q8Cols(a.PtrAt(1), a.PtrAt(2), src.Ne[1]*src.Ne[2]*src.Ne[3], src.Ne[0])...)
@@ -436,7 +437,8 @@ func init() {
 				}
 			}
 		},
-	})
+	}
+	registerTemplate("q8y_cols", func(kernels.Kernel) (*hostKernel, error) { return q8y, nil })
 	// mmvq8_{q}_{nc} and mmvq8t_{q}(dst, src0, yq, yd, r2, r3, ncols):
 	// mmvq8Rows (mmvq8tRows) rows a block, ncols ≤ 8 (1 for nc 1).
 	registerTemplate("mmvq8", mmvq8Host(rowSets(mmvq8Rows), ncolsArg))

@@ -29,57 +29,116 @@ static __device__ __forceinline__ void ternion_block_sums(float * v) {
     }
 }
 
-// Block (x, y, z) computes rows R·x … R·x + R - 1 of matrix (y, z) (those
-// below ne01): its threads stride over k, each loaded group of src1 values
-// serving the R rows (with V > 1, V values of T a 16-byte load; one row a
-// block read 2 bytes of f32 src1 from L1 for every byte of f16 weights).
-template <typename T, int V, int R>
-static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
-                                           ternion_fastdiv r3) {
-    const ternion_u32 row0 = blockIdx.x * R, i12 = blockIdx.y, i13 = blockIdx.z;
-    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
-    const char * x[R];
+// mmv_rows points x at rows R·blockIdx.x … R·blockIdx.x + R − 1 of matrix
+// (i02, i03) of src0 (each clamped to the last row) and returns the first
+// row.
+template <int R>
+static __device__ __forceinline__ ternion_u32 mmv_rows(const ternion_tensor & src0, ternion_u32 i02, ternion_u32 i03, const char * (&x)[R]) {
+    const ternion_u32 row0 = blockIdx.x * R;
 #pragma unroll
     for (int r = 0; r < R; r++) {
         const ternion_i64 row = min((ternion_i64)(row0 + r), src0.ne[1] - 1);
         x[r] = (const char *)src0.data + row * src0.nb[1] + i02 * src0.nb[2] + i03 * src0.nb[3];
     }
-    const float * y = (const float *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
-    const ternion_i64 k = src0.ne[0];
-    float sum[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) sum[r] = 0.0f;
-    if (V == 1) {
-        for (ternion_i64 i = threadIdx.x; i < k; i += blockDim.x) {
-#pragma unroll
-            for (int r = 0; r < R; r++) sum[r] += ternion_load((const T *)x[r] + i) * y[i];
-        }
-    } else {
-        const float4 * yv = (const float4 *)y;
-#pragma unroll 4
-        for (ternion_i64 i = threadIdx.x; i < k / V; i += blockDim.x) {
-            float4 f[V >= 4 ? V / 4 : 1]; // V is 1 only in the branch above
-#pragma unroll
-            for (int j = 0; j < V / 4; j++) f[j] = yv[i * (V / 4) + j];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const uint4 raw = ((const uint4 *)x[r])[i];
-                const T * e = (const T *)&raw;
-#pragma unroll
-                for (int j = 0; j < V / 4; j++) {
-                    sum[r] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y +
-                              ternion_load(e + 4 * j + 2) * f[j].z + ternion_load(e + 4 * j + 3) * f[j].w;
-                }
-            }
-        }
-    }
+    return row0;
+}
+
+// mmv_store sums the block's partial dot products of rows row0 … row0 + R −
+// 1 and writes those below ne01 to dst (column 0 of matrix (i12, i13)).
+template <int R>
+static __device__ __forceinline__ void mmv_store(float (&sum)[R], ternion_tensor dst, ternion_i64 ne01, ternion_u32 row0, ternion_u32 i12,
+                                                 ternion_u32 i13) {
     ternion_block_sums<R>(sum);
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int r = 0; r < R; r++) {
-            if (row0 + r < src0.ne[1]) *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum[r];
+            if (row0 + r < ne01) *(float *)((char *)dst.data + (row0 + r) * dst.nb[0] + i12 * dst.nb[2] + i13 * dst.nb[3]) = sum[r];
         }
     }
+}
+
+// Block (x, y, z) computes row x of matrix (y, z): its threads stride over
+// k one value at a time.
+template <typename T, int V, int R>
+static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
+                                           ternion_fastdiv r3) {
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    const char * x[R];
+    const ternion_u32 row0 = mmv_rows<R>(src0, i02, i03, x);
+    const float * y = (const float *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
+    float sum[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) sum[r] = 0.0f;
+    for (ternion_i64 i = threadIdx.x; i < src0.ne[0]; i += blockDim.x) {
+#pragma unroll
+        for (int r = 0; r < R; r++) sum[r] += ternion_load((const T *)x[r] + i) * y[i];
+    }
+    mmv_store<R>(sum, dst, src0.ne[1], row0, i12, i13);
+}
+
+// sum[r] += the products of the V values of T in raw[r] with f's.
+template <typename T, int V, int R>
+static __device__ __forceinline__ void mmvv_fma(float (&sum)[R], const uint4 (&raw)[R], const float4 (&f)[V / 4]) {
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const T * e = (const T *)&raw[r];
+#pragma unroll
+        for (int j = 0; j < V / 4; j++) {
+            sum[r] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y + ternion_load(e + 4 * j + 2) * f[j].z +
+                      ternion_load(e + 4 * j + 3) * f[j].w;
+        }
+    }
+}
+
+// mmvv (Deferred): block (x, y, z) computes rows R·x … R·x + R − 1 of
+// matrix (y, z) (those below ne01) with 16-byte loads of V values of T,
+// each loaded group of src1 values serving the R rows (one row a block read
+// 2 bytes of f32 src1 from L1 for every byte of f16 weights). With early
+// set, each thread requests its first 16 bytes of each row before the
+// kernel waits for the kernels before it (core sets it only where no kernel
+// that may still run writes src0: core/ops/early.go), so a graph's next
+// product streams weights while the one before it ends.
+template <typename T, int V, int R>
+static __device__ __forceinline__ void mmvv(ternion_tensor dst, ternion_tensor src0, ternion_tensor src1, ternion_fastdiv r2,
+                                            ternion_fastdiv r3, int early) {
+    const ternion_u32 i12 = blockIdx.y, i13 = blockIdx.z;
+    const ternion_u32 i02 = ternion_fastdiv_div(i12, r2), i03 = ternion_fastdiv_div(i13, r3);
+    const char * x[R];
+    const ternion_u32 row0 = mmv_rows<R>(src0, i02, i03, x);
+    const ternion_i64 n = src0.ne[0] / V;
+    const bool any = threadIdx.x < n;
+    uint4 raw[R];
+    if (early && any) {
+#pragma unroll
+        for (int r = 0; r < R; r++) raw[r] = ((const uint4 *)x[r])[threadIdx.x];
+    }
+    TERNION_KERNEL_ENTRY();
+    const float4 * yv = (const float4 *)((const char *)src1.data + i12 * src1.nb[2] + i13 * src1.nb[3]);
+    float sum[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) sum[r] = 0.0f;
+    if (any) {
+        if (!early) {
+#pragma unroll
+            for (int r = 0; r < R; r++) raw[r] = ((const uint4 *)x[r])[threadIdx.x];
+        }
+        float4 f[V / 4];
+#pragma unroll
+        for (int j = 0; j < V / 4; j++) f[j] = yv[threadIdx.x * (V / 4) + j];
+        mmvv_fma<T, V, R>(sum, raw, f);
+    }
+#pragma unroll 4
+    for (ternion_i64 i = threadIdx.x + blockDim.x; i < n; i += blockDim.x) {
+        float4 f[V / 4];
+#pragma unroll
+        for (int j = 0; j < V / 4; j++) f[j] = yv[i * (V / 4) + j];
+        uint4 w[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) w[r] = ((const uint4 *)x[r])[i];
+        mmvv_fma<T, V, R>(sum, w, f);
+    }
+    mmv_store<R>(sum, dst, src0.ne[1], row0, i12, i13);
 }
 
 // Rows R·blockIdx.x … of mmvn for NC columns (see mmvn).

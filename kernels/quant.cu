@@ -401,14 +401,18 @@ static __device__ __forceinline__ void mmvq_id(ternion_tensor dst, ternion_tenso
 // the quantized values so that a format's offsets (q4_0's 8, the K-quants'
 // mins) round as its products do.
 
-// q8y quantizes src (f32, any strides, ne[0] a multiple of 32) into the
-// columns yq/yd, column = row index i1 + ne1·(i2 + ne2·i3): n blocks of 32
-// values in all (blocks = ne[0]/32 a row), 32 threads a block (a warp or
+// q8y_cols quantizes src (f32, any strides, ne[0] a multiple of 32) into
+// the columns yq/yd, column = row index i1 + ne1·(i2 + ne2·i3): n blocks of
+// 32 values in all (blocks = ne[0]/32 a row), 32 threads a block (a warp or
 // half of a 64-wide one), values rounded to nearest as ggml's
-// quantize_q8_1 does.
-extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion_fastdiv blocks, ternion_fastdiv ne1, ternion_fastdiv ne2,
-                               ternion_i64 n) {
-    TERNION_KERNEL_ENTRY();
+// quantize_q8_1 does. EARLY (q8ye, an EarlyEntry kernel): the entry has let
+// the next kernel launch already, so the body waits for the kernels before
+// it here (the product after it then streams its weights while the one
+// before it ends).
+template <bool EARLY>
+static __device__ __forceinline__ void q8y_cols(ternion_tensor src, signed char * yq, float4 * yd, ternion_fastdiv blocks,
+                                                ternion_fastdiv ne1, ternion_fastdiv ne2, ternion_i64 n) {
+    if (EARLY) TERNION_GRID_WAIT();
     const int lane = threadIdx.x % 32;
     const ternion_i64 step = TERNION_NTHREADS() / 32;
     for (ternion_i64 g = TERNION_TID() / 32; g < n; g += step) {
@@ -423,12 +427,12 @@ extern "C" __global__ void q8y(ternion_tensor src, void * yq, void * yd, ternion
         for (int m = 16; m > 0; m >>= 1) amax = fmaxf(amax, TERNION_SHFL_XOR(amax, m));
         const float d = amax / 127.0f;
         const int q = amax == 0.0f ? 0 : (int)roundf(x / d);
-        ((signed char *)yq)[(ternion_i64)g * 32 + lane] = (signed char)q;
+        yq[(ternion_i64)g * 32 + lane] = (signed char)q;
         int half = q; // Σq of this lane's half of the block
 #pragma unroll
         for (int m = 8; m > 0; m >>= 1) half += TERNION_SHFL_XOR(half, m);
         const int other = TERNION_SHFL_XOR(half, 16);
-        if (lane == 0) ((float4 *)yd)[g] = make_float4(d, d * (float)(half + other), d * (float)half, d * (float)other);
+        if (lane == 0) yd[g] = make_float4(d, d * (float)(half + other), d * (float)half, d * (float)other);
     }
 }
 

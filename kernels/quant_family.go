@@ -68,17 +68,23 @@ var mmvqTypes = Axis{Name: "q", Values: slices.DeleteFunc(slices.Clone(quantType
 var quantizers = Axis{Name: "q", Values: []Value{{"q4_0", "quantize_q4_0"}, {"q4_1", "quantize_q4_1"},
 	{"q5_0", "quantize_q5_0"}, {"q5_1", "quantize_q5_1"}, {"q8_0", "quantize_q8_0"}, {"iq4_nl", "quantize_iq4_nl"}}}
 
+// q8yParams are the parameters of q8y and q8ye.
+var q8yParams = []Param{{"src", tensor}, {"yq", ptr}, {"yd", ptr}, {"blocks", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
+	{"n", i64}}
+
 // quantFamily is kernels/quant.cu: ggml's quantized formats on the device.
 var quantFamily = Family{Name: "quant", Doc: "ggml's quantized block formats: dequantize, GET_ROWS, quantize, MUL_MAT for up to 8 columns",
-	Kernels: []Kernel{{Name: "q8y",
-		Doc: "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float4 (scale d, d·Σq, d·Σ of the first 16 q, d·Σ of the last 16) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block",
-		Params: []Param{{"src", tensor}, {"yq", ptr}, {"yd", ptr}, {"blocks", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},
-			{"n", i64}}},
-		{Name: "mmid_group",
-			Doc: "MUL_MAT_ID's pairs p = e + n_used·t (ids [n_used, n_tokens] i32) grouped by expert, in one block: list (n_pairs i32) by expert, tiles (max_tiles pairs of i32: first index in list, expert | count << 16 for runs of up to 8 pairs of one expert, then count 0); an expert out of range: NaN dst rows and bit 1 of *flag; dynamic shared memory 2·n_experts ints",
-			Params: []Param{{"ids", tensor}, {"dst", tensor}, {"n_experts", i32}, {"list", ptr}, {"tiles", ptr},
-				{"max_tiles", i32}, {"flag", ptr}}}},
+	Kernels: []Kernel{{Name: "mmid_group",
+		Doc: "MUL_MAT_ID's pairs p = e + n_used·t (ids [n_used, n_tokens] i32) grouped by expert, in one block: list (n_pairs i32) by expert, tiles (max_tiles pairs of i32: first index in list, expert | count << 16 for runs of up to 8 pairs of one expert, then count 0); an expert out of range: NaN dst rows and bit 1 of *flag; dynamic shared memory 2·n_experts ints",
+		Params: []Param{{"ids", tensor}, {"dst", tensor}, {"n_experts", i32}, {"list", ptr}, {"tiles", ptr},
+			{"max_tiles", i32}, {"flag", ptr}}}},
 	Templates: []Template{
+		{Name: "q8y", Body: "q8y_cols<false>",
+			Doc:    "src1 of mmvq8 quantized to 8 bits: src (f32, any strides, ne[0] a multiple of 32) in blocks of 32 values to k signed bytes a column at yq + col·k and a float4 (scale d, d·Σq, d·Σ of the first 16 q, d·Σ of the last 16) a block at yd, column = i1 + ne1·(i2 + ne2·i3); n blocks in all (blocks = ne[0]/32 a row); 32 threads a block",
+			Params: q8yParams},
+		{Name: "q8ye", Body: "q8y_cols<true>", EarlyEntry: true,
+			Doc:    "q8y that lets the next kernel launch before it waits for the kernels before it (EarlyEntry): queued by core only where the product after it may read its weights early (core/ops/early.go), which then streams them while the kernel before q8ye ends",
+			Params: q8yParams},
 		{Name: "dq_{q}_{td}", Body: "dq<{q}, {td}>",
 			Doc: "dst ({td}, packed rows, src's shape) = src ({q}) dequantized; n groups of 8 values; groups, ne1, ne2 divide by ne[0]/8, ne[1], ne[2]; dslot: when not null, the device word holding dst's data pointer (the CPY pointer array)",
 			Params: []Param{{"dst", tensor}, {"src", tensor}, {"groups", fastdiv}, {"ne1", fastdiv}, {"ne2", fastdiv},

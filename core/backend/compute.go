@@ -100,7 +100,7 @@ func (b *Backend) runEager(g *graph.Graph) error {
 	defer func() { b.rec = nil }()
 	for i, nodes := 0, g.Nodes(); i < len(nodes); {
 		b.rec = &p.nodes[i] // a fused chain's launches are its first node's
-		k, err := b.runNode(nodes, i, p.uses)
+		k, err := b.runNode(p.plan, i)
 		if err != nil {
 			return fmt.Errorf("ternion: backend %s: %w", b.name, err)
 		}

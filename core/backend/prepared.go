@@ -21,8 +21,8 @@ type prepared struct {
 	leafs []graph.Placement // where each leaf was
 	owned []graph.Placement // where each node that is not a view was
 	nodes []preparedNode    // per node of g
-	// uses is ops.Uses of g's nodes, for ops.RunFused.
-	uses func(*graph.Tensor) int
+	// plan is ops' plan of g's nodes, for ops.RunFused.
+	plan *ops.Plan
 }
 
 // preparedNode is one node's recorded launches.
@@ -40,7 +40,7 @@ type launchRecord struct {
 }
 
 func newPrepared(g *graph.Graph, work *Buffer) *prepared {
-	p := &prepared{g: g, work: work, nodes: make([]preparedNode, len(g.Nodes())), uses: ops.Uses(g.Nodes())}
+	p := &prepared{g: g, work: work, nodes: make([]preparedNode, len(g.Nodes())), plan: ops.NewPlan(g.Nodes())}
 	for i := range p.nodes {
 		p.nodes[i].recordable = true
 	}
@@ -102,7 +102,7 @@ func (b *Backend) replay(g *graph.Graph) error {
 	for i := 0; i < len(nodes); i++ {
 		n, pn := nodes[i], &p.nodes[i]
 		if !pn.recordable {
-			k, err := b.runNode(nodes, i, p.uses)
+			k, err := b.runNode(p.plan, i)
 			if err != nil {
 				b.last = nil
 				return fmt.Errorf("ternion: backend %s: %w", b.name, err)

@@ -88,10 +88,11 @@ func (b *Backend) splitReason(n *graph.Tensor, i int, s *graph.Tensor, m *SplitB
 	return ""
 }
 
-// runNode runs nodes[i] (and the nodes fused with it): a MUL_MAT with a
-// split src0 through the row-split path, any other through core/ops.
-func (b *Backend) runNode(nodes []*graph.Tensor, i int, uses func(*graph.Tensor) int) (int, error) {
-	if n := nodes[i]; n.Op() == graph.OpMulMat {
+// runNode runs node i of plan (and the nodes fused with it): a MUL_MAT
+// with a split src0 through the row-split path, any other through
+// core/ops.
+func (b *Backend) runNode(plan *ops.Plan, i int) (int, error) {
+	if n := plan.Nodes()[i]; n.Op() == graph.OpMulMat {
 		if m, st := splitOf(n.Src(0)); m != nil {
 			b.unrecordable()
 			if err := b.runSplitMulMat(n, m, st); err != nil {
@@ -100,7 +101,7 @@ func (b *Backend) runNode(nodes []*graph.Tensor, i int, uses func(*graph.Tensor)
 			return 1, nil
 		}
 	}
-	return ops.RunFused(b, nodes, i, uses)
+	return ops.RunFused(b, plan, i)
 }
 
 // splitDev is one device's part of a row-split MUL_MAT.

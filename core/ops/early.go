@@ -2,6 +2,7 @@ package ops
 
 import (
 	"github.com/ternion/ternion/core/graph"
+	"github.com/ternion/ternion/core/tensor"
 	"github.com/ternion/ternion/switches"
 	"github.com/ternion/ternion/vendorapi"
 )
@@ -31,8 +32,9 @@ import (
 
 // readEarly reports whether node i of nodes (the graph's nodes in order,
 // allocated) may read t before its kernel waits for the kernels queued
-// before it.
-func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor) bool {
+// before it; trigger[j] (Plan's) is true where node j may have queued only
+// kernels that let the next one launch before they wait.
+func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor, trigger []bool) bool {
 	if switches.On(nil, switches.NoEarlyReads) {
 		return false
 	}
@@ -48,7 +50,7 @@ func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor) bool {
 		if mlo, mhi, ok := extent(m); !ok || (mlo < hi && lo < mhi) || m.Op() == graph.OpCpy {
 			return false
 		}
-		if !triggersBeforeWait(m) {
+		if !triggersBeforeWait(m) && !(j < len(trigger) && trigger[j]) {
 			return true
 		}
 	}
@@ -66,6 +68,19 @@ func launches(n *graph.Tensor) bool {
 // mmvq8wf_id, TERNION_MMVQ8WF).
 func triggersBeforeWait(n *graph.Tensor) bool {
 	return (n.Op() == graph.OpMulMat || n.Op() == graph.OpMulMatID) && switches.On(nil, switches.MMVQ8WF)
+}
+
+// q8yEarlyCandidate reports whether node n may queue q8ye, which lets the
+// product after it launch before it waits (runMMVQ8 where its product
+// reads src0 early): a MUL_MAT of quantized src0 by at most MMVQMaxColumns
+// f32 columns. The products that do are fewer (the device's path decides);
+// taking the others for such nodes only makes readEarly look further back.
+// RunFused records, for each node it queues alone, whether it is one and
+// readEarly let it read src0 early: the plan's trigger, which readEarly
+// reads for the nodes after it.
+func q8yEarlyCandidate(n *graph.Tensor) bool {
+	return n.Op() == graph.OpMulMat && n.Src(0).Type().IsQuantized() && n.Src(1).Type() == tensor.F32 &&
+		n.Src(1).Ne()[1] <= MMVQMaxColumns
 }
 
 // extent is the device memory [lo, hi) tensor t spans, and whether it is

@@ -20,37 +20,49 @@ func TestWeightsEarly(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		// build returns the graph's outputs from weights w [k, m] f16, v
-		// [k, k] f32, u [k, m] f16 and input x [k] f32.
-		build   func(w, v, u, x *graph.Tensor) []*graph.Tensor
+		// [k, k] f32, u [k, m] f16, input x [k] f32 and q [k, k] q4_0.
+		build   func(w, v, u, x, q *graph.Tensor) []*graph.Tensor
 		overlap bool // place the first node over w's bytes
 		wmmvq8f bool // TERNION_MMVQ8WF set
 		want    bool
 		off     bool // TERNION_NO_EARLY_READS set
 	}{
-		{"after a kernel", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, true, false},
-		{"the graph's first node", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x)} }, false, false, false, false},
-		{"the node before copies into the weights", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
+		{"after a kernel", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, true, false},
+		{"the graph's first node", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x)} }, false, false, false, false},
+		{"the node before copies into the weights", func(w, _, u, x, _ *graph.Tensor) []*graph.Tensor {
 			s := x.Scale(2)
 			return []*graph.Tensor{s, u.Cpy(w), w.MulMat(s)}
 		}, false, false, false, false},
-		{"a node copied into the weights before the node before", func(w, _, u, x *graph.Tensor) []*graph.Tensor {
+		{"a node copied into the weights before the node before", func(w, _, u, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{u.Cpy(w), w.MulMat(x.Scale(2))}
 		}, false, false, true, false},
-		{"a CPY elsewhere is the node before (its destination may move between replays)", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+		{"a CPY elsewhere is the node before (its destination may move between replays)", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			s := x.Scale(2)
 			return []*graph.Tensor{s, x.Scale(3).Cpy(v.View(0, []int64{64}, nil)), w.MulMat(s)}
 		}, false, false, false, false},
-		{"a node's result lies over the weights", func(w, _, _, x *graph.Tensor) []*graph.Tensor {
+		{"a node's result lies over the weights", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(x.Scale(2))}
 		}, true, false, false, false},
-		{"after a MUL_MAT", func(w, v, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(v.MulMat(x))} }, false, false, true, false},
-		{"after a MUL_MAT that may let the next launch before it waits", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+		{"after a MUL_MAT", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(v.MulMat(x))} }, false, false, true, false},
+		{"after a MUL_MAT that may let the next launch before it waits", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x))}
 		}, false, true, false, false},
-		{"after such a MUL_MAT and a kernel before it", func(w, v, _, x *graph.Tensor) []*graph.Tensor {
+		{"after such a MUL_MAT and a kernel before it", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
 		}, false, true, true, false},
-		{"after a kernel, TERNION_NO_EARLY_READS", func(w, _, _, x *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
+		{"after a quantized product that waited (the graph's first node)", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(q.MulMat(x))}
+		}, false, false, true, false},
+		{"after a quantized product that let the next launch before it waited, and a kernel before it", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(q.MulMat(x.Scale(2)))}
+		}, false, false, true, false},
+		{"after such a product, a node over the weights before it", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(q.MulMat(x.Scale(2)))}
+		}, true, false, false, false},
+		{"after a float product, a node over the weights before it", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
+		}, true, false, true, false},
+		{"after a kernel, TERNION_NO_EARLY_READS", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.wmmvq8f {
@@ -61,11 +73,11 @@ func TestWeightsEarly(t *testing.T) {
 			}
 			ctx := graph.NewContext()
 			w, v := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k, k)
-			u, x := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k)
-			g, err := ctx.Build(c.build(w, v, u, x)...)
+			u, x, q := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k), ctx.Empty(tensor.Q4_0, k, k)
+			g, err := ctx.Build(c.build(w, v, u, x, q)...)
 			require.NoError(t, err)
 			var buf normTestBuffer
-			for i, l := range []*graph.Tensor{w, v, u, x} {
+			for i, l := range []*graph.Tensor{w, v, u, x, q} {
 				require.NoError(t, l.Place(buf, uint64(i)*slot))
 			}
 			nodes := g.Nodes()
@@ -83,7 +95,13 @@ func TestWeightsEarly(t *testing.T) {
 				}
 			}
 			require.GreaterOrEqual(t, last, 0, "the graph has w's MUL_MAT")
-			require.Equal(t, c.want, readEarly(nodes, last, w))
+			// The nodes before w's product as RunFused records them (none
+			// of these graphs fuses).
+			trigger := make([]bool, len(nodes))
+			for j := range last {
+				trigger[j] = q8yEarlyCandidate(nodes[j]) && readEarly(nodes, j, nodes[j].Src(0), trigger)
+			}
+			require.Equal(t, c.want, readEarly(nodes, last, w, trigger))
 		})
 	}
 }

@@ -102,14 +102,15 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 	dst, a, b := ds[0], ds[1], ds[2]
 	at, bt := n.Src(0).Type(), n.Src(1).Type()
 	path, why := ChooseMulMat(mulMatShape(n, d.Props()))
+	weightsEarly := func() bool { return early != nil && early(n.Src(0)) }
 	switch path {
 	case PathMMV:
 		if b.Nb[0] == 4 {
-			return runMMV(d, at, dst, a, b, func() bool { return early != nil && early(n.Src(0)) })
+			return runMMV(d, at, dst, a, b, weightsEarly)
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
-		return runMMVQ(d, at, dst, a, b)
+		return runMMVQ(d, at, dst, a, b, weightsEarly)
 	case PathDequantBLAS:
 		return runDequantGemm(d, at, bt, dst, a, b)
 	case PathGemm90:
@@ -120,10 +121,11 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 	return fmt.Errorf("%w: %s", ErrNotSupported, why)
 }
 
-// runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads): one
-// block per dst element (per kernels.MMVVRows rows for mmvv), threads
-// striding over k; for 2..8 columns mmvt_{t} or mmvt2_{t} (reading src0
-// before their wait where early says so) or mmvn_{t}.
+// runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads,
+// reading src0 before its wait where early says so): one block per dst
+// element (per kernels.MMVVRows rows for mmvv), threads striding over k;
+// for 2..8 columns mmvt_{t} or mmvt2_{t} (reading src0 before their wait
+// where early says so) or mmvn_{t}.
 func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
 	t, _ := floatType(at)
 	k := a.Ne[0]
@@ -161,6 +163,9 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func
 	}
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
+	if vec {
+		args.I32(boolI32(early != nil && early()))
+	}
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
 }
 

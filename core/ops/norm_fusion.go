@@ -1,14 +1,11 @@
 package ops
 
 import (
-	"fmt"
-
 	"github.com/ternion/ternion/core/graph"
 	"github.com/ternion/ternion/core/tensor"
 )
 
-// norm_fusion.go: the compute loop's fusion hook (RunFused), and the norm
-// chains it fuses, as ggml-cuda fuses RMS_NORM → MUL (→ ADD):
+// norm_fusion.go: the norm chains the compute loop's hook (RunFused) fuses, as ggml-cuda fuses RMS_NORM → MUL (→ ADD):
 //
 //	[ADD →] NORM|RMS_NORM [→ MUL [→ ADD]]
 //
@@ -17,39 +14,6 @@ import (
 // no graph output, every node has the norm's shape, every tensor is f32. The
 // leading ADD's result is still written when other nodes read it (the
 // residual of a transformer layer), so ADD → RMS_NORM fuses there too.
-
-// Uses returns how many times each tensor is read by nodes: once per node
-// occurrence that has it as a source, and once more per view node of its
-// memory. RunFused takes it.
-func Uses(nodes []*graph.Tensor) func(*graph.Tensor) int {
-	count := map[*graph.Tensor]int{}
-	for _, n := range nodes {
-		for i := range graph.MaxSrc {
-			if s := n.Src(i); s != nil {
-				count[s]++
-			}
-		}
-		if v := n.ViewSrc(); v != nil {
-			count[v]++
-		}
-	}
-	return func(t *graph.Tensor) int { return count[t] }
-}
-
-// RunFused queues node i of nodes on d, fused with the nodes after it when
-// they form a chain one kernel computes (uses is Uses of nodes), and returns
-// how many nodes it ran (at least 1; the nodes it fused in launch nothing
-// of their own). A node it runs alone may read inputs before its kernel
-// waits where readEarly allows. Call Supports for every node first.
-func RunFused(d Device, nodes []*graph.Tensor, i int, uses func(*graph.Tensor) int) (int, error) {
-	if c, k := normFuse(nodes, i, uses); k > 1 {
-		if err := normLaunch(d, c); err != nil {
-			return 0, fmt.Errorf("ternion: %s fused with %d nodes after it: %w", describe(nodes[i]), k-1, err)
-		}
-		return k, nil
-	}
-	return 1, runNode(d, nodes[i], func(t *graph.Tensor) bool { return readEarly(nodes, i, t) })
-}
 
 // normFuse returns the norm chain that starts at node i and how many nodes
 // it spans (0 or 1: nothing to fuse).

@@ -88,7 +88,7 @@ func TestNormFuse(t *testing.T) {
 				}
 				require.NoError(t, n.Place(buf, half*rowBytes/2))
 			}
-			uses := Uses(nodes)
+			uses := NewPlan(nodes).Uses
 			start := 0
 			for start < len(nodes) && nodes[start].Op() == graph.OpScale {
 				start++

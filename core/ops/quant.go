@@ -475,8 +475,11 @@ const q8BlockSums = 16
 // q8Columns queues q8y, which quantizes src1 b (f32, any strides, ne[0] a
 // multiple of 32) to 8 bits a value into a pool buffer: the bytes at yq,
 // the per-32 (scale, sum) pairs at yd, one column per row of b (free the
-// buffer after the kernels reading it are queued).
-func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, buf pool.Buffer, err error) {
+// buffer after the kernels reading it are queued). With trigger, q8ye
+// instead, which lets the next kernel launch before it waits for the
+// kernels before it: only for a product that may read its weights early
+// (readEarly) and does so before it waits for q8ye (mmvq8w, mmvq8wt).
+func q8Columns(d Device, b vendorapi.TensorDesc, trigger bool) (yq, yd vendorapi.DevicePtr, buf pool.Buffer, err error) {
 	k, cols := b.Ne[0], b.Ne[1]*b.Ne[2]*b.Ne[3]
 	buf, err = d.Pool().Alloc(uint64(cols*k + cols*(k/32)*q8BlockSums))
 	if err != nil {
@@ -486,7 +489,11 @@ func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, bu
 	blocks := cols * k / 32
 	grid, block := flatGeometry(blocks * 32)
 	args := d.Args().Tensor(b).Ptr(yq).Ptr(yd).FastDiv(fd(k / 32)).FastDiv(fd(b.Ne[1])).FastDiv(fd(b.Ne[2])).I64(blocks)
-	if err := launch(d, "q8y", grid, block, 0, args); err != nil {
+	kernel := "q8y"
+	if trigger {
+		kernel = "q8ye"
+	}
+	if err := launch(d, kernel, grid, block, 0, args); err != nil {
 		_ = buf.Free()
 		return 0, 0, pool.Buffer{}, err
 	}
@@ -496,10 +503,12 @@ func q8Columns(d Device, b vendorapi.TensorDesc) (yq, yd vendorapi.DevicePtr, bu
 // runMMVQ launches the quantized matrix-vector product for src1's ne11 ≤ 8
 // f32 columns: q8y then mmvq8_{q}_{1|8} where useMMVQ8 allows, else mmvq_{q}
 // (src1 with packed, 16-byte aligned rows: otherwise copied into a
-// contiguous temporary first).
-func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+// contiguous temporary first). early, when not nil, reports whether src0
+// may be read before the product waits for the kernels before it
+// (readEarly).
+func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
 	if useMMVQ8(at, a) {
-		return runMMVQ8(d, at, dst, a, b)
+		return runMMVQ8(d, at, dst, a, b, early != nil && early())
 	}
 	b, buf, err := mmvqSrc1(d, b)
 	if err != nil {
@@ -518,15 +527,20 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 // useMMVQ8W and useMMVQ8WF allow; otherwise it quantizes src1 (q8Columns)
 // and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where
 // useMMVQ8WT allows, mmvq8t_{q} where useMMVQ8T allows, else
-// mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8.
-func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
+// mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8. early: src0 may be
+// read before the product waits for the kernels before it (readEarly), so
+// before mmvq8w and mmvq8wt, which queue their first weights before they
+// wait for the quantization, q8ye lets them launch while the kernel before
+// it ends (q8yEarlyCandidate's products, core/ops/early.go).
+func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early bool) error {
 	wholeWord := useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1])
 	if wholeWord && useMMVQ8WF(b.Nb[0], aligned(b, 16)) {
 		grid := mmvq8wGrid(at, a.Ne[1], a.Ne[0], a.Nb[1], int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 		return launchMMVQ8W(d, "mmvq8wf_", at, a.Ne[0], grid, args)
 	}
-	yq, yd, buf, err := q8Columns(d, b)
+	wt := !wholeWord && useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1])
+	yq, yd, buf, err := q8Columns(d, b, early && (wholeWord || wt))
 	if err != nil {
 		return err
 	}
@@ -537,7 +551,7 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 		return launchMMVQ8W(d, "mmvq8w_", at, a.Ne[0], grid, args)
 	}
 	args = args.I32(int32(b.Ne[1])) // mmvq8wt's, mmvq8t's and mmvq8's ncols
-	if useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1]) {
+	if wt {
 		r := mmvq8wtTiles(at, a.Ne[0], a.Nb[1], d.Props())
 		grid := mmvq8wtGrid(a.Ne[1], r, int64(d.Props().SMs), b.Ne[2], b.Ne[3])
 		block := vendorapi.Dim3{X: 32 * mmvq8wtWarps}
@@ -809,7 +823,7 @@ func runMulMatID(d Device, n *graph.Tensor) error {
 		block := vendorapi.Dim3{X: uint32(d.Props().WarpSize), Y: mmvqWarps}
 		return launch(d, "mmvq_id_"+q, grid, block, 0, d.Args().Tensor(dst).Tensor(a).Tensor(b).Tensor(ids).Ptr(errorFlag(d)))
 	}
-	yq, yd, buf, err := q8Columns(d, b)
+	yq, yd, buf, err := q8Columns(d, b, false)
 	if err != nil {
 		return err
 	}
@@ -879,7 +893,7 @@ func init() {
 	for _, t := range deviceQuantTypes {
 		RegisterRows(t, func(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc) error {
 			if b.Ne[1] <= MMVQMaxColumns {
-				return runMMVQ(d, at, dst, a, b)
+				return runMMVQ(d, at, dst, a, b, nil)
 			}
 			return runDequantGemm(d, at, tensor.F32, dst, a, b)
 		})
