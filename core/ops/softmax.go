@@ -27,12 +27,14 @@ func init() {
 // multiple of softmaxChunkUnit elements over softmaxSplitThreads-thread
 // blocks, about softmaxBlocksPerSM blocks a multiprocessor (on an H200,
 // [131072,16] gets chunks of 4096, the fastest measured); rows no more
-// than the multiprocessors whose chunks at one block a multiprocessor need
-// at most softmaxSplitMaxThreads threads (softmaxSplitMinVecs vectors a
-// thread or more) get that instead, so that both launches go with
-// programmatic dependent launch (an H100, bench/README.md session 35:
-// [131072,4] -10 %, [262144,1] and [524288,1] -12 %; where that took
-// 1024-thread blocks, e.g. [131072,16], it lost 4-10 %). Vectorised rows
+// than the multiprocessors whose chunks at one block a multiprocessor fit
+// at most softmaxSplitMaxThreads threads of softmaxSplitMinVecs to
+// softmaxSplitMaxVecs vectors get that instead, so that both launches go
+// with programmatic dependent launch (an H100, bench/README.md sessions 35
+// and 36: [131072,4] -10 %, [262144,1] and [524288,1] -12 %, [262144,4] at
+// 4 vectors a thread -7 %; where that took 1024-thread blocks, e.g.
+// [131072,16], it lost 4-10 %, and 512 threads of 8 vectors gained 0-2 %,
+// of 16 lost 17-31 %). Vectorised rows
 // of over 8 warp-widths and up to softmaxWideThreads*softmaxWideK vectors
 // run one a block in the streaming kernel (softmax_wide), 256 to 512
 // threads holding 1 or 2 vectors each (an H200 ran [4096,4096,5] at 3849
@@ -43,6 +45,7 @@ const (
 	softmaxRowsPerSM       = 4
 	softmaxSplitThreads    = 256
 	softmaxSplitMinVecs    = 2
+	softmaxSplitMaxVecs    = 4
 	softmaxSplitMaxThreads = 512
 	softmaxChunkUnit       = 1024
 	softmaxBlocksPerSM     = 4
@@ -144,11 +147,15 @@ func softmaxPlanFor(ne0, nrows, vec int64, sms, warp int, cluster bool) softmaxP
 		if nrows <= int64(sms) {
 			// At most one block a multiprocessor, so that both launches
 			// go with programmatic dependent launch, where that takes
-			// at most softmaxSplitMaxThreads threads a block of at least
-			// softmaxSplitMinVecs vectors each.
+			// at most softmaxSplitMaxThreads threads a block of
+			// softmaxSplitMinVecs to softmaxSplitMaxVecs vectors each.
 			chunk, nchunks := softmaxSplitChunks(ne0, int64(sms)/nrows)
-			vecs := (chunk/vec + softmaxSplitMinVecs - 1) / softmaxSplitMinVecs
-			if threads := max(int64(warp), (vecs+int64(warp)-1)/int64(warp)*int64(warp)); threads <= softmaxSplitMaxThreads {
+			vecs := chunk / vec
+			threads := max(int64(warp), ((vecs+softmaxSplitMinVecs-1)/softmaxSplitMinVecs+int64(warp)-1)/int64(warp)*int64(warp))
+			if threads > softmaxSplitMaxThreads && vecs <= softmaxSplitMaxThreads*softmaxSplitMaxVecs {
+				threads = softmaxSplitMaxThreads
+			}
+			if threads <= softmaxSplitMaxThreads {
 				p.block = vendorapi.Dim3{X: uint32(threads)}
 				p.chunk, p.nchunks = chunk, nchunks
 			}
