@@ -14,7 +14,7 @@ set --; . .gpu/gpu-go-setup.sh >/dev/null 2>&1 || exit 1
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; git log -1 --format='%H %s' 2>/dev/null; } | tee "$OUT/env.log"
 go build -tags cuda -o /tmp/ternion ./cmd/ternion || exit 1
 echo "== built at $((SECONDS - start)) s"
-timeout 200 /tmp/ternion ops test -d cuda -p '^(MUL_MAT|LAYER)' > "$OUT/test.log" 2>&1
+timeout 200 /tmp/ternion ops test -d cuda -p "${TESTRE:-^(MUL_MAT|LAYER)}" > "$OUT/test.log" 2>&1
 tail -1 "$OUT/test.log"; grep -E "FAIL" "$OUT/test.log" | head -5
 echo "== tested at $((SECONDS - start)) s"
 re='SCALE\(type=f32,ne=\[1,1,1,1\]|MUL_MAT\(type_a=(f16|bf16|q4_0|q8_0|q4_K|q5_K|q6_K),type_b=f32,m=4096,n=(1|8),k=14336,|MUL_MAT\(type_a=(f16|q4_0),type_b=f32,m=(4096|14336),n=1,k=4096,'
