@@ -126,7 +126,7 @@ var (
 	// NoEarlyReads keeps kernels from requesting inputs before the
 	// kernels before them are done.
 	NoEarlyReads = boolSwitch(Switch{Name: "TERNION_NO_EARLY_READS",
-		Meaning: "kernels that can request inputs before the kernels before them are done (mmvt: the weights of f16/bf16 mul_mat of 2..8 columns; fattn_dect: K and V of one-query FLASH_ATTN_EXT on the tensor cores), where no kernel that may still run writes them, wait for those kernels first",
+		Meaning: "kernels that can request inputs before the kernels before them are done (mmvv and mmvt: the weights of f32/f16/bf16 mul_mat of 1 and 2..8 columns; fattn_dect: K and V of one-query FLASH_ATTN_EXT on the tensor cores), where no kernel that may still run writes them, wait for those kernels first, and q8y waits before it lets the quantized product after it launch (no q8ye)",
 		ReadBy:  LayerCore})
 	// NoFattnTC keeps one-query FLASH_ATTN_EXT off the tensor-core decode
 	// kernel.
