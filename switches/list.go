@@ -97,6 +97,12 @@ var (
 	Gemm90More = boolSwitch(Switch{Name: "TERNION_GEMM90_MORE",
 		Meaning: "gemm90 also multiplies q6_K src0 on a GPU (the host device always does); off until its kernel is timed faster than dequantize + BLAS on a GPU (on an H100 it was not: 196 against 185 µs at m=4096 k=14336 n=512)",
 		ReadBy:  LayerCore})
+	// EarlyProducts lets the one-column float products (mmvv) and the
+	// quantized products after q8y (mmvq8w, mmvq8wt) start while the kernel
+	// before them ends; opt-in until measured on a GPU.
+	EarlyProducts = boolSwitch(Switch{Name: "TERNION_EARLY_PRODUCTS",
+		Meaning: "where core's early-read rule allows (not with TERNION_NO_EARLY_READS), f32/f16/bf16 mul_mat of one column (mmvv) requests its first weights before the kernels before it are done, and q8y lets the quantized product of 1..8 columns after it (mmvq8w, mmvq8wt) launch before it waits (q8ye); off until measured on a GPU",
+		ReadBy:  LayerCore})
 	// MMVQ8WF quantizes src1 inside mmvq8w's blocks (mmvq8wf) instead of
 	// launching q8y first; opt-in until measured on a GPU.
 	MMVQ8WF = boolSwitch(Switch{Name: "TERNION_MMVQ8WF",
@@ -126,7 +132,7 @@ var (
 	// NoEarlyReads keeps kernels from requesting inputs before the
 	// kernels before them are done.
 	NoEarlyReads = boolSwitch(Switch{Name: "TERNION_NO_EARLY_READS",
-		Meaning: "kernels that can request inputs before the kernels before them are done (mmvv and mmvt: the weights of f32/f16/bf16 mul_mat of 1 and 2..8 columns; fattn_dect: K and V of one-query FLASH_ATTN_EXT on the tensor cores), where no kernel that may still run writes them, wait for those kernels first, and q8y waits before it lets the quantized product after it launch (no q8ye)",
+		Meaning: "kernels that can request inputs before the kernels before them are done (mmvt: the weights of f16/bf16 mul_mat of 2..8 columns; fattn_dect: K and V of one-query FLASH_ATTN_EXT on the tensor cores; with TERNION_EARLY_PRODUCTS mmvv's weights and q8ye), where no kernel that may still run writes them, wait for those kernels first",
 		ReadBy:  LayerCore})
 	// NoFattnTC keeps one-query FLASH_ATTN_EXT off the tensor-core decode
 	// kernel.

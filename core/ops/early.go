@@ -70,16 +70,21 @@ func triggersBeforeWait(n *graph.Tensor) bool {
 	return (n.Op() == graph.OpMulMat || n.Op() == graph.OpMulMatID) && switches.On(nil, switches.MMVQ8WF)
 }
 
+// earlyProducts reports whether TERNION_EARLY_PRODUCTS is on: mmvv reads
+// its weights early and q8ye lets its product launch early where readEarly
+// allows (off until measured on a GPU).
+func earlyProducts() bool { return switches.On(nil, switches.EarlyProducts) }
+
 // q8yEarlyCandidate reports whether node n may queue q8ye, which lets the
 // product after it launch before it waits (runMMVQ8 where its product
-// reads src0 early): a MUL_MAT of quantized src0 by at most MMVQMaxColumns
-// f32 columns. The products that do are fewer (the device's path decides);
-// taking the others for such nodes only makes readEarly look further back.
-// RunFused records, for each node it queues alone, whether it is one and
-// readEarly let it read src0 early: the plan's trigger, which readEarly
-// reads for the nodes after it.
+// reads src0 early, under earlyProducts): a MUL_MAT of quantized src0 by at
+// most MMVQMaxColumns f32 columns. The products that do are fewer (the
+// device's path decides); taking the others for such nodes only makes
+// readEarly look further back. RunFused records, for each node it queues
+// alone, whether it is one and readEarly let it read src0 early: the
+// plan's trigger, which readEarly reads for the nodes after it.
 func q8yEarlyCandidate(n *graph.Tensor) bool {
-	return n.Op() == graph.OpMulMat && n.Src(0).Type().IsQuantized() && n.Src(1).Type() == tensor.F32 &&
+	return earlyProducts() && n.Op() == graph.OpMulMat && n.Src(0).Type().IsQuantized() && n.Src(1).Type() == tensor.F32 &&
 		n.Src(1).Ne()[1] <= MMVQMaxColumns
 }
 

@@ -26,43 +26,47 @@ func TestWeightsEarly(t *testing.T) {
 		wmmvq8f bool // TERNION_MMVQ8WF set
 		want    bool
 		off     bool // TERNION_NO_EARLY_READS set
+		early   bool // TERNION_EARLY_PRODUCTS set
 	}{
-		{"after a kernel", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, true, false},
-		{"the graph's first node", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x)} }, false, false, false, false},
+		{"after a kernel", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, true, false, false},
+		{"the graph's first node", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x)} }, false, false, false, false, false},
 		{"the node before copies into the weights", func(w, _, u, x, _ *graph.Tensor) []*graph.Tensor {
 			s := x.Scale(2)
 			return []*graph.Tensor{s, u.Cpy(w), w.MulMat(s)}
-		}, false, false, false, false},
+		}, false, false, false, false, false},
 		{"a node copied into the weights before the node before", func(w, _, u, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{u.Cpy(w), w.MulMat(x.Scale(2))}
-		}, false, false, true, false},
+		}, false, false, true, false, false},
 		{"a CPY elsewhere is the node before (its destination may move between replays)", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			s := x.Scale(2)
 			return []*graph.Tensor{s, x.Scale(3).Cpy(v.View(0, []int64{64}, nil)), w.MulMat(s)}
-		}, false, false, false, false},
+		}, false, false, false, false, false},
 		{"a node's result lies over the weights", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(x.Scale(2))}
-		}, true, false, false, false},
-		{"after a MUL_MAT", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(v.MulMat(x))} }, false, false, true, false},
+		}, true, false, false, false, false},
+		{"after a MUL_MAT", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(v.MulMat(x))} }, false, false, true, false, false},
 		{"after a MUL_MAT that may let the next launch before it waits", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x))}
-		}, false, true, false, false},
+		}, false, true, false, false, false},
 		{"after such a MUL_MAT and a kernel before it", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
-		}, false, true, true, false},
+		}, false, true, true, false, false},
 		{"after a quantized product that waited (the graph's first node)", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(q.MulMat(x))}
-		}, false, false, true, false},
+		}, false, false, true, false, true},
 		{"after a quantized product that let the next launch before it waited, and a kernel before it", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(q.MulMat(x.Scale(2)))}
-		}, false, false, true, false},
+		}, false, false, true, false, true},
 		{"after such a product, a node over the weights before it", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(q.MulMat(x.Scale(2)))}
-		}, true, false, false, false},
+		}, true, false, false, false, true},
+		{"after a quantized product, a node over the weights before it, TERNION_EARLY_PRODUCTS off (q8y waits)", func(w, _, _, x, q *graph.Tensor) []*graph.Tensor {
+			return []*graph.Tensor{w.MulMat(q.MulMat(x.Scale(2)))}
+		}, true, false, true, false, false},
 		{"after a float product, a node over the weights before it", func(w, v, _, x, _ *graph.Tensor) []*graph.Tensor {
 			return []*graph.Tensor{w.MulMat(v.MulMat(x.Scale(2)))}
-		}, true, false, true, false},
-		{"after a kernel, TERNION_NO_EARLY_READS", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true},
+		}, true, false, true, false, false},
+		{"after a kernel, TERNION_NO_EARLY_READS", func(w, _, _, x, _ *graph.Tensor) []*graph.Tensor { return []*graph.Tensor{w.MulMat(x.Scale(2))} }, false, false, false, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.wmmvq8f {
@@ -70,6 +74,9 @@ func TestWeightsEarly(t *testing.T) {
 			}
 			if c.off {
 				t.Setenv(switches.NoEarlyReads.Name, "1")
+			}
+			if c.early {
+				t.Setenv(switches.EarlyProducts.Name, "1")
 			}
 			ctx := graph.NewContext()
 			w, v := ctx.Empty(tensor.F16, k, m), ctx.Empty(tensor.F32, k, k)

@@ -110,7 +110,7 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
-		return runMMVQ(d, at, dst, a, b, weightsEarly)
+		return runMMVQ(d, at, dst, a, b, func() bool { return earlyProducts() && weightsEarly() })
 	case PathDequantBLAS:
 		return runDequantGemm(d, at, bt, dst, a, b)
 	case PathGemm90:
@@ -122,7 +122,8 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 }
 
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads,
-// reading src0 before its wait where early says so): one block per dst
+// reading src0 before its wait where early says so and earlyProducts is
+// on): one block per dst
 // element (per kernels.MMVVRows rows for mmvv), threads striding over k;
 // for 2..8 columns mmvt_{t} or mmvt2_{t} (reading src0 before their wait
 // where early says so) or mmvn_{t}.
@@ -164,7 +165,7 @@ func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func
 	grid := vendorapi.Dim3{X: uint32((a.Ne[1] + rows - 1) / rows), Y: uint32(b.Ne[2]), Z: uint32(b.Ne[3])}
 	args := d.Args().Tensor(dst).Tensor(a).Tensor(b).FastDiv(fd(b.Ne[2] / a.Ne[2])).FastDiv(fd(b.Ne[3] / a.Ne[3]))
 	if vec {
-		args.I32(boolI32(early != nil && early()))
+		args.I32(boolI32(earlyProducts() && early != nil && early()))
 	}
 	return launch(d, name, grid, vendorapi.Dim3{X: uint32(threads)}, 0, args)
 }

@@ -29,9 +29,10 @@ func layerTests() []Case {
 		{embd: 256, heads: 4, kvHeads: 2, headDim: 64, ffn: 512, n: 7, wtype: tensor.F16, mode: graph.RoPENeoX},
 		{embd: 256, heads: 2, kvHeads: 2, headDim: 128, ffn: 384, n: 1, wtype: tensor.F32, mode: graph.RoPENormal},
 		{embd: 512, heads: 8, kvHeads: 2, headDim: 64, ffn: 1024, n: 16, wtype: tensor.BF16, mode: graph.RoPENeoX},
-		// One token of q4_0 weights: each projection after another
-		// kernel lets its product launch before the quantization of its
-		// column waits (q8ye), and reads its weights early.
+		// One token of q4_0 weights: with TERNION_EARLY_PRODUCTS each
+		// projection after another kernel lets its product launch before
+		// the quantization of its column waits (q8ye), and reads its
+		// weights early.
 		{embd: 256, heads: 2, kvHeads: 1, headDim: 128, ffn: 512, n: 1, wtype: tensor.Q4_0, mode: graph.RoPENeoX},
 	} {
 		out = append(out, layerCase(s))

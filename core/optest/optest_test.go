@@ -71,6 +71,10 @@ func TestHostAgainstReference(t *testing.T) {
 	// The ARGMAX cases again with TERNION_NO_ARGMAX_PIPELINE: long rows on
 	// argmaxb_f32.
 	rerun(t, cases, loaded, "no-argmax-pipeline", 21000, isArgmaxCase, map[string]string{switches.NoArgmaxPipeline.Name: "1"})
+	// The whole-layer cases again with TERNION_EARLY_PRODUCTS: their
+	// one-column products after other kernels read their weights early
+	// (mmvv) or after q8ye (mmvq8w).
+	rerun(t, cases, loaded, "early-products", 23000, isLayerCase, map[string]string{switches.EarlyProducts.Name: "1"})
 	// Every op kernel (the catalog's non-fixture families) ran in some case:
 	// the cases reach every path of the op planners.
 	for _, k := range kernels.Catalog {
@@ -87,7 +91,7 @@ func TestHostAgainstReference(t *testing.T) {
 func rerun(t *testing.T, cases []Case, loaded map[string]bool, suffix string, seed uint64, which func(Case) bool, env map[string]string) {
 	for _, name := range []string{switches.DequantSlice.Name, switches.NoMMVQ8T.Name, switches.NoMMVQ8W.Name, switches.NoMMVT.Name,
 		switches.NoFattnTC.Name, switches.MMVQ8WF.Name, switches.NoFattn90.Name, switches.FattnMMA8.Name, switches.NoMMVT2.Name, switches.NoSoftmaxCluster.Name, switches.NoFattnFold.Name, switches.NoGemm90.Name,
-		switches.NoArgmaxPipeline.Name} {
+		switches.NoArgmaxPipeline.Name, switches.EarlyProducts.Name} {
 		t.Setenv(name, env[name])
 	}
 	be, err := backend.Open("host", 0, backend.Options{})
@@ -219,6 +223,9 @@ func wholeWordColumnCase(c Case) bool {
 	}
 	return false
 }
+
+// isLayerCase reports whether c is a whole decoder layer (LAYER).
+func isLayerCase(c Case) bool { return strings.HasPrefix(c.Name, "LAYER(") }
 
 func TestNamesAreUnique(t *testing.T) {
 	seen := map[string]bool{}
