@@ -9,7 +9,9 @@ import (
 
 // early.go decides when a kernel may request an input before it waits for
 // the kernels queued before it (a Deferred catalog kernel's early argument:
-// mmvt's weights, fattn_dect's K and V), unless TERNION_NO_EARLY_READS.
+// mmvt's weights, fattn_dect's K and V, with TERNION_EARLY_PRODUCTS mmvv's
+// weights; and, with that switch, whether q8ye lets its product launch
+// before it waits), unless TERNION_NO_EARLY_READS.
 // Launched with programmatic dependent launch, such a kernel starts while
 // the kernel before it runs; what it reads before its wait must be memory no
 // kernel still running writes. A kernel that waits before it lets the next

@@ -123,10 +123,9 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 
 // runMMV launches mmv_{t} (or mmvv_{t} when rows allow 16-byte loads,
 // reading src0 before its wait where early says so and earlyProducts is
-// on): one block per dst
-// element (per kernels.MMVVRows rows for mmvv), threads striding over k;
-// for 2..8 columns mmvt_{t} or mmvt2_{t} (reading src0 before their wait
-// where early says so) or mmvn_{t}.
+// on): one block per dst element (per kernels.MMVVRows rows for mmvv),
+// threads striding over k; for 2..8 columns mmvt_{t} or mmvt2_{t} (reading
+// src0 before their wait where early says so) or mmvn_{t}.
 func runMMV(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early func() bool) error {
 	t, _ := floatType(at)
 	k := a.Ne[0]
