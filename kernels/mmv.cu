@@ -77,18 +77,23 @@ static __device__ __forceinline__ void mmv(ternion_tensor dst, ternion_tensor sr
     mmv_store<R>(sum, dst, src0.ne[1], row0, i12, i13);
 }
 
-// sum[r] += the products of the V values of T in raw[r] with f's.
+// sum += the products of the V values of T in raw (one 16-byte load) with
+// f's, four at a time.
+template <typename T, int V>
+static __device__ __forceinline__ void mmv_fma16(float & sum, const uint4 & raw, const float4 (&f)[V / 4]) {
+    const T * e = (const T *)&raw;
+#pragma unroll
+    for (int j = 0; j < V / 4; j++) {
+        sum += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y + ternion_load(e + 4 * j + 2) * f[j].z +
+               ternion_load(e + 4 * j + 3) * f[j].w;
+    }
+}
+
+// sum[r] += the products of raw[r]'s V values of T with f's (mmv_fma16).
 template <typename T, int V, int R>
 static __device__ __forceinline__ void mmvv_fma(float (&sum)[R], const uint4 (&raw)[R], const float4 (&f)[V / 4]) {
 #pragma unroll
-    for (int r = 0; r < R; r++) {
-        const T * e = (const T *)&raw[r];
-#pragma unroll
-        for (int j = 0; j < V / 4; j++) {
-            sum[r] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y + ternion_load(e + 4 * j + 2) * f[j].z +
-                      ternion_load(e + 4 * j + 3) * f[j].w;
-        }
-    }
+    for (int r = 0; r < R; r++) mmv_fma16<T, V>(sum[r], raw[r], f);
 }
 
 // mmvv (Deferred): block (x, y, z) computes rows R·x … R·x + R − 1 of
@@ -169,14 +174,7 @@ static __device__ __forceinline__ void mmvn_cols(ternion_tensor dst, ternion_ten
 #pragma unroll
             for (int j = 0; j < V / 4; j++) f[j] = y[c][i * (V / 4) + j];
 #pragma unroll
-            for (int r = 0; r < R; r++) {
-                const T * e = (const T *)&raw[r];
-#pragma unroll
-                for (int j = 0; j < V / 4; j++) {
-                    sum[r * NC + c] += ternion_load(e + 4 * j) * f[j].x + ternion_load(e + 4 * j + 1) * f[j].y +
-                                       ternion_load(e + 4 * j + 2) * f[j].z + ternion_load(e + 4 * j + 3) * f[j].w;
-                }
-            }
+            for (int r = 0; r < R; r++) mmv_fma16<T, V>(sum[r * NC + c], raw[r], f);
         }
     }
     ternion_block_sums<R * NC>(sum);

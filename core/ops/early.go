@@ -34,8 +34,9 @@ import (
 
 // readEarly reports whether node i of nodes (the graph's nodes in order,
 // allocated) may read t before its kernel waits for the kernels queued
-// before it; trigger[j] (Plan's) is true where node j may have queued only
-// kernels that let the next one launch before they wait.
+// before it; trigger[j] (Plan's: queuesQ8ye of the nodes before i) is true
+// where node j may have queued q8ye, which lets the next kernel launch
+// before it waits.
 func readEarly(nodes []*graph.Tensor, i int, t *graph.Tensor, trigger []bool) bool {
 	if switches.On(nil, switches.NoEarlyReads) {
 		return false
@@ -72,6 +73,15 @@ func triggersBeforeWait(n *graph.Tensor) bool {
 	return (n.Op() == graph.OpMulMat || n.Op() == graph.OpMulMatID) && switches.On(nil, switches.MMVQ8WF)
 }
 
+// queuesQ8ye reports whether node i of nodes, queued alone, may queue q8ye
+// (and so lets its product launch before q8ye waits): a q8yEarlyCandidate
+// that readEarly lets read src0 early, given trigger (the same for the
+// nodes before i). RunFused records it as the plan's trigger.
+func queuesQ8ye(nodes []*graph.Tensor, i int, trigger []bool) bool {
+	n := nodes[i]
+	return q8yEarlyCandidate(n) && readEarly(nodes, i, n.Src(0), trigger)
+}
+
 // earlyProducts reports whether TERNION_EARLY_PRODUCTS is on: mmvv reads
 // its weights early and q8ye lets its product launch early where readEarly
 // allows (off until measured on a GPU).
@@ -82,9 +92,7 @@ func earlyProducts() bool { return switches.On(nil, switches.EarlyProducts) }
 // reads src0 early, under earlyProducts): a MUL_MAT of quantized src0 by at
 // most MMVQMaxColumns f32 columns. The products that do are fewer (the
 // device's path decides); taking the others for such nodes only makes
-// readEarly look further back. RunFused records, for each node it queues
-// alone, whether it is one and readEarly let it read src0 early: the
-// plan's trigger, which readEarly reads for the nodes after it.
+// readEarly look further back.
 func q8yEarlyCandidate(n *graph.Tensor) bool {
 	return earlyProducts() && n.Op() == graph.OpMulMat && n.Src(0).Type().IsQuantized() && n.Src(1).Type() == tensor.F32 &&
 		n.Src(1).Ne()[1] <= MMVQMaxColumns

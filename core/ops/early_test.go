@@ -106,7 +106,7 @@ func TestWeightsEarly(t *testing.T) {
 			// of these graphs fuses).
 			trigger := make([]bool, len(nodes))
 			for j := range last {
-				trigger[j] = q8yEarlyCandidate(nodes[j]) && readEarly(nodes, j, nodes[j].Src(0), trigger)
+				trigger[j] = queuesQ8ye(nodes, j, trigger)
 			}
 			require.Equal(t, c.want, readEarly(nodes, last, w, trigger))
 		})

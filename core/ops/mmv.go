@@ -110,7 +110,7 @@ func runMulMat(d Device, n *graph.Tensor, early func(t *graph.Tensor) bool) erro
 		}
 		return runGemm(d, at, bt, dst, a, b)
 	case PathMMVQ:
-		return runMMVQ(d, at, dst, a, b, func() bool { return earlyProducts() && weightsEarly() })
+		return runMMVQ(d, at, dst, a, b, weightsEarly)
 	case PathDequantBLAS:
 		return runDequantGemm(d, at, bt, dst, a, b)
 	case PathGemm90:

@@ -18,7 +18,7 @@ type Plan struct {
 	nodes []*graph.Tensor
 	uses  map[*graph.Tensor]int
 	// trigger[j]: node j may have queued only kernels that let the next
-	// kernel launch before they wait (q8ye before its product).
+	// kernel launch before they wait (queuesQ8ye).
 	trigger []bool
 }
 
@@ -60,7 +60,6 @@ func RunFused(d Device, p *Plan, i int) (int, error) {
 		}
 		return k, nil
 	}
-	early := func(t *graph.Tensor) bool { return readEarly(nodes, i, t, p.trigger) }
-	p.trigger[i] = q8yEarlyCandidate(nodes[i]) && early(nodes[i].Src(0))
-	return 1, runNode(d, nodes[i], early)
+	p.trigger[i] = queuesQ8ye(nodes, i, p.trigger)
+	return 1, runNode(d, nodes[i], func(t *graph.Tensor) bool { return readEarly(nodes, i, t, p.trigger) })
 }

@@ -527,11 +527,11 @@ func runMMVQ(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early fun
 // useMMVQ8W and useMMVQ8WF allow; otherwise it quantizes src1 (q8Columns)
 // and launches mmvq8w_{q} where useMMVQ8W allows, mmvq8wt_{q} where
 // useMMVQ8WT allows, mmvq8t_{q} where useMMVQ8T allows, else
-// mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8. early (set only under
-// earlyProducts): src0 may be read before the product waits for the
-// kernels before it (readEarly), so before mmvq8w and mmvq8wt, which queue
-// their first weights before they wait for the quantization, q8ye lets them
-// launch while the kernel before it ends (q8yEarlyCandidate's products,
+// mmvq8_{q}_{nc}: nc 1 for one column, 8 for 2..8. early: src0 may be
+// read before the product waits for the kernels before it (readEarly), so
+// under earlyProducts, before mmvq8w and mmvq8wt, which queue their first
+// weights before they wait for the quantization, q8ye lets them launch
+// while the kernel before it ends (q8yEarlyCandidate's products,
 // core/ops/early.go).
 func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early bool) error {
 	wholeWord := useMMVQ8W(at, a.Ne[0], d.Props(), b.Ne[1])
@@ -541,7 +541,7 @@ func runMMVQ8(d Device, at tensor.Type, dst, a, b vendorapi.TensorDesc, early bo
 		return launchMMVQ8W(d, "mmvq8wf_", at, a.Ne[0], grid, args)
 	}
 	wt := !wholeWord && useMMVQ8WT(at, a.Ne[0], a.Nb[1], d.Props(), b.Ne[1])
-	yq, yd, buf, err := q8Columns(d, b, early && (wholeWord || wt))
+	yq, yd, buf, err := q8Columns(d, b, earlyProducts() && early && (wholeWord || wt))
 	if err != nil {
 		return err
 	}
